@@ -1,0 +1,32 @@
+/* diag.h: one shape for every message the generator prints.
+ *
+ *   file:line:col: error: message
+ *
+ * Messages are collected, not fatal at first sight, so one run reports every
+ * problem; they are printed in the order they were raised (reading order),
+ * and the worst level decides the exit status. The collection owns copies of
+ * every string it is given. */
+#ifndef LIT_DIAG_H
+#define LIT_DIAG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { LIT_NOTE, LIT_WARNING, LIT_ERROR } lit_level;
+
+typedef struct lit_diags lit_diags;
+
+/* The caller frees the result with lit_diags_free. */
+lit_diags *lit_diags_new(void);
+void lit_diags_free(lit_diags *d);
+
+/* line or col 0 means unknown and is left out of the location. */
+void lit_diag(lit_diags *d, lit_level level, const char *file, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+size_t lit_diags_count(const lit_diags *d, lit_level level);
+void lit_diags_print(const lit_diags *d, FILE *out);
+/* Stops collecting after this many errors (0: no limit); later ones are counted. */
+void lit_diags_set_limit(lit_diags *d, size_t max_errors);
+
+#endif

@@ -1,0 +1,247 @@
+#include "doc.h"
+
+#include <cmark-gfm.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrs.h"
+#include "util.h"
+
+int lit_lang_needs_tag(const char *lang) {
+  static const char *const tagged[] = {"cuda", "cu", "cuh", "c", "h", "cpp", "c++", "cxx", "cc", "hpp",
+                                       "python", "py", "python3", "toml", NULL};
+  if (!lang) return 0;
+  for (size_t i = 0; tagged[i]; i++)
+    if (strcmp(lang, tagged[i]) == 0) return 1;
+  return 0;
+}
+
+typedef struct {
+  lit_diags *d;
+  const char *path;
+  int line, col;
+} S_attr_ctx;
+
+static void S_attr_error(void *ctx, size_t offset, const char *message) {
+  S_attr_ctx *c = ctx;
+  lit_diag(c->d, LIT_ERROR, c->path, c->line, c->col + (int)offset, "%s", message);
+}
+
+/* Column (1-based) where the info string starts on the fence line. */
+static int S_info_col(const lit_source *src, int line, int fence_col, char fence_char) {
+  size_t len;
+  const char *s = lit_source_line(src, line, &len);
+  if (!s) return fence_col;
+  size_t i = fence_col > 0 ? (size_t)fence_col - 1 : 0;
+  while (i < len && s[i] != fence_char) i++;
+  while (i < len && s[i] == fence_char) i++;
+  while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+  return (int)i + 1;
+}
+
+/* 1 if the fenced block ending at end_line was closed by a fence there. */
+static int S_fence_closed(const lit_source *src, int start_line, int end_line, char fence_char, int fence_len) {
+  if (end_line <= start_line) return 0;
+  size_t len;
+  const char *s = lit_source_line(src, end_line, &len);
+  if (!s) return 0;
+  while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+  size_t run = 0;
+  while (run < len && s[len - 1 - run] == fence_char) run++;
+  if ((int)run < fence_len) return 0;
+  for (size_t i = 0; i < len - run; i++) /* only container markers and indentation before it */
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '>') return 0;
+  return 1;
+}
+
+static int S_space(char c) { return c == ' ' || c == '\t'; }
+
+/* If line s[0..len) is a reference, sets name/indent and returns 1. */
+static int S_match_ref(const char *s, size_t len, size_t *ind, size_t *name_start, size_t *name_len) {
+  size_t i = 0;
+  while (i < len && S_space(s[i])) i++;
+  if (len - i < 4 || s[i] != '<' || s[i + 1] != '<') return 0;
+  size_t end = len;
+  while (end > i && S_space(s[end - 1])) end--;
+  if (end - i < 4 || s[end - 1] != '>' || s[end - 2] != '>') return 0;
+  *ind = i;
+  *name_start = i + 2;
+  *name_len = end - 2 - (i + 2);
+  return 1;
+}
+
+static void S_segment(lit_block *b, lit_diags *d) {
+  const char *p = b->code, *end = b->code + b->code_len;
+  size_t cap = 0;
+  int line = b->code_line;
+  lit_seg *cur = NULL;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *next = nl ? nl + 1 : end;
+    size_t len = (size_t)((nl ? nl : end) - p);
+    size_t ind, ns, nlen;
+    if (S_match_ref(p, len, &ind, &ns, &nlen) && lit_name_valid(p + ns, nlen)) {
+      b->segs = lit_grow(b->segs, &cap, b->nsegs + 1, sizeof(lit_seg));
+      lit_seg *s = &b->segs[b->nsegs++];
+      memset(s, 0, sizeof *s);
+      s->kind = LIT_SEG_REF;
+      s->line = line;
+      s->col = b->col + (int)ind;
+      s->text = p + ns;
+      s->len = nlen;
+      s->indent = p;
+      s->indent_len = ind;
+      cur = NULL;
+    } else {
+      if (S_match_ref(p, len, &ind, &ns, &nlen) && nlen == 0)
+        lit_diag(d, LIT_ERROR, b->doc->src.path, line, b->col + (int)ind, "empty chunk name in reference '<<>>'");
+      if (!cur) {
+        b->segs = lit_grow(b->segs, &cap, b->nsegs + 1, sizeof(lit_seg));
+        cur = &b->segs[b->nsegs++];
+        memset(cur, 0, sizeof *cur);
+        cur->kind = LIT_SEG_TEXT;
+        cur->line = line;
+        cur->text = p;
+      }
+      cur->len = (size_t)(next - cur->text);
+      cur->nlines++;
+    }
+    p = next;
+    line++;
+  }
+}
+
+static int S_is_local_md(const char *url) {
+  if (!url || !url[0] || url[0] == '#' || url[0] == '/') return 0;
+  for (const char *c = url; *c && *c != '/' && *c != '#'; c++)
+    if (*c == ':') return 0; /* a scheme: http:, mailto: */
+  const char *hash = strchr(url, '#');
+  size_t len = hash ? (size_t)(hash - url) : strlen(url);
+  return len > 3 && memcmp(url + len - 3, ".md", 3) == 0;
+}
+
+static void S_add_block(lit_doc *doc, cmark_node *node, size_t *cap, lit_diags *d) {
+  const lit_source *src = &doc->src;
+  int fence_len = 0, fence_off = 0;
+  char fence_char = 0;
+  if (!cmark_node_get_fenced(node, &fence_len, &fence_off, &fence_char)) return; /* indented code: never tangled */
+  int line = cmark_node_get_start_line(node);
+  int col = cmark_node_get_start_column(node);
+  int end_line = cmark_node_get_end_line(node);
+  if (!S_fence_closed(src, line, end_line, fence_char, fence_len))
+    lit_diag(d, LIT_ERROR, src->path, line, col,
+             "code fence is never closed: add a closing '%c%c%c' line (the block runs to the end of its container)",
+             fence_char, fence_char, fence_char);
+  const char *info = cmark_node_get_fence_info(node);
+  int info_col = S_info_col(src, line, col, fence_char);
+  lit_attrs a;
+  S_attr_ctx ctx = {d, src->path, line, info_col};
+  int attr_errors = lit_attrs_parse(info ? info : "", &a, S_attr_error, &ctx);
+
+  lit_block *b = lit_xcalloc(1, sizeof *b);
+  b->doc = doc;
+  b->index = doc->nblocks;
+  b->line = line;
+  b->col = col;
+  b->lang = a.lang;
+  b->name = a.id;
+  b->file = a.file;
+  b->name_col = info_col + (int)a.id_off;
+  b->file_col = info_col + (int)a.file_off;
+  b->classes = a.classes;
+  b->nclasses = a.nclasses;
+  a.lang = a.id = a.file = NULL;
+  a.classes = NULL;
+  a.nclasses = 0;
+  for (size_t i = 0; i < b->nclasses; i++) {
+    if (strcmp(b->classes[i], "example") == 0) b->flags |= LIT_BLOCK_EXAMPLE;
+    if (strcmp(b->classes[i], "data") == 0) b->flags |= LIT_BLOCK_DATA;
+    if (strcmp(b->classes[i], "render") == 0) b->flags |= LIT_BLOCK_RENDER;
+  }
+  lit_attrs_free(&a);
+  const char *lit = cmark_node_get_literal(node);
+  b->code_len = lit ? strlen(lit) : 0;
+  b->code = lit_xstrndup(lit ? lit : "", b->code_len);
+  b->code_line = line + 1;
+
+  int weaver_only = (b->flags & (LIT_BLOCK_DATA | LIT_BLOCK_RENDER)) != 0;
+  if (b->flags & LIT_BLOCK_EXAMPLE) {
+    if (b->name || b->file)
+      lit_diag(d, LIT_ERROR, src->path, line, info_col,
+               "an .example block is never tangled, so it cannot have #name or file=");
+  } else if (weaver_only) {
+    if (b->file)
+      lit_diag(d, LIT_ERROR, src->path, line, b->file_col, ".data and .render blocks are for the weaver; drop file=");
+    if ((b->flags & LIT_BLOCK_DATA) && !b->name)
+      lit_diag(d, LIT_ERROR, src->path, line, info_col, "a .data block needs a #name to be found by");
+  } else if (b->name || b->file) {
+    b->flags |= LIT_BLOCK_TANGLED;
+  } else if (lit_lang_needs_tag(b->lang) && !attr_errors) {
+    lit_diag(d, LIT_ERROR, src->path, line, col,
+             "untagged %s block: give it a #name or file= to tangle it, or mark it {.%s .example} if it is only an "
+             "illustration",
+             b->lang, b->lang);
+  }
+  if (b->flags & LIT_BLOCK_TANGLED) S_segment(b, d);
+  doc->blocks = lit_grow(doc->blocks, cap, doc->nblocks + 1, sizeof(lit_block *));
+  doc->blocks[doc->nblocks++] = b;
+}
+
+lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
+  lit_doc *doc = lit_xcalloc(1, sizeof *doc);
+  doc->src = *src;
+  memset(src, 0, sizeof *src);
+  doc->order = order;
+  cmark_node *root = cmark_parse_document(doc->src.text, doc->src.len, CMARK_OPT_DEFAULT);
+  cmark_iter *it = cmark_iter_new(root);
+  cmark_event_type ev;
+  size_t bcap = 0, lcap = 0;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node *n = cmark_iter_get_node(it);
+    switch (cmark_node_get_type(n)) {
+    case CMARK_NODE_CODE_BLOCK:
+      S_add_block(doc, n, &bcap, d);
+      break;
+    case CMARK_NODE_LINK: {
+      const char *url = cmark_node_get_url(n);
+      if (S_is_local_md(url)) {
+        doc->links = lit_grow(doc->links, &lcap, doc->nlinks + 1, sizeof(lit_link));
+        lit_link *l = &doc->links[doc->nlinks++];
+        l->url = lit_xstrdup(url);
+        /* inline nodes carry no position in cmark-gfm 0.29; use the enclosing block's */
+        cmark_node *blk = n;
+        while (blk && cmark_node_get_start_line(blk) == 0) blk = cmark_node_parent(blk);
+        l->line = blk ? cmark_node_get_start_line(blk) : 0;
+        l->col = blk ? cmark_node_get_start_column(blk) : 0;
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  cmark_iter_free(it);
+  cmark_node_free(root);
+  return doc;
+}
+
+void lit_doc_free(lit_doc *doc) {
+  if (!doc) return;
+  for (size_t i = 0; i < doc->nblocks; i++) {
+    lit_block *b = doc->blocks[i];
+    free(b->lang);
+    free(b->name);
+    free(b->file);
+    for (size_t k = 0; k < b->nclasses; k++) free(b->classes[k]);
+    free(b->classes);
+    free(b->code);
+    free(b->segs);
+    free(b);
+  }
+  free(doc->blocks);
+  for (size_t i = 0; i < doc->nlinks; i++) free(doc->links[i].url);
+  free(doc->links);
+  lit_source_free(&doc->src);
+  free(doc);
+}

@@ -1,0 +1,22 @@
+/* doc.h: reading one document's code blocks and links with cmark-gfm.
+ *
+ * cmark finds every fenced block (backticks or tildes, any length, inside
+ * lists and block quotes too), so nothing here matches fences with regular
+ * expressions. Each block's info string goes through attrs.c; its content is
+ * cut into text and <<reference>> segments. */
+#ifndef LIT_DOC_H
+#define LIT_DOC_H
+
+#include "model.h"
+
+/* Parses src (taken over by the result: the caller no longer frees it) into
+ * a new document; reports every problem through d. The caller frees the
+ * result with lit_doc_free. */
+lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d);
+void lit_doc_free(lit_doc *doc);
+
+/* Languages whose untagged blocks are errors (code in our docs is real, or
+ * says it is not): CUDA, C, C++, Python, TOML and their usual aliases. */
+int lit_lang_needs_tag(const char *lang);
+
+#endif

@@ -1,0 +1,116 @@
+/* main.c: the command line. Parses arguments and hands off; nothing else. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "dump.h"
+#include "model.h"
+#include "outputs.h"
+
+static const char S_usage[] =
+    "usage: lit tangle [--check] [--force] [--line-directives] [-q] [--root DIR] [--entry FILE]\n"
+    "       lit dump   [--root DIR] [--entry FILE]     (also: lit --list)\n"
+    "       lit skill  [--out DIR] [--root DIR]        the agent skill bundle\n"
+    "       lit book   [--out DIR] [--root DIR] [--check]  the HTML book\n"
+    "       lit skill install (--claude|--codex|--opencode|--global|--dest DIR) [--force] [--from DIR]\n"
+    "\n"
+    "The project is the entry document (default index.md) in DIR (default .) and\n"
+    "the documents its links name, read in that order.\n";
+
+typedef struct {
+  const char *root, *entry, *out, *from, *dest;
+  int check, force, line_directives, quiet;
+  int claude, codex, opencode, global;
+} S_args;
+
+static int S_usage_error(const char *msg, const char *arg) {
+  fprintf(stderr, "lit: %s%s%s\n%s", msg, arg ? " " : "", arg ? arg : "", S_usage);
+  return 2;
+}
+
+/* Returns 0, or 2 after printing a usage error. */
+static int S_parse(int argc, char **argv, int start, S_args *a) {
+  for (int i = start; i < argc; i++) {
+    const char *s = argv[i];
+    const char **value = NULL;
+    if (strcmp(s, "--check") == 0) a->check = 1;
+    else if (strcmp(s, "--force") == 0) a->force = 1;
+    else if (strcmp(s, "--line-directives") == 0) a->line_directives = 1;
+    else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = 1;
+    else if (strcmp(s, "--claude") == 0) a->claude = 1;
+    else if (strcmp(s, "--codex") == 0) a->codex = 1;
+    else if (strcmp(s, "--opencode") == 0) a->opencode = 1;
+    else if (strcmp(s, "--global") == 0) a->global = 1;
+    else if (strcmp(s, "--root") == 0) value = &a->root;
+    else if (strcmp(s, "--entry") == 0) value = &a->entry;
+    else if (strcmp(s, "--out") == 0) value = &a->out;
+    else if (strcmp(s, "--from") == 0) value = &a->from;
+    else if (strcmp(s, "--dest") == 0) value = &a->dest;
+    else return S_usage_error("unknown option", s);
+    if (value) {
+      if (i + 1 >= argc) return S_usage_error("missing value after", s);
+      *value = argv[++i];
+    }
+  }
+  return 0;
+}
+
+static int S_finish(lit_diags *d, int status) {
+  lit_diags_print(d, stderr);
+  lit_diags_free(d);
+  return status;
+}
+
+static int S_tangle(const S_args *a) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(a->root, a->entry, d);
+  if (!p) return S_finish(d, 1);
+  int status = 1;
+  if (lit_diags_count(d, LIT_ERROR) == 0) {
+    lit_outputs_opts o = {a->check, a->force, a->line_directives, a->quiet};
+    lit_outputs_stats st;
+    int r = lit_outputs_run(p, &o, &st, d);
+    status = r == 0 ? 0 : 1;
+    if (r == 0 && !a->quiet && !a->check)
+      fprintf(stderr, "lit: %zu files: %zu written, %zu unchanged, %zu removed\n", p->nfiles, st.written, st.unchanged,
+              st.removed);
+  } else {
+    lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was written");
+  }
+  lit_project_free(p);
+  return S_finish(d, status);
+}
+
+static int S_dump(const S_args *a) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(a->root, a->entry, d);
+  if (p) {
+    lit_buf out = LIT_BUF_INIT;
+    lit_dump(p, &out);
+    fwrite(out.data, 1, out.len, stdout);
+    lit_buf_free(&out);
+  }
+  int status = p && lit_diags_count(d, LIT_ERROR) == 0 ? 0 : 1;
+  lit_project_free(p);
+  return S_finish(d, status);
+}
+
+int main(int argc, char **argv) {
+  S_args a;
+  memset(&a, 0, sizeof a);
+  a.root = ".";
+  a.entry = "index.md";
+  if (argc < 2) return S_usage_error("no command given", NULL);
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    fputs(S_usage, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--list") == 0) cmd = "dump";
+  int install = strcmp(cmd, "skill") == 0 && argc > 2 && strcmp(argv[2], "install") == 0;
+  if (S_parse(argc, argv, install ? 3 : 2, &a)) return 2;
+  if (strcmp(cmd, "tangle") == 0) return S_tangle(&a);
+  if (strcmp(cmd, "dump") == 0) return S_dump(&a);
+  return S_usage_error("unknown command", cmd);
+}

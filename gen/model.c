@@ -1,0 +1,496 @@
+#define _DEFAULT_SOURCE
+#include "model.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc.h"
+#include "paths.h"
+#include "util.h"
+
+/* ---- name -> chunk table: open addressing, FNV-1a ---- */
+
+typedef struct {
+  lit_chunk **slots;
+  size_t cap, len;
+} S_table;
+
+static size_t S_hash(const char *s, size_t len) {
+  size_t h = (size_t)1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
+  return h;
+}
+
+static lit_chunk **S_slot(S_table *t, const char *name, size_t len) {
+  size_t mask = t->cap - 1;
+  for (size_t i = S_hash(name, len) & mask;; i = (i + 1) & mask) {
+    lit_chunk *c = t->slots[i];
+    if (!c || (strlen(c->name) == len && memcmp(c->name, name, len) == 0)) return &t->slots[i];
+  }
+}
+
+static void S_table_insert(S_table *t, lit_chunk *c) {
+  if ((t->len + 1) * 2 > t->cap) {
+    S_table old = *t;
+    t->cap = old.cap ? old.cap * 2 : 64;
+    t->slots = lit_xcalloc(t->cap, sizeof(lit_chunk *));
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.slots[i]) *S_slot(t, old.slots[i]->name, strlen(old.slots[i]->name)) = old.slots[i];
+    free(old.slots);
+  }
+  *S_slot(t, c->name, strlen(c->name)) = c;
+  t->len++;
+}
+
+lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) {
+  S_table *t = p->index;
+  if (!t || !t->cap) return NULL;
+  return *S_slot(t, name, len);
+}
+
+const char *lit_comment_style(const char *path) {
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  if (!dot || (slash && dot < slash)) return NULL;
+  static const char *const c_like[] = {".c", ".h", ".cu", ".cuh", ".cpp", ".hpp", ".cc", ".cxx", ".hxx", NULL};
+  static const char *const hash_like[] = {".py", ".toml", ".sh", ".txt", ".cfg", ".yaml", ".yml", ".ini", NULL};
+  for (size_t i = 0; c_like[i]; i++)
+    if (strcmp(dot, c_like[i]) == 0) return "c";
+  for (size_t i = 0; hash_like[i]; i++)
+    if (strcmp(dot, hash_like[i]) == 0) return "hash";
+  if (strcmp(dot, ".lua") == 0) return "lua";
+  return NULL;
+}
+
+/* ---- building the project ---- */
+
+static lit_chunk *S_new_chunk(const char *name) {
+  lit_chunk *c = lit_xcalloc(1, sizeof *c);
+  c->name = name ? lit_xstrdup(name) : NULL;
+  return c;
+}
+
+static void S_chunk_add_def(lit_chunk *c, lit_block *b) {
+  c->defs = lit_xrealloc(c->defs, (c->ndefs + 1) * sizeof(lit_block *));
+  b->chunk = c;
+  b->def_index = c->ndefs;
+  c->defs[c->ndefs++] = b;
+}
+
+static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t *chunk_cap, size_t *file_cap) {
+  const char *path = b->doc->src.path;
+  if (b->name) {
+    lit_chunk *c = lit_project_find(p, b->name, strlen(b->name));
+    if (c && c->is_data != !!(b->flags & LIT_BLOCK_DATA)) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->name_col,
+               "'%s' names both a .data block and a code chunk; give one of them another name", b->name);
+      return;
+    }
+    if (!c) {
+      c = S_new_chunk(b->name);
+      c->is_data = !!(b->flags & LIT_BLOCK_DATA);
+      S_table_insert(p->index, c);
+      p->chunks = lit_grow(p->chunks, chunk_cap, p->nchunks + 1, sizeof(lit_chunk *));
+      p->chunks[p->nchunks++] = c;
+    }
+    S_chunk_add_def(c, b);
+  }
+  if (b->file && (b->flags & LIT_BLOCK_TANGLED)) {
+    const char *why = lit_path_check_syntax(b->file, p->tangle_roots, p->nroots);
+    if (why) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
+      if (p->nroots) {
+        lit_buf roots = LIT_BUF_INIT;
+        for (size_t i = 0; i < p->nroots; i++) lit_buf_printf(&roots, "%s%s", i ? ", " : "", p->tangle_roots[i]);
+        lit_diag(d, LIT_NOTE, path, b->line, b->file_col, "output folders declared in the entry document: %s",
+                 roots.data);
+        lit_buf_free(&roots);
+      }
+      return;
+    }
+    for (size_t i = 0; i < p->nfiles; i++) {
+      if (strcmp(p->files[i].path, b->file) == 0) {
+        lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "'%s' is already written by another block", b->file);
+        lit_diag(d, LIT_NOTE, p->files[i].block->doc->src.path, p->files[i].block->line,
+                 p->files[i].block->file_col, "first claimed here; a file has one root block (append with a #name instead)");
+        return;
+      }
+    }
+    why = lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
+    if (why) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
+      return;
+    }
+    lit_chunk *root = b->chunk;
+    if (!root) {
+      root = S_new_chunk(NULL);
+      S_chunk_add_def(root, b);
+      p->anon = lit_xrealloc(p->anon, (p->nanon + 1) * sizeof(lit_chunk *));
+      p->anon[p->nanon++] = root;
+    }
+    p->files = lit_grow(p->files, file_cap, p->nfiles + 1, sizeof(lit_file));
+    lit_file *f = &p->files[p->nfiles++];
+    f->path = lit_xstrdup(b->file);
+    f->block = b;
+    f->root = root;
+  }
+}
+
+/* Levenshtein distance, capped: names further apart are not suggested. */
+static size_t S_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap) {
+  if (la > lb + cap || lb > la + cap) return cap + 1;
+  size_t *row = lit_xmalloc((lb + 1) * sizeof(size_t));
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0], best = row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t v = diag + (a[i - 1] != b[j - 1]);
+      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+      if (up + 1 < v) v = up + 1;
+      row[j] = v;
+      diag = up;
+      if (v < best) best = v;
+    }
+    if (best > cap) {
+      free(row);
+      return cap + 1;
+    }
+  }
+  size_t r = row[lb];
+  free(row);
+  return r;
+}
+
+static const char *S_nearest(const lit_project *p, const char *name, size_t len) {
+  size_t cap = len / 3 + 2, best = cap + 1;
+  const char *found = NULL;
+  for (size_t i = 0; i < p->nchunks; i++) {
+    if (p->chunks[i]->is_data) continue;
+    const char *c = p->chunks[i]->name;
+    size_t dist = S_distance(name, len, c, strlen(c), best < cap ? best : cap);
+    if (dist < best) {
+      best = dist;
+      found = c;
+    }
+  }
+  return found;
+}
+
+/* Reports every reference cycle once, with the whole chain, by a depth-first
+ * walk on an explicit stack (chains can be deeper than the C stack). */
+static void S_check_cycles(lit_project *p, lit_diags *d) {
+  typedef struct {
+    lit_chunk *c;
+    size_t def, seg;
+    const lit_block *via_block;
+    const lit_seg *via;
+  } frame;
+  enum { WHITE = 0, GREY = 1, BLACK = 2 };
+  size_t cap = 64;
+  frame *st = lit_xmalloc(cap * sizeof(frame));
+  for (size_t i = 0; i < p->nchunks; i++) p->chunks[i]->active = WHITE;
+  for (size_t i = 0; i < p->nchunks; i++) {
+    if (p->chunks[i]->active != WHITE || p->chunks[i]->is_data) continue;
+    size_t depth = 0;
+    st[depth++] = (frame){p->chunks[i], 0, 0, NULL, NULL};
+    p->chunks[i]->active = GREY;
+    while (depth) {
+      frame *f = &st[depth - 1];
+      if (f->def >= f->c->ndefs) {
+        f->c->active = BLACK;
+        depth--;
+        continue;
+      }
+      const lit_block *b = f->c->defs[f->def];
+      if (f->seg >= b->nsegs) {
+        f->def++;
+        f->seg = 0;
+        continue;
+      }
+      const lit_seg *s = &b->segs[f->seg++];
+      if (s->kind != LIT_SEG_REF || !s->target) continue;
+      lit_chunk *t = s->target;
+      if (t->active == GREY) {
+        if (!t->cycle_reported) {
+          size_t first = 0;
+          while (st[first].c != t) first++;
+          lit_diag(d, LIT_ERROR, b->doc->src.path, s->line, s->col, "reference cycle: '%s' includes itself", t->name);
+          for (size_t k = first + 1; k < depth; k++)
+            lit_diag(d, LIT_NOTE, st[k].via_block->doc->src.path, st[k].via->line, st[k].via->col,
+                     "'%s' is used in '%s' here", st[k].c->name, st[k - 1].c->name);
+          lit_diag(d, LIT_NOTE, b->doc->src.path, s->line, s->col, "'%s' is used in '%s' here, closing the cycle",
+                   t->name, f->c->name);
+          t->cycle_reported = 1;
+        }
+        continue;
+      }
+      if (t->active == BLACK) continue;
+      if (depth == cap) {
+        cap *= 2;
+        st = lit_xrealloc(st, cap * sizeof(frame));
+        f = &st[depth - 1];
+      }
+      st[depth++] = (frame){t, 0, 0, b, s};
+      t->active = GREY;
+    }
+  }
+  for (size_t i = 0; i < p->nchunks; i++) p->chunks[i]->active = 0;
+  free(st);
+}
+
+static void S_resolve(lit_project *p, lit_diags *d) {
+  for (size_t di = 0; di < p->ndocs; di++) {
+    lit_doc *doc = p->docs[di];
+    for (size_t bi = 0; bi < doc->nblocks; bi++) {
+      lit_block *b = doc->blocks[bi];
+      for (size_t si = 0; si < b->nsegs; si++) {
+        lit_seg *s = &b->segs[si];
+        if (s->kind != LIT_SEG_REF) continue;
+        lit_chunk *c = lit_project_find(p, s->text, s->len);
+        if (c && c->is_data) c = NULL;
+        if (!c) {
+          const char *near = S_nearest(p, s->text, s->len);
+          if (near)
+            lit_diag(d, LIT_ERROR, doc->src.path, s->line, s->col, "undefined chunk '%.*s'; did you mean '%s'?",
+                     (int)s->len, s->text, near);
+          else
+            lit_diag(d, LIT_ERROR, doc->src.path, s->line, s->col, "undefined chunk '%.*s'", (int)s->len, s->text);
+          continue;
+        }
+        s->target = c;
+        c->uses = lit_xrealloc(c->uses, (c->nuses + 1) * sizeof(lit_use));
+        c->uses[c->nuses].block = b;
+        c->uses[c->nuses].seg = si;
+        c->nuses++;
+      }
+    }
+  }
+  for (size_t i = 0; i < p->nchunks; i++) {
+    lit_chunk *c = p->chunks[i];
+    if (c->is_data || c->nuses) continue;
+    int is_file = 0;
+    for (size_t k = 0; k < c->ndefs && !is_file; k++) is_file = c->defs[k]->file != NULL;
+    if (is_file) continue;
+    lit_block *b = c->defs[0];
+    lit_diag(d, LIT_WARNING, b->doc->src.path, b->line, b->name_col, "chunk '%s' is defined but never used", c->name);
+  }
+}
+
+/* Normalises "a/./b" and "a/x/../b" in a link target; NULL if it climbs out. */
+static char *S_normalize(const char *base_dir, const char *url) {
+  const char *hash = strchr(url, '#');
+  size_t ulen = hash ? (size_t)(hash - url) : strlen(url);
+  char *joined = base_dir[0] ? lit_xasprintf("%s/%.*s", base_dir, (int)ulen, url) : lit_xstrndup(url, ulen);
+  char **parts = NULL;
+  size_t np = 0, cap = 0;
+  char *save = NULL;
+  int bad = 0;
+  for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+    if (strcmp(t, ".") == 0) continue;
+    if (strcmp(t, "..") == 0) {
+      if (np == 0) bad = 1;
+      else np--;
+      continue;
+    }
+    parts = lit_grow(parts, &cap, np + 1, sizeof(char *));
+    parts[np++] = t;
+  }
+  char *out = NULL;
+  if (!bad && np) {
+    lit_buf b = LIT_BUF_INIT;
+    for (size_t i = 0; i < np; i++) lit_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
+    out = lit_buf_detach(&b);
+  }
+  free(parts);
+  free(joined);
+  return out;
+}
+
+static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d) {
+  int line = 0;
+  const char *roots = lit_source_meta(entry, "tangle-roots", &line);
+  if (roots) {
+    char *copy = lit_xstrdup(roots), *save = NULL;
+    for (char *t = strtok_r(copy, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+      size_t n = strlen(t);
+      int bad = t[0] == '/' || strstr(t, "..") != NULL;
+      if (bad) {
+        lit_diag(d, LIT_ERROR, entry->path, line, 1, "tangle-roots entry '%s' must be a folder inside the project", t);
+        continue;
+      }
+      p->tangle_roots = lit_xrealloc(p->tangle_roots, (p->nroots + 1) * sizeof(char *));
+      p->tangle_roots[p->nroots++] = (n && t[n - 1] == '/') ? lit_xstrdup(t) : lit_xasprintf("%s/", t);
+    }
+    free(copy);
+  }
+  const char *rec = lit_source_meta(entry, "tangle-record", &line);
+  p->record_path = lit_xstrdup(rec ? rec : ".lit-record");
+}
+
+static void S_add_doc(lit_project *p, lit_doc *doc, size_t *cap) {
+  p->docs = lit_grow(p->docs, cap, p->ndocs + 1, sizeof(lit_doc *));
+  p->docs[p->ndocs++] = doc;
+}
+
+static int S_has_doc(const lit_project *p, const char *path) {
+  for (size_t i = 0; i < p->ndocs; i++)
+    if (strcmp(p->docs[i]->src.path, path) == 0) return 1;
+  return 0;
+}
+
+static int S_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every .md beside a listed document must be listed too: a document left out
+ * of the table of contents would silently not be tangled. */
+static void S_check_unlisted(lit_project *p, lit_diags *d) {
+  char **dirs = NULL;
+  size_t nd = 0;
+  for (size_t i = 1; i < p->ndocs; i++) {
+    const char *path = p->docs[i]->src.path;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? lit_xstrndup(path, (size_t)(slash - path)) : lit_xstrdup("");
+    int seen = 0;
+    for (size_t k = 0; k < nd && !seen; k++) seen = strcmp(dirs[k], dir) == 0;
+    if (seen || dir[0] == '\0') {
+      free(dir);
+      continue;
+    }
+    dirs = lit_xrealloc(dirs, (nd + 1) * sizeof(char *));
+    dirs[nd++] = dir;
+  }
+  for (size_t k = 0; k < nd; k++) {
+    char *full = lit_path_join(p->root, dirs[k]);
+    DIR *dh = opendir(full);
+    free(full);
+    if (!dh) continue;
+    char **names = NULL;
+    size_t nn = 0;
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+      size_t l = strlen(e->d_name);
+      if (l > 3 && strcmp(e->d_name + l - 3, ".md") == 0) {
+        names = lit_xrealloc(names, (nn + 1) * sizeof(char *));
+        names[nn++] = lit_xasprintf("%s/%s", dirs[k], e->d_name);
+      }
+    }
+    closedir(dh);
+    qsort(names, nn, sizeof(char *), S_cmp_str);
+    for (size_t i = 0; i < nn; i++) {
+      if (!S_has_doc(p, names[i]))
+        lit_diag(d, LIT_ERROR, names[i], 0, 0,
+                 "this document is not in %s's table of contents, so nothing in it would be tangled or woven; link "
+                 "it there",
+                 p->docs[0]->src.path);
+      free(names[i]);
+    }
+    free(names);
+    free(dirs[k]);
+  }
+  free(dirs);
+}
+
+typedef struct {
+  const char *const *names;
+  const char *const *texts;
+  const size_t *lens;
+  size_t n;
+} S_memory;
+
+static int S_load_source(lit_source *src, const char *root, const char *path, const S_memory *mem, lit_diags *d) {
+  if (!mem) return lit_source_load(src, root, path, d);
+  for (size_t i = 0; i < mem->n; i++)
+    if (strcmp(mem->names[i], path) == 0) {
+      lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
+      return 0;
+    }
+  lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read this document: no such file");
+  memset(src, 0, sizeof *src);
+  src->path = lit_xstrdup(path);
+  return -1;
+}
+
+static lit_project *S_load(const char *root, const char *entry, const S_memory *mem, lit_diags *d) {
+  lit_source src;
+  if (S_load_source(&src, root, entry, mem, d) != 0) {
+    lit_source_free(&src);
+    return NULL;
+  }
+  lit_project *p = lit_xcalloc(1, sizeof *p);
+  p->root = lit_xstrdup(root && root[0] ? root : ".");
+  p->index = lit_xcalloc(1, sizeof(S_table));
+  size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
+  S_read_config(p, &src, d);
+  S_add_doc(p, lit_doc_parse(&src, 0, d), &doc_cap);
+  const char *slash = strrchr(entry, '/');
+  char *entry_dir = slash ? lit_xstrndup(entry, (size_t)(slash - entry)) : lit_xstrdup("");
+  lit_doc *index = p->docs[0];
+  for (size_t i = 0; i < index->nlinks; i++) {
+    lit_link *l = &index->links[i];
+    char *path = S_normalize(entry_dir, l->url);
+    if (!path) {
+      lit_diag(d, LIT_ERROR, index->src.path, l->line, l->col, "link '%s' leads outside the project", l->url);
+      continue;
+    }
+    if (S_has_doc(p, path)) {
+      free(path);
+      continue;
+    }
+    lit_source s;
+    if (S_load_source(&s, p->root, path, mem, d) == 0) {
+      S_add_doc(p, lit_doc_parse(&s, p->ndocs, d), &doc_cap);
+    } else {
+      lit_diag(d, LIT_NOTE, index->src.path, l->line, l->col, "linked from the table of contents here");
+      lit_source_free(&s);
+    }
+    free(path);
+  }
+  free(entry_dir);
+  if (!mem) S_check_unlisted(p, d);
+  for (size_t di = 0; di < p->ndocs; di++)
+    for (size_t bi = 0; bi < p->docs[di]->nblocks; bi++) {
+      lit_block *b = p->docs[di]->blocks[bi];
+      if (b->flags & (LIT_BLOCK_TANGLED | LIT_BLOCK_DATA)) S_register_block(p, b, d, &chunk_cap, &file_cap);
+    }
+  S_resolve(p, d);
+  S_check_cycles(p, d);
+  return p;
+}
+
+lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d) { return S_load(root, entry, NULL, d); }
+
+lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens,
+                                     size_t n, lit_diags *d) {
+  S_memory mem = {names, texts, lens, n};
+  if (n == 0) return NULL;
+  return S_load(".", names[0], &mem, d);
+}
+
+static void S_chunk_free(lit_chunk *c) {
+  free(c->name);
+  free(c->defs);
+  free(c->uses);
+  free(c);
+}
+
+void lit_project_free(lit_project *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->ndocs; i++) lit_doc_free(p->docs[i]);
+  free(p->docs);
+  for (size_t i = 0; i < p->nchunks; i++) S_chunk_free(p->chunks[i]);
+  free(p->chunks);
+  for (size_t i = 0; i < p->nanon; i++) S_chunk_free(p->anon[i]);
+  free(p->anon);
+  for (size_t i = 0; i < p->nfiles; i++) free(p->files[i].path);
+  free(p->files);
+  for (size_t i = 0; i < p->nroots; i++) free(p->tangle_roots[i]);
+  free(p->tangle_roots);
+  free(p->record_path);
+  if (p->index) {
+    free(((S_table *)p->index)->slots);
+    free(p->index);
+  }
+  free(p->root);
+  free(p);
+}

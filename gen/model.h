@@ -1,0 +1,141 @@
+/* model.h: the document model every back end reads.
+ *
+ * A project is the entry document (index.md) and the documents its links
+ * name, in the order it names them (the reading order). Each document holds
+ * its code blocks; each block is a list of segments (runs of text lines and
+ * <<references>>), each carrying its document and line. Named blocks form
+ * chunks (a name defined again appends, in reading order); blocks with file=
+ * are the roots the tangler writes.
+ *
+ * Ownership: lit_project_load returns a project that owns every document,
+ * block, chunk and string reachable from it; lit_project_free releases all of
+ * it. The structs below are read-only views for the back ends (tangle, dump,
+ * weave); only model.c and doc.c write them. */
+#ifndef LIT_MODEL_H
+#define LIT_MODEL_H
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "source.h"
+
+typedef struct lit_chunk lit_chunk;
+typedef struct lit_block lit_block;
+typedef struct lit_doc lit_doc;
+
+typedef enum { LIT_SEG_TEXT, LIT_SEG_REF } lit_seg_kind;
+
+typedef struct {
+  lit_seg_kind kind;
+  int line;            /* source line of the (first) line */
+  int col;             /* REF: column of "<<" */
+  const char *text;    /* TEXT: whole lines, each ending in '\n'; REF: the name */
+  size_t len;          /* bytes of text, or of the name */
+  size_t nlines;       /* TEXT: lines in text */
+  const char *indent;  /* REF: whitespace before "<<" */
+  size_t indent_len;
+  lit_chunk *target;   /* REF: resolved chunk, NULL if undefined */
+} lit_seg;
+
+enum {
+  LIT_BLOCK_EXAMPLE = 1 << 0, /* .example: shown, never tangled */
+  LIT_BLOCK_DATA = 1 << 1,    /* .data: weaver data, not shown, not tangled */
+  LIT_BLOCK_RENDER = 1 << 2,  /* .render: weaver renders its output in its place */
+  LIT_BLOCK_TANGLED = 1 << 3  /* takes part in the tangle (has #name or file=) */
+};
+
+struct lit_block {
+  lit_doc *doc;
+  size_t index;      /* position among the document's code blocks */
+  int line, col;     /* the opening fence */
+  int name_col, file_col;
+  char *lang;        /* NULL if none */
+  char *name;        /* #name, NULL if none */
+  char *file;        /* file=, NULL if none */
+  char **classes;
+  size_t nclasses;
+  unsigned flags;
+  char *code;        /* the block's content as cmark gives it */
+  size_t code_len;
+  int code_line;     /* line of the first content line */
+  lit_seg *segs;
+  size_t nsegs;
+  lit_chunk *chunk;  /* chunk this block defines (named, or the anonymous root of a file) */
+  size_t def_index;  /* 0-based position among the chunk's definitions */
+};
+
+typedef struct {
+  char *url;
+  int line, col;
+} lit_link;
+
+struct lit_doc {
+  lit_source src;
+  size_t order;      /* position in the reading order, 0 = entry document */
+  lit_block **blocks;
+  size_t nblocks;
+  lit_link *links;
+  size_t nlinks;
+};
+
+typedef struct {
+  lit_block *block;  /* the block holding the reference */
+  size_t seg;        /* index of the REF segment in block->segs */
+} lit_use;
+
+struct lit_chunk {
+  char *name;        /* NULL for the anonymous root of an unnamed file block */
+  lit_block **defs;  /* definitions in reading order */
+  size_t ndefs;
+  lit_use *uses;
+  size_t nuses;
+  int is_data;       /* defined by .data blocks (weaver), not tangled */
+  int active;        /* expansion in progress (tangle's cycle check) */
+  int cycle_reported;
+};
+
+typedef struct {
+  char *path;        /* repository-relative output path */
+  lit_block *block;  /* the block with file= */
+  lit_chunk *root;   /* what the file contains */
+} lit_file;
+
+typedef struct lit_project {
+  char *root;        /* folder holding the entry document; paths are relative to it */
+  lit_doc **docs;    /* reading order */
+  size_t ndocs;
+  lit_chunk **chunks; /* named chunks in order of first definition */
+  size_t nchunks;
+  lit_file *files;   /* in reading order */
+  size_t nfiles;
+  char **tangle_roots; /* declared output folders, each ending in '/' */
+  size_t nroots;
+  char *record_path; /* where the record of generated files lives */
+  void *index;       /* name -> chunk hash table (private to model.c) */
+  lit_chunk **anon;  /* anonymous file roots, owned here */
+  size_t nanon;
+} lit_project;
+
+enum {
+  LIT_LOAD_KEEP_CODE = 0 /* reserved */
+};
+
+/* Loads root/entry and every document its links name; reports every problem
+ * through d. Returns a project even when errors were reported (back ends must
+ * check lit_diags_count(d, LIT_ERROR) first); NULL only if the entry document
+ * could not be read. The caller frees the result with lit_project_free. */
+lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d);
+/* Same, from documents already in memory (tests, fuzzing): names[i] is the
+ * path of texts[i]; names[0] is the entry, the others are read in the order
+ * the entry links them. */
+lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens,
+                                     size_t n, lit_diags *d);
+void lit_project_free(lit_project *p);
+
+lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len);
+/* The language a file's header comment and #line directives use, chosen by
+ * its extension: "c" (C, C++, CUDA), "hash" (Python, TOML, shell), "lua",
+ * or NULL when the format has no comments (JSON, Markdown). */
+const char *lit_comment_style(const char *path);
+
+#endif

@@ -1,0 +1,299 @@
+#define _XOPEN_SOURCE 700
+#include "outputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "paths.h"
+#include "record.h"
+#include "sha256.h"
+
+typedef struct {
+  char *final; /* full path of the destination */
+  char *temp;  /* full path of the staged copy */
+} S_staged;
+
+typedef struct {
+  S_staged *items;
+  size_t len, cap;
+  char **dirs; /* folders this run created, to remove on failure */
+  size_t ndirs, dirs_cap;
+} S_txn;
+
+static void S_block_loc(const lit_file *f, const char **doc, int *line, int *col) {
+  *doc = f->block->doc->src.path;
+  *line = f->block->line;
+  *col = f->block->file_col;
+}
+
+/* Creates the missing parent folders of full, remembering each one made. */
+static int S_make_parents(S_txn *t, const char *full) {
+  char *p = lit_xstrdup(full);
+  int err = 0;
+  for (char *c = p + 1; *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    if (mkdir(p, 0777) == 0) {
+      t->dirs = lit_grow(t->dirs, &t->dirs_cap, t->ndirs + 1, sizeof(char *));
+      t->dirs[t->ndirs++] = lit_xstrdup(p);
+    } else if (errno != EEXIST) {
+      err = errno;
+    }
+    *c = '/';
+    if (err) break;
+  }
+  free(p);
+  return err;
+}
+
+static int S_write_all(int fd, const char *data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+/* Stages content for full; returns 0 or an errno. */
+static int S_stage(S_txn *t, const char *full, const char *rel, const lit_buf *content) {
+  int err = S_make_parents(t, full);
+  if (err) return err;
+  char *temp = lit_xasprintf("%s.lit-tmp-XXXXXX", full);
+  int fd = mkstemp(temp);
+  if (fd < 0) {
+    err = errno;
+    free(temp);
+    return err;
+  }
+  const char *fail = getenv("LIT_TEST_FAIL_WRITE"); /* fault injection for the test suite */
+  if (fail && strcmp(fail, rel) == 0) {
+    err = ENOSPC;
+  } else {
+    err = S_write_all(fd, content->data ? content->data : "", content->len);
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  int exec = content->len >= 2 && content->data[0] == '#' && content->data[1] == '!';
+  if (!err && fchmod(fd, (exec ? 0777 : 0666) & ~mask) != 0) err = errno;
+  if (!err && fsync(fd) != 0) err = errno;
+  if (close(fd) != 0 && !err) err = errno;
+  if (err) {
+    unlink(temp);
+    free(temp);
+    return err;
+  }
+  t->items = lit_grow(t->items, &t->cap, t->len + 1, sizeof(S_staged));
+  t->items[t->len].final = lit_xstrdup(full);
+  t->items[t->len].temp = temp;
+  t->len++;
+  return 0;
+}
+
+static void S_rollback(S_txn *t) {
+  for (size_t i = 0; i < t->len; i++) unlink(t->items[i].temp);
+  for (size_t i = t->ndirs; i-- > 0;) rmdir(t->dirs[i]);
+}
+
+static void S_txn_free(S_txn *t) {
+  for (size_t i = 0; i < t->len; i++) {
+    free(t->items[i].final);
+    free(t->items[i].temp);
+  }
+  free(t->items);
+  for (size_t i = 0; i < t->ndirs; i++) free(t->dirs[i]);
+  free(t->dirs);
+}
+
+typedef enum { S_MISSING, S_SAME, S_DIFFERENT } S_state;
+
+/* Compares the file on disk with content; fills disk_hash when it exists. */
+static S_state S_compare(const char *full, const lit_buf *content, char disk_hash[65], int *read_err) {
+  lit_buf disk = LIT_BUF_INIT;
+  int err = lit_read_file(full, &disk);
+  *read_err = 0;
+  if (err) {
+    lit_buf_free(&disk);
+    if (err != ENOENT) *read_err = err;
+    return S_MISSING;
+  }
+  lit_sha256_hex(disk.data ? disk.data : "", disk.len, disk_hash);
+  S_state s = (disk.len == content->len && (disk.len == 0 || memcmp(disk.data, content->data, disk.len) == 0))
+                  ? S_SAME
+                  : S_DIFFERENT;
+  lit_buf_free(&disk);
+  return s;
+}
+
+int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
+  lit_outputs_stats st = {0, 0, 0};
+  lit_record rec;
+  int failed = lit_record_read(&rec, p->root, p->record_path, d) != 0;
+  lit_record next;
+  memset(&next, 0, sizeof next);
+  S_txn t;
+  memset(&t, 0, sizeof t);
+  int differs = 0;
+  lit_tangle_opts topts = {o->line_directives};
+
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const lit_file *f = &p->files[i];
+    const char *doc;
+    int line, col;
+    S_block_loc(f, &doc, &line, &col);
+    lit_buf content = LIT_BUF_INIT;
+    if (lit_tangle_file(p, f, &topts, &content, d) != 0) {
+      failed = 1;
+      lit_buf_free(&content);
+      continue;
+    }
+    char new_hash[65], disk_hash[65];
+    lit_sha256_hex(content.data ? content.data : "", content.len, new_hash);
+    char *full = lit_path_join(p->root, f->path);
+    int read_err;
+    S_state s = S_compare(full, &content, disk_hash, &read_err);
+    const lit_record_entry *e = lit_record_find(&rec, f->path);
+    int write = 0;
+    if (read_err) {
+      lit_diag(d, LIT_ERROR, doc, line, col, "cannot read '%s' to compare it: %s", f->path, strerror(read_err));
+      failed = 1;
+    } else if (s == S_SAME) {
+      st.unchanged++;
+      if (o->check && (!e || strcmp(e->hash, new_hash) != 0)) {
+        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is up to date but missing from the record %s (run make tangle)",
+                 f->path, p->record_path);
+        differs = 1;
+      }
+    } else if (s == S_MISSING) {
+      if (o->check) {
+        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is missing: a fresh tangle writes it", f->path);
+        differs = 1;
+      }
+      write = 1;
+    } else if (e && strcmp(e->hash, disk_hash) == 0) {
+      if (o->check) {
+        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' differs from a fresh tangle of this document (run make tangle)",
+                 f->path);
+        differs = 1;
+      }
+      write = 1;
+    } else {
+      const char *what = e ? "was edited by hand since lit wrote it" : "exists but was not written by lit";
+      if (o->check) {
+        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' %s; move the change into this block", f->path, what);
+        differs = 1;
+      } else if (!o->force) {
+        lit_diag(d, LIT_ERROR, doc, line, col,
+                 "'%s' %s; refusing to overwrite it: move the change into this block, or run with --force to discard it",
+                 f->path, what);
+        failed = 1;
+      }
+      write = o->force;
+    }
+    if (write && !o->check && !failed) {
+      int err = S_stage(&t, full, f->path, &content);
+      if (err) {
+        lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", f->path, strerror(err));
+        failed = 1;
+      } else {
+        st.written++;
+      }
+    }
+    lit_record_set(&next, f->path, new_hash);
+    free(full);
+    lit_buf_free(&content);
+  }
+
+  /* Orphans: recorded files no block writes any more. */
+  char **remove = NULL;
+  size_t nremove = 0;
+  for (size_t i = 0; i < rec.len; i++) {
+    const lit_record_entry *e = &rec.items[i];
+    if (lit_record_find(&next, e->path)) continue;
+    char *full = lit_path_join(p->root, e->path);
+    lit_buf disk = LIT_BUF_INIT;
+    int err = lit_read_file(full, &disk);
+    if (err == ENOENT) {
+      if (o->check) {
+        lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "'%s' is in the record but no document writes it (run make tangle)",
+                 e->path);
+        differs = 1;
+      }
+    } else if (!err) {
+      char h[65];
+      lit_sha256_hex(disk.data ? disk.data : "", disk.len, h);
+      if (strcmp(h, e->hash) != 0) {
+        lit_diag(d, LIT_WARNING, e->path, 0, 0,
+                 "no document writes this file any more, but it was edited by hand since lit wrote it: left in place");
+      } else if (o->check) {
+        lit_diag(d, LIT_ERROR, e->path, 0, 0, "orphan: no document writes this file any more (make tangle removes it)");
+        differs = 1;
+      } else {
+        remove = lit_xrealloc(remove, (nremove + 1) * sizeof(char *));
+        remove[nremove++] = lit_xstrdup(full);
+      }
+    }
+    lit_buf_free(&disk);
+    free(full);
+  }
+
+  /* The record itself, staged like any file. */
+  lit_buf old_text = LIT_BUF_INIT, new_text = LIT_BUF_INIT;
+  lit_record_format(&rec, &old_text);
+  lit_record_format(&next, &new_text);
+  int record_changes = old_text.len != new_text.len || memcmp(old_text.data, new_text.data, old_text.len) != 0;
+  char *rec_full = lit_path_join(p->root, p->record_path);
+  if (o->check && record_changes && !differs) {
+    lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "the record is out of date (run make tangle)");
+    differs = 1;
+  }
+  if (!o->check && !failed && record_changes) {
+    int err = S_stage(&t, rec_full, p->record_path, &new_text);
+    if (err) {
+      lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "cannot write the tangle record: %s; nothing was written",
+               strerror(err));
+      failed = 1;
+    }
+  }
+  free(rec_full);
+  lit_buf_free(&old_text);
+  lit_buf_free(&new_text);
+
+  int result;
+  if (o->check) {
+    S_rollback(&t);
+    result = failed && !differs ? -1 : differs ? 1 : 0;
+  } else if (failed) {
+    S_rollback(&t);
+    result = -1;
+  } else {
+    result = 0;
+    for (size_t i = 0; i < t.len; i++) {
+      if (rename(t.items[i].temp, t.items[i].final) != 0) {
+        lit_diag(d, LIT_ERROR, t.items[i].final, 0, 0, "cannot move the new content into place: %s", strerror(errno));
+        unlink(t.items[i].temp);
+        result = -1;
+      }
+    }
+    for (size_t i = 0; i < nremove; i++) {
+      if (unlink(remove[i]) == 0) st.removed++;
+      if (!o->quiet) fprintf(stderr, "lit: removed %s (its block was deleted)\n", remove[i]);
+    }
+  }
+  for (size_t i = 0; i < nremove; i++) free(remove[i]);
+  free(remove);
+  S_txn_free(&t);
+  lit_record_free(&rec);
+  lit_record_free(&next);
+  if (stats) *stats = st;
+  return result;
+}

@@ -1,0 +1,29 @@
+/* outputs.h: putting a tangle on disk as one all-or-nothing transaction.
+ *
+ * Every file is tangled and compared with what is on disk first. A file is
+ * written only when its bytes change (so make's timestamps stay meaningful),
+ * through a temporary file in its own folder that is renamed into place. If
+ * anything fails (an error in the documents, a hand edit in the way, a write
+ * that fails), every temporary file is removed and no file is touched. */
+#ifndef LIT_OUTPUTS_H
+#define LIT_OUTPUTS_H
+
+#include "model.h"
+#include "tangle.h"
+
+typedef struct {
+  int check;           /* write nothing; report every difference as an error */
+  int force;           /* overwrite hand edits and files lit did not write */
+  int line_directives;
+  int quiet;           /* don't list what was written */
+} lit_outputs_opts;
+
+typedef struct {
+  size_t written, unchanged, removed;
+} lit_outputs_stats;
+
+/* Runs the transaction; reports through d. Returns 0 on success, 1 if
+ * --check found differences, -1 on error (nothing was written). */
+int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d);
+
+#endif

@@ -1,0 +1,109 @@
+#define _XOPEN_SOURCE 700
+#include "paths.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+static const char *S_root_of(const char *path, char *const *roots, size_t nroots) {
+  for (size_t i = 0; i < nroots; i++) {
+    size_t n = strlen(roots[i]);
+    if (strncmp(path, roots[i], n) == 0 && path[n] != '\0') return roots[i];
+  }
+  return NULL;
+}
+
+const char *lit_path_check_syntax(const char *path, char *const *roots, size_t nroots) {
+  if (!path[0]) return "the path is empty";
+  if (path[0] == '/') return "the path is absolute; give it relative to the repository root";
+  if (strchr(path, '\\')) return "the path holds a backslash; use '/'";
+  const char *p = path;
+  for (;;) {
+    const char *slash = strchr(p, '/');
+    size_t len = slash ? (size_t)(slash - p) : strlen(p);
+    if (len == 0) return slash ? "the path holds an empty component ('//')" : "the path ends in '/'";
+    if (len == 2 && p[0] == '.' && p[1] == '.') return "the path holds '..'";
+    if (len == 1 && p[0] == '.') return "the path holds a '.' component";
+    if (!slash) break;
+    p = slash + 1;
+  }
+  if (!S_root_of(path, roots, nroots)) return "the path is outside the output folders this project declares";
+  return NULL;
+}
+
+char *lit_path_join(const char *root, const char *rel) {
+  if (!root || !root[0] || strcmp(root, ".") == 0) return lit_xstrdup(rel);
+  return lit_xasprintf("%s/%s", root, rel);
+}
+
+/* 1 if `inner` is `outer` or below it. */
+static int S_inside(const char *outer, const char *inner) {
+  size_t n = strlen(outer);
+  if (strncmp(outer, inner, n) != 0) return 0;
+  return inner[n] == '\0' || inner[n] == '/' || (n > 0 && outer[n - 1] == '/');
+}
+
+const char *lit_path_check_disk(const char *project_root, const char *path, char *const *roots, size_t nroots) {
+  const char *root = S_root_of(path, roots, nroots);
+  if (!root) return "the path is outside the output folders this project declares";
+  /* The output folder itself must resolve inside the project. */
+  char proj_real[PATH_MAX];
+  if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) return NULL;
+  char *outdir = lit_path_join(project_root, root);
+  size_t ol = strlen(outdir);
+  if (ol > 1 && outdir[ol - 1] == '/') outdir[ol - 1] = '\0';
+  char out_real[PATH_MAX];
+  const char *why = NULL;
+  if (realpath(outdir, out_real)) {
+    if (!S_inside(proj_real, out_real)) why = "the output folder is a symbolic link that leads outside the project";
+  } else {
+    /* Not created yet: nothing on disk to escape through. */
+    int n0 = snprintf(out_real, sizeof out_real, "%s/%.*s", proj_real, (int)(sizeof out_real / 2), root);
+    if (n0 < 0 || (size_t)n0 >= sizeof out_real) return "the path is too long";
+    size_t n = strlen(out_real);
+    if (n > 1 && out_real[n - 1] == '/') out_real[n - 1] = '\0';
+  }
+  free(outdir);
+  if (why) return why;
+  /* Walk the path's existing prefixes: each must stay inside the output folder. */
+  char *full = lit_path_join(project_root, path);
+  size_t skip = strlen(full) - strlen(path);
+  for (char *c = full + skip + strlen(root); *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    char r[PATH_MAX];
+    struct stat st;
+    if (lstat(full, &st) == 0) {
+      if (realpath(full, r) && !S_inside(out_real, r)) why = "a folder in the path is a symbolic link that leads outside the output folder";
+    }
+    *c = '/';
+    if (why) break;
+  }
+  if (!why) {
+    struct stat st;
+    if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode)) why = "the target is a symbolic link; lit writes only regular files";
+    else if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) why = "the target is a folder";
+  }
+  free(full);
+  return why;
+}
+
+int lit_path_make_parents(const char *root, const char *rel) {
+  char *full = lit_path_join(root, rel);
+  size_t skip = strlen(full) - strlen(rel);
+  int err = 0;
+  for (char *c = full + skip; *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    if (mkdir(full, 0777) != 0 && errno != EEXIST) err = errno;
+    *c = '/';
+    if (err) break;
+  }
+  free(full);
+  return err;
+}

@@ -1,0 +1,112 @@
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+
+static const char S_header[] =
+    "# Files written by `lit tangle` and the SHA-256 of the content it wrote.\n"
+    "# Generated: do not edit. It lets lit spot hand edits and remove files whose block was deleted.\n";
+
+static int S_hex(const char *s) {
+  for (int i = 0; i < 64; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+  return 1;
+}
+
+int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t len, lit_diags *d) {
+  memset(rec, 0, sizeof *rec);
+  int line = 0, bad = 0;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t l = (size_t)((nl ? nl : end) - p);
+    line++;
+    if (l > 0 && l >= 1 && p[l - 1] == '\r') l--;
+    if (l == 0 || p[0] == '#') {
+      p = nl ? nl + 1 : end;
+      continue;
+    }
+    if (l < 66 || p[64] != ' ' || !S_hex(p)) {
+      lit_diag(d, LIT_ERROR, name, line, 1,
+               "malformed record line (expected '<sha256> <path>'); restore the file from git or delete it");
+      bad = 1;
+    } else {
+      char *path = lit_xstrndup(p + 65, l - 65);
+      char hash[65];
+      memcpy(hash, p, 64);
+      hash[64] = '\0';
+      lit_record_set(rec, path, hash);
+      free(path);
+    }
+    p = nl ? nl + 1 : end;
+  }
+  return bad ? -1 : 0;
+}
+
+int lit_record_read(lit_record *rec, const char *root, const char *relpath, lit_diags *d) {
+  memset(rec, 0, sizeof *rec);
+  char *full = lit_path_join(root, relpath);
+  lit_buf b = LIT_BUF_INIT;
+  int err = lit_read_file(full, &b);
+  free(full);
+  if (err == ENOENT) {
+    lit_buf_free(&b);
+    return 0;
+  }
+  if (err) {
+    lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read the tangle record: %s", strerror(err));
+    lit_buf_free(&b);
+    return -1;
+  }
+  int r = lit_record_parse(rec, relpath, b.data ? b.data : "", b.len, d);
+  lit_buf_free(&b);
+  return r;
+}
+
+void lit_record_free(lit_record *rec) {
+  for (size_t i = 0; i < rec->len; i++) free(rec->items[i].path);
+  free(rec->items);
+  memset(rec, 0, sizeof *rec);
+}
+
+const lit_record_entry *lit_record_find(const lit_record *rec, const char *path) {
+  for (size_t i = 0; i < rec->len; i++)
+    if (strcmp(rec->items[i].path, path) == 0) return &rec->items[i];
+  return NULL;
+}
+
+void lit_record_set(lit_record *rec, const char *path, const char hash[65]) {
+  lit_record_entry *e = (lit_record_entry *)lit_record_find(rec, path);
+  if (!e) {
+    rec->items = lit_grow(rec->items, &rec->cap, rec->len + 1, sizeof(lit_record_entry));
+    e = &rec->items[rec->len++];
+    e->path = lit_xstrdup(path);
+  }
+  memcpy(e->hash, hash, 65);
+}
+
+void lit_record_remove(lit_record *rec, const char *path) {
+  for (size_t i = 0; i < rec->len; i++)
+    if (strcmp(rec->items[i].path, path) == 0) {
+      free(rec->items[i].path);
+      rec->items[i] = rec->items[--rec->len];
+      return;
+    }
+}
+
+static int S_cmp(const void *a, const void *b) {
+  return strcmp(((const lit_record_entry *)a)->path, ((const lit_record_entry *)b)->path);
+}
+
+void lit_record_format(const lit_record *rec, lit_buf *out) {
+  lit_record_entry *sorted = lit_xmalloc((rec->len ? rec->len : 1) * sizeof *sorted);
+  if (rec->len) memcpy(sorted, rec->items, rec->len * sizeof *sorted);
+  qsort(sorted, rec->len, sizeof *sorted, S_cmp);
+  lit_buf_puts(out, S_header);
+  for (size_t i = 0; i < rec->len; i++) lit_buf_printf(out, "%s %s\n", sorted[i].hash, sorted[i].path);
+  free(sorted);
+}

@@ -1,0 +1,144 @@
+#include "source.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void S_index_lines(lit_source *src) {
+  size_t cap = 0;
+  src->nlines = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= src->len; i++) {
+    if (i == src->len || src->text[i] == '\n') {
+      if (i == src->len && start == i && src->nlines > 0) break; /* no empty last line after final \n */
+      src->line_starts = lit_grow(src->line_starts, &cap, src->nlines + 1, sizeof(size_t));
+      src->line_starts[src->nlines++] = start;
+      start = i + 1;
+    }
+  }
+}
+
+static int S_key_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'; }
+
+/* Parses and blanks a front matter block; reports malformed lines. */
+static void S_front_matter(lit_source *src, lit_diags *d) {
+  if (src->nlines < 2) return;
+  size_t len;
+  const char *first = lit_source_line(src, 1, &len);
+  if (len != 3 || memcmp(first, "---", 3) != 0) return;
+  size_t cap = 0;
+  int close = 0;
+  for (size_t ln = 2; ln <= src->nlines; ln++) {
+    const char *s = lit_source_line(src, (int)ln, &len);
+    if (len == 3 && memcmp(s, "---", 3) == 0) {
+      close = (int)ln;
+      break;
+    }
+  }
+  if (!close) {
+    lit_diag(d, LIT_ERROR, src->path, 1, 1, "front matter opened with '---' is never closed by a '---' line");
+    return;
+  }
+  src->has_front_matter = 1;
+  for (int ln = 2; ln < close; ln++) {
+    const char *s = lit_source_line(src, ln, &len);
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i == len || s[i] == '#') continue;
+    size_t k0 = i;
+    while (i < len && S_key_char(s[i])) i++;
+    if (i == k0 || i >= len || s[i] != ':') {
+      lit_diag(d, LIT_ERROR, src->path, ln, (int)i + 1, "front matter line must be 'key: value'");
+      continue;
+    }
+    size_t k1 = i++;
+    while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+    size_t v0 = i, v1 = len;
+    while (v1 > v0 && (s[v1 - 1] == ' ' || s[v1 - 1] == '\t')) v1--;
+    if (v1 - v0 >= 2 && s[v0] == '"' && s[v1 - 1] == '"') {
+      v0++;
+      v1--;
+    }
+    src->meta = lit_grow(src->meta, &cap, src->nmeta + 1, sizeof(lit_meta_entry));
+    lit_meta_entry *e = &src->meta[src->nmeta++];
+    e->key = lit_xstrndup(s + k0, k1 - k0);
+    e->value = lit_xstrndup(s + v0, v1 - v0);
+    e->line = ln;
+  }
+  /* Blank every front matter line in place; newlines stay so lines still match. */
+  size_t end = (size_t)close < src->nlines ? src->line_starts[close] : src->len;
+  for (size_t i = 0; i < end; i++)
+    if (src->text[i] != '\n') src->text[i] = ' ';
+}
+
+void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes, size_t len, lit_diags *d) {
+  memset(src, 0, sizeof *src);
+  src->path = lit_xstrdup(path);
+  if (len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) {
+    bytes += 3;
+    len -= 3;
+  }
+  char *t = lit_xmalloc(len + 1);
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (bytes[i] == '\r' && i + 1 < len && bytes[i + 1] == '\n') continue;
+    t[o++] = bytes[i];
+  }
+  t[o] = '\0';
+  src->text = t;
+  src->len = o;
+  S_index_lines(src);
+  S_front_matter(src, d);
+}
+
+int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d) {
+  memset(src, 0, sizeof *src);
+  char *full = (root && root[0] && strcmp(root, ".") != 0) ? lit_xasprintf("%s/%s", root, relpath) : lit_xstrdup(relpath);
+  lit_buf b = LIT_BUF_INIT;
+  int err = lit_read_file(full, &b);
+  free(full);
+  if (err) {
+    lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read this document: %s", strerror(err));
+    lit_buf_free(&b);
+    src->path = lit_xstrdup(relpath);
+    return -1;
+  }
+  lit_source_from_bytes(src, relpath, b.data ? b.data : "", b.len, d);
+  lit_buf_free(&b);
+  return 0;
+}
+
+void lit_source_free(lit_source *src) {
+  free(src->path);
+  free(src->text);
+  free(src->line_starts);
+  for (size_t i = 0; i < src->nmeta; i++) {
+    free(src->meta[i].key);
+    free(src->meta[i].value);
+  }
+  free(src->meta);
+  memset(src, 0, sizeof *src);
+}
+
+const char *lit_source_line(const lit_source *src, int line, size_t *len) {
+  if (line < 1 || (size_t)line > src->nlines) {
+    *len = 0;
+    return NULL;
+  }
+  size_t start = src->line_starts[line - 1];
+  size_t end = start;
+  while (end < src->len && src->text[end] != '\n') end++;
+  *len = end - start;
+  return src->text + start;
+}
+
+const char *lit_source_meta(const lit_source *src, const char *key, int *line) {
+  for (size_t i = 0; i < src->nmeta; i++)
+    if (strcmp(src->meta[i].key, key) == 0) {
+      if (line) *line = src->meta[i].line;
+      return src->meta[i].value;
+    }
+  return NULL;
+}

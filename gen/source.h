@@ -1,0 +1,43 @@
+/* source.h: one Markdown document as read from disk, ready for cmark.
+ *
+ * Loading normalises what people's editors produce: a UTF-8 byte-order mark
+ * is dropped and CRLF becomes LF. A YAML-style front matter block at the top
+ * (`---` ... `---`, `key: value` lines only) is parsed into key/value pairs
+ * and blanked to empty lines in the text, so cmark's line numbers still match
+ * the file. A source owns all of its strings; lit_source_free releases them. */
+#ifndef LIT_SOURCE_H
+#define LIT_SOURCE_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+typedef struct {
+  char *key;
+  char *value;
+  int line;
+} lit_meta_entry;
+
+typedef struct {
+  char *path;  /* as shown in messages: relative to the project root */
+  char *text;  /* normalised text handed to cmark */
+  size_t len;
+  size_t *line_starts; /* byte offset of each line; line N is line_starts[N-1] */
+  size_t nlines;
+  lit_meta_entry *meta;
+  size_t nmeta;
+  int has_front_matter;
+} lit_source;
+
+/* Reads root/relpath. On failure reports the error (naming relpath) and
+ * returns -1 with *src empty. */
+int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d);
+/* Same, from bytes in memory (for tests and the fuzzer). */
+void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes, size_t len, lit_diags *d);
+void lit_source_free(lit_source *src);
+/* Line `line` (1-based) without its newline; NULL past the end. */
+const char *lit_source_line(const lit_source *src, int line, size_t *len);
+/* Value of a front matter key, or NULL. */
+const char *lit_source_meta(const lit_source *src, const char *key, int *line);
+
+#endif

@@ -1,0 +1,22 @@
+/* tangle.h: expanding a file's root chunk into the file's bytes.
+ *
+ * Expansion walks an explicit stack, not the C stack, so a chain of any depth
+ * expands without overflow; the chain on the stack is what a cycle report
+ * prints. A reference's leading whitespace is put before every non-empty line
+ * it includes, at every depth; blank lines stay empty. */
+#ifndef LIT_TANGLE_H
+#define LIT_TANGLE_H
+
+#include "model.h"
+#include "util.h"
+
+typedef struct {
+  int line_directives; /* #line N "doc" wherever the source line jumps (C, C++, CUDA only) */
+} lit_tangle_opts;
+
+/* Appends the file's full content (header comment, body, one final newline)
+ * to out. Returns 0, or -1 after reporting a reference cycle through d. The
+ * project's chunks carry expansion state, hence non-const. */
+int lit_tangle_file(lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out, lit_diags *d);
+
+#endif

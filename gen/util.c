@@ -1,0 +1,125 @@
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void S_out_of_memory(void) {
+  fputs("lit: out of memory\n", stderr);
+  abort();
+}
+
+void *lit_xmalloc(size_t size) {
+  void *p = malloc(size ? size : 1);
+  if (!p) S_out_of_memory();
+  return p;
+}
+
+void *lit_xcalloc(size_t count, size_t size) {
+  void *p = calloc(count ? count : 1, size ? size : 1);
+  if (!p) S_out_of_memory();
+  return p;
+}
+
+void *lit_xrealloc(void *ptr, size_t size) {
+  void *p = realloc(ptr, size ? size : 1);
+  if (!p) S_out_of_memory();
+  return p;
+}
+
+char *lit_xstrdup(const char *s) { return lit_xstrndup(s, strlen(s)); }
+
+char *lit_xstrndup(const char *s, size_t len) {
+  char *p = lit_xmalloc(len + 1);
+  memcpy(p, s, len);
+  p[len] = '\0';
+  return p;
+}
+
+char *lit_xasprintf(const char *fmt, ...) {
+  lit_buf b = LIT_BUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) S_out_of_memory();
+  lit_buf_reserve(&b, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(b.data, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b.len = (size_t)n;
+  return lit_buf_detach(&b);
+}
+
+void *lit_grow(void *ptr, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return ptr;
+  size_t n = *cap ? *cap : 8;
+  while (n < need) {
+    if (n > ((size_t)-1) / 2 / elem) S_out_of_memory();
+    n *= 2;
+  }
+  *cap = n;
+  return lit_xrealloc(ptr, n * elem);
+}
+
+void lit_buf_reserve(lit_buf *b, size_t extra) {
+  if (b->len + extra + 1 > b->cap) b->data = lit_grow(b->data, &b->cap, b->len + extra + 1, 1);
+}
+
+void lit_buf_put(lit_buf *b, const char *s, size_t len) {
+  lit_buf_reserve(b, len);
+  if (len) memcpy(b->data + b->len, s, len);
+  b->len += len;
+  b->data[b->len] = '\0';
+}
+
+void lit_buf_puts(lit_buf *b, const char *s) { lit_buf_put(b, s, strlen(s)); }
+
+void lit_buf_putc(lit_buf *b, char c) { lit_buf_put(b, &c, 1); }
+
+void lit_buf_printf(lit_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  lit_buf_reserve(b, (size_t)n);
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+void lit_buf_truncate(lit_buf *b, size_t len) {
+  if (len < b->len) {
+    b->len = len;
+    b->data[len] = '\0';
+  }
+}
+
+char *lit_buf_detach(lit_buf *b) {
+  char *p = b->data ? b->data : lit_xstrdup("");
+  b->data = NULL;
+  b->len = b->cap = 0;
+  return p;
+}
+
+void lit_buf_free(lit_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+int lit_read_file(const char *path, lit_buf *out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return errno;
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) lit_buf_put(out, chunk, n);
+  int err = ferror(f) ? (errno ? errno : EIO) : 0;
+  fclose(f);
+  if (!out->data) lit_buf_reserve(out, 0);
+  if (out->data) out->data[out->len] = '\0';
+  return err;
+}

@@ -1,0 +1,46 @@
+/* util.h: allocation that never returns NULL, and a growable byte buffer.
+ *
+ * Allocation failure aborts here, in one place, so no other module checks
+ * for NULL (cmark does the same). Every lit_buf owns its bytes: the caller
+ * that made it calls lit_buf_free, or takes the bytes with lit_buf_detach
+ * and frees them with free(). */
+#ifndef LIT_UTIL_H
+#define LIT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+void *lit_xmalloc(size_t size);
+void *lit_xcalloc(size_t count, size_t size);
+void *lit_xrealloc(void *ptr, size_t size);
+/* Copies; the caller frees the result. */
+char *lit_xstrdup(const char *s);
+char *lit_xstrndup(const char *s, size_t len);
+/* printf into fresh memory; the caller frees the result. */
+char *lit_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grows an array of `*cap` elements of `elem` bytes to hold `need`. */
+void *lit_grow(void *ptr, size_t *cap, size_t need, size_t elem);
+
+typedef struct {
+  char *data; /* always NUL-terminated when len > 0 or after any append */
+  size_t len;
+  size_t cap;
+} lit_buf;
+
+#define LIT_BUF_INIT {NULL, 0, 0}
+
+void lit_buf_reserve(lit_buf *b, size_t extra);
+void lit_buf_put(lit_buf *b, const char *s, size_t len);
+void lit_buf_puts(lit_buf *b, const char *s);
+void lit_buf_putc(lit_buf *b, char c);
+void lit_buf_printf(lit_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lit_buf_truncate(lit_buf *b, size_t len);
+/* Returns the bytes (NUL-terminated, never NULL); the caller frees them. */
+char *lit_buf_detach(lit_buf *b);
+void lit_buf_free(lit_buf *b);
+
+/* Reads a whole file into *out (owned by the caller). Returns 0, or an errno. */
+int lit_read_file(const char *path, lit_buf *out);
+
+#endif
