@@ -1,41 +1,100 @@
 # Makefile: build the generator, tangle the references, weave the skill and
 # the book, and run every test. `make help` lists the targets.
+#
+# Quick start on a fresh Debian 12 machine (README.md):
+#   make deps all      install the packages, build lit, tangle, skill, book
+#   make check         every test CI runs
 
 CC      ?= cc
 PKGS    := libcmark-gfm lua5.4
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -pedantic
-DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-DEPS_LIBS   := $(shell pkg-config --libs $(PKGS))
+DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcmark-gfm-extensions
 BUILD   := gen/build
 LIT     := $(BUILD)/lit
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 
 GEN_SRC := $(filter-out gen/main.c,$(wildcard gen/*.c))
 GEN_OBJ := $(patsubst gen/%.c,$(BUILD)/%.o,$(GEN_SRC))
 DOCS    := index.md $(wildcard references/*.md)
 
-.PHONY: all tangle check clean help
-all: $(LIT)
+# Debian 12 packages everything here needs; `make deps` installs them.
+APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
+  liblua5.4-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium
 
-$(BUILD)/%.o: gen/%.c $(wildcard gen/*.h) | $(BUILD)
-	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -MMD -c $< -o $@
+.PHONY: all deps tangle check check-tangle check-kernels check-share clean help lint format
+all: $(LIT) tangle
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	$$SUDO apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
+
+$(BUILD)/%.o: gen/%.c | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(BUILD)/*.d)
 
 $(BUILD):
 	mkdir -p $@
 
 $(BUILD)/liblit.a: $(GEN_OBJ)
+	rm -f $@
 	ar rcs $@ $^
 
 $(LIT): $(BUILD)/main.o $(BUILD)/liblit.a
 	$(CC) $(CFLAGS) -o $@ $^ $(DEPS_LIBS)
 
 tangle: $(LIT)
-	$(LIT) tangle
+	$(LIT) tangle -q
+
+# The committed kernels/ must equal a fresh tangle of the references.
+check-tangle: $(LIT)
+	$(LIT) tangle --check
+
+# Every tangled .cu compiles alone (no torch) for sm_75, sm_80 and sm_90 with
+# warnings as errors, and the sm_90 build spills no registers.
+KERNEL_CU := $(wildcard kernels/csrc/*.cu)
+NVCC_FLAGS := -std=c++17 -O3 --Werror all-warnings -Xcompiler -Wall,-Wextra -Ikernels/csrc \
+  -gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90
+check-kernels:
+	@test -x "$(NVCC)" || { echo "check-kernels: nvcc not found (set NVCC=)"; exit 1; }
+	@pass=0; fail=0; mkdir -p build/nvcc; \
+	for cu in $(KERNEL_CU); do \
+	  obj=build/nvcc/$$(basename $$cu .cu).o; \
+	  if $(NVCC) $(NVCC_FLAGS) -Xptxas -v -c $$cu -o $$obj > build/nvcc/$$(basename $$cu).log 2>&1 \
+	     && ! grep -E "ptxas info.*sm_90" -A3 build/nvcc/$$(basename $$cu).log | grep -E "[1-9][0-9]* bytes spill" ; then \
+	    echo "ok   $$cu (sm_75 sm_80 sm_90, no spills on sm_90)"; pass=$$((pass+1)); \
+	  else echo "FAIL $$cu"; cat build/nvcc/$$(basename $$cu).log | grep -v "^ptxas info" | head -40; fail=$$((fail+1)); fi; \
+	done; \
+	echo "kernels: $$pass passed, $$fail failed"; test $$fail = 0
+
+# The share of reference code lines that is tangled (issue: at least 90%).
+check-share: $(LIT)
+	$(LIT) stats --min-tangled 90
+
+-include tests/tests.mk
+-include gen/weave.mk
+
+check: all check-tangle check-share check-kernels $(CHECK_TARGETS)
+	@echo "make check: all suites ran"
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 gen/
+	clang-format --dry-run --Werror gen/*.c gen/*.h
+
+format:
+	clang-format -i gen/*.c gen/*.h
 
 clean:
 	rm -rf $(BUILD) build
 
 help:
-	@echo "make            build the generator (gen/build/lit)"
+	@echo "make deps       install the Debian 12 packages (apt-get)"
+	@echo "make            build the generator (gen/build/lit) and tangle kernels/"
 	@echo "make tangle     write kernels/ from the references"
-	@echo "make check      every test: unit, golden, tangle drift, nvcc builds"
+	@echo "make skill      the agent skill bundle in build/skill/cuda-kernels"
+	@echo "make book       the HTML guide in book/"
+	@echo "make check      every test: unit, golden, tangle drift, nvcc builds, book, skill"
+	@echo "make asan | valgrind | fuzz | lint | format"

@@ -7,10 +7,12 @@
 #include "dump.h"
 #include "model.h"
 #include "outputs.h"
+#include "stats.h"
 
 static const char S_usage[] =
     "usage: lit tangle [--check] [--force] [--line-directives] [-q] [--root DIR] [--entry FILE]\n"
     "       lit dump   [--root DIR] [--entry FILE]     (also: lit --list)\n"
+    "       lit stats  [--min-tangled PERCENT]         share of code lines that is tangled\n"
     "       lit skill  [--out DIR] [--root DIR]        the agent skill bundle\n"
     "       lit book   [--out DIR] [--root DIR] [--check]  the HTML book\n"
     "       lit skill install (--claude|--codex|--opencode|--global|--dest DIR) [--force] [--from DIR]\n"
@@ -20,6 +22,7 @@ static const char S_usage[] =
 
 typedef struct {
   const char *root, *entry, *out, *from, *dest;
+  const char *min_tangled;
   int check, force, line_directives, quiet;
   int claude, codex, opencode, global;
 } S_args;
@@ -47,6 +50,7 @@ static int S_parse(int argc, char **argv, int start, S_args *a) {
     else if (strcmp(s, "--out") == 0) value = &a->out;
     else if (strcmp(s, "--from") == 0) value = &a->from;
     else if (strcmp(s, "--dest") == 0) value = &a->dest;
+    else if (strcmp(s, "--min-tangled") == 0) value = &a->min_tangled;
     else return S_usage_error("unknown option", s);
     if (value) {
       if (i + 1 >= argc) return S_usage_error("missing value after", s);
@@ -96,6 +100,29 @@ static int S_dump(const S_args *a) {
   return S_finish(d, status);
 }
 
+/* Prints the share of reference code lines that is tangled; fails under --min-tangled. */
+static int S_stats(const S_args *a) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(a->root, a->entry, d);
+  if (!p) return S_finish(d, 1);
+  lit_stats st;
+  lit_buf out = LIT_BUF_INIT;
+  lit_stats_compute(p, &st, &out);
+  size_t total = st.tangled_lines + st.example_lines + st.unreached_lines;
+  double share = total ? 100.0 * (double)st.tangled_lines / (double)total : 100.0;
+  printf("code lines in CUDA, C, C++, Python and TOML blocks, by document:\n%s", out.data ? out.data : "");
+  printf("tangled: %zu of %zu code lines (%.1f%%); %zu in .example blocks, %zu in chunks no file uses\n",
+         st.tangled_lines, total, share, st.example_lines, st.unreached_lines);
+  lit_buf_free(&out);
+  int status = lit_diags_count(d, LIT_ERROR) ? 1 : 0;
+  if (a->min_tangled && share + 1e-9 < atof(a->min_tangled)) {
+    fprintf(stderr, "lit: the tangled share %.1f%% is under the required %s%%\n", share, a->min_tangled);
+    status = 1;
+  }
+  lit_project_free(p);
+  return S_finish(d, status);
+}
+
 int main(int argc, char **argv) {
   S_args a;
   memset(&a, 0, sizeof a);
@@ -112,5 +139,6 @@ int main(int argc, char **argv) {
   if (S_parse(argc, argv, install ? 3 : 2, &a)) return 2;
   if (strcmp(cmd, "tangle") == 0) return S_tangle(&a);
   if (strcmp(cmd, "dump") == 0) return S_dump(&a);
+  if (strcmp(cmd, "stats") == 0) return S_stats(&a);
   return S_usage_error("unknown command", cmd);
 }
