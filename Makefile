@@ -6,7 +6,7 @@
 #   make check         every test CI runs
 
 CC      ?= cc
-PKGS    := libcmark-gfm lua5.4
+PKGS    := libcmark-gfm lua5.4 libxxhash
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -pedantic
 DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -21,7 +21,7 @@ DOCS    := index.md $(wildcard references/*.md)
 
 # Debian 12 packages everything here needs; `make deps` installs them.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
-  liblua5.4-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium
+  liblua5.4-dev libxxhash-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium
 
 .PHONY: all deps tangle check check-tangle check-kernels check-share clean help lint format
 all: $(LIT) tangle

@@ -11,7 +11,7 @@
 
 #include "paths.h"
 #include "record.h"
-#include "sha256.h"
+#include "hash.h"
 
 typedef struct {
   char *final; /* full path of the destination */
@@ -117,7 +117,7 @@ static void S_txn_free(S_txn *t) {
 typedef enum { S_MISSING, S_SAME, S_DIFFERENT } S_state;
 
 /* Compares the file on disk with content; fills disk_hash when it exists. */
-static S_state S_compare(const char *full, const lit_buf *content, char disk_hash[65], int *read_err) {
+static S_state S_compare(const char *full, const lit_buf *content, char disk_hash[LIT_HASH_HEX + 1], int *read_err) {
   lit_buf disk = LIT_BUF_INIT;
   int err = lit_read_file(full, &disk);
   *read_err = 0;
@@ -126,7 +126,7 @@ static S_state S_compare(const char *full, const lit_buf *content, char disk_has
     if (err != ENOENT) *read_err = err;
     return S_MISSING;
   }
-  lit_sha256_hex(disk.data ? disk.data : "", disk.len, disk_hash);
+  lit_hash_hex(disk.data ? disk.data : "", disk.len, disk_hash);
   S_state s = (disk.len == content->len && (disk.len == 0 || memcmp(disk.data, content->data, disk.len) == 0))
                   ? S_SAME
                   : S_DIFFERENT;
@@ -156,8 +156,8 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       lit_buf_free(&content);
       continue;
     }
-    char new_hash[65], disk_hash[65];
-    lit_sha256_hex(content.data ? content.data : "", content.len, new_hash);
+    char new_hash[LIT_HASH_HEX + 1], disk_hash[LIT_HASH_HEX + 1];
+    lit_hash_hex(content.data ? content.data : "", content.len, new_hash);
     char *full = lit_path_join(p->root, f->path);
     int read_err;
     S_state s = S_compare(full, &content, disk_hash, &read_err);
@@ -229,8 +229,8 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         differs = 1;
       }
     } else if (!err) {
-      char h[65];
-      lit_sha256_hex(disk.data ? disk.data : "", disk.len, h);
+      char h[LIT_HASH_HEX + 1];
+      lit_hash_hex(disk.data ? disk.data : "", disk.len, h);
       if (strcmp(h, e->hash) != 0) {
         lit_diag(d, LIT_WARNING, e->path, 0, 0,
                  "no document writes this file any more, but it was edited by hand since lit wrote it: left in place");

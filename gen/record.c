@@ -8,11 +8,11 @@
 #include "paths.h"
 
 static const char S_header[] =
-    "# Files written by `lit tangle` and the SHA-256 of the content it wrote.\n"
+    "# Files written by `lit tangle` and the XXH3-128 hash of the content it wrote.\n"
     "# Generated: do not edit. It lets lit spot hand edits and remove files whose block was deleted.\n";
 
 static int S_hex(const char *s) {
-  for (int i = 0; i < 64; i++)
+  for (int i = 0; i < LIT_HASH_HEX; i++)
     if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
   return 1;
 }
@@ -30,15 +30,15 @@ int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t
       p = nl ? nl + 1 : end;
       continue;
     }
-    if (l < 66 || p[64] != ' ' || !S_hex(p)) {
+    if (l < LIT_HASH_HEX + 2 || p[LIT_HASH_HEX] != ' ' || !S_hex(p)) {
       lit_diag(d, LIT_ERROR, name, line, 1,
-               "malformed record line (expected '<sha256> <path>'); restore the file from git or delete it");
+               "malformed record line (expected '<hash> <path>'); restore the file from git or delete it");
       bad = 1;
     } else {
-      char *path = lit_xstrndup(p + 65, l - 65);
-      char hash[65];
-      memcpy(hash, p, 64);
-      hash[64] = '\0';
+      char *path = lit_xstrndup(p + LIT_HASH_HEX + 1, l - LIT_HASH_HEX - 1);
+      char hash[LIT_HASH_HEX + 1];
+      memcpy(hash, p, LIT_HASH_HEX);
+      hash[LIT_HASH_HEX] = '\0';
       lit_record_set(rec, path, hash);
       free(path);
     }
@@ -79,14 +79,14 @@ const lit_record_entry *lit_record_find(const lit_record *rec, const char *path)
   return NULL;
 }
 
-void lit_record_set(lit_record *rec, const char *path, const char hash[65]) {
+void lit_record_set(lit_record *rec, const char *path, const char hash[LIT_HASH_HEX + 1]) {
   lit_record_entry *e = (lit_record_entry *)lit_record_find(rec, path);
   if (!e) {
     rec->items = lit_grow(rec->items, &rec->cap, rec->len + 1, sizeof(lit_record_entry));
     e = &rec->items[rec->len++];
     e->path = lit_xstrdup(path);
   }
-  memcpy(e->hash, hash, 65);
+  memcpy(e->hash, hash, LIT_HASH_HEX + 1);
 }
 
 void lit_record_remove(lit_record *rec, const char *path) {

@@ -2,7 +2,7 @@
  *
  * One line per generated file, sorted by path:
  *
- *   <sha256 of the content> <path>
+ *   <XXH3-128 of the content, 32 hex digits> <path>
  *
  * With it the tangler can tell a file it wrote (hash matches) from one edited
  * by hand since (hash differs), and remove a file whose block was deleted
@@ -14,11 +14,12 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "hash.h"
 #include "util.h"
 
 typedef struct {
   char *path;
-  char hash[65];
+  char hash[LIT_HASH_HEX + 1];
 } lit_record_entry;
 
 typedef struct {
@@ -33,7 +34,7 @@ int lit_record_read(lit_record *rec, const char *root, const char *relpath, lit_
 int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t len, lit_diags *d);
 void lit_record_free(lit_record *rec);
 const lit_record_entry *lit_record_find(const lit_record *rec, const char *path);
-void lit_record_set(lit_record *rec, const char *path, const char hash[65]);
+void lit_record_set(lit_record *rec, const char *path, const char hash[LIT_HASH_HEX + 1]);
 void lit_record_remove(lit_record *rec, const char *path);
 /* Sorted text of the record. */
 void lit_record_format(const lit_record *rec, lit_buf *out);

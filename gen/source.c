@@ -7,16 +7,17 @@
 #include "util.h"
 
 static void S_index_lines(lit_source *src) {
-  size_t cap = 0;
+  size_t cap = 1024;
+  src->line_starts = lit_xmalloc(cap * sizeof(size_t));
   src->nlines = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= src->len; i++) {
-    if (i == src->len || src->text[i] == '\n') {
-      if (i == src->len && start == i && src->nlines > 0) break; /* no empty last line after final \n */
-      src->line_starts = lit_grow(src->line_starts, &cap, src->nlines + 1, sizeof(size_t));
-      src->line_starts[src->nlines++] = start;
-      start = i + 1;
-    }
+  const char *t = src->text, *end = src->text + src->len;
+  const char *p = t;
+  for (;;) {
+    if (src->nlines == cap) src->line_starts = lit_grow(src->line_starts, &cap, cap + 1, sizeof(size_t));
+    src->line_starts[src->nlines++] = (size_t)(p - t);
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl || nl + 1 == end) break;
+    p = nl + 1;
   }
 }
 
@@ -81,10 +82,16 @@ void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes,
     len -= 3;
   }
   char *t = lit_xmalloc(len + 1);
-  size_t o = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (bytes[i] == '\r' && i + 1 < len && bytes[i + 1] == '\n') continue;
-    t[o++] = bytes[i];
+  size_t o = 0, i = 0;
+  while (i < len) { /* copy runs between carriage returns; drop each CR of a CRLF */
+    const char *cr = memchr(bytes + i, '\r', len - i);
+    size_t run = cr ? (size_t)(cr - (bytes + i)) : len - i;
+    memcpy(t + o, bytes + i, run);
+    o += run;
+    i += run;
+    if (!cr) break;
+    if (!(i + 1 < len && bytes[i + 1] == '\n')) t[o++] = '\r';
+    i++;
   }
   t[o] = '\0';
   src->text = t;
