@@ -117,7 +117,7 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
         return;
       }
     }
-    why = lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
+    why = p->in_memory ? NULL : lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
     if (why) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
       return;
@@ -419,6 +419,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   }
   lit_project *p = lit_xcalloc(1, sizeof *p);
   p->root = lit_xstrdup(root && root[0] ? root : ".");
+  p->in_memory = mem != NULL;
   p->index = lit_xcalloc(1, sizeof(S_table));
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);

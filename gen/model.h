@@ -114,6 +114,7 @@ typedef struct lit_project {
   void *index;       /* name -> chunk hash table (private to model.c) */
   lit_chunk **anon;  /* anonymous file roots, owned here */
   size_t nanon;
+  int in_memory;     /* loaded by lit_project_load_memory: no disk checks */
 } lit_project;
 
 enum {
@@ -127,7 +128,9 @@ enum {
 lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d);
 /* Same, from documents already in memory (tests, fuzzing): names[i] is the
  * path of texts[i]; names[0] is the entry, the others are read in the order
- * the entry links them. */
+ * the entry links them. Such a load never touches the disk: no unlisted-
+ * document scan and no symlink check of file= paths (their syntax is still
+ * checked). */
 lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens,
                                      size_t n, lit_diags *d);
 void lit_project_free(lit_project *p);
