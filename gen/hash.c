@@ -1,14 +1,55 @@
 #include "hash.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <xxhash.h>
 
-void lit_hash_hex(const void *data, size_t len, char hex[LIT_HASH_HEX + 1]) {
+#include "util.h"
+
+struct lit_hasher {
+  XXH3_state_t *state;
+};
+
+static void S_hex(XXH128_hash_t h, char hex[LIT_HASH_HEX + 1]) {
   XXH128_canonical_t c;
-  XXH128_canonicalFromHash(&c, XXH3_128bits(data, len));
+  XXH128_canonicalFromHash(&c, h);
   static const char digits[] = "0123456789abcdef";
   for (int i = 0; i < 16; i++) {
     hex[2 * i] = digits[c.digest[i] >> 4];
     hex[2 * i + 1] = digits[c.digest[i] & 15];
   }
   hex[LIT_HASH_HEX] = '\0';
+}
+
+void lit_hash_hex(const void *data, size_t len, char hex[LIT_HASH_HEX + 1]) { S_hex(XXH3_128bits(data, len), hex); }
+
+lit_hasher *lit_hasher_new(void) {
+  lit_hasher *h = lit_xmalloc(sizeof *h);
+  h->state = XXH3_createState();
+  if (!h->state) abort(); /* out of memory, as lit_xmalloc would */
+  XXH3_128bits_reset(h->state);
+  return h;
+}
+
+void lit_hasher_update(lit_hasher *h, const void *data, size_t len) { XXH3_128bits_update(h->state, data, len); }
+
+void lit_hasher_finish(lit_hasher *h, char hex[LIT_HASH_HEX + 1]) {
+  S_hex(XXH3_128bits_digest(h->state), hex);
+  XXH3_freeState(h->state);
+  free(h);
+}
+
+int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return errno;
+  lit_hasher *h = lit_hasher_new();
+  char *chunk = lit_xmalloc(1 << 20);
+  size_t n;
+  while ((n = fread(chunk, 1, 1 << 20, f)) > 0) lit_hasher_update(h, chunk, n);
+  int err = ferror(f) ? (errno ? errno : EIO) : 0;
+  fclose(f);
+  free(chunk);
+  lit_hasher_finish(h, hex);
+  return err;
 }

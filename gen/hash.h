@@ -14,4 +14,15 @@
 /* Writes LIT_HASH_HEX lowercase hex digits and a NUL into hex. */
 void lit_hash_hex(const void *data, size_t len, char hex[LIT_HASH_HEX + 1]);
 
+
+/* Streaming form, for files too large to hold: new, update..., finish. */
+typedef struct lit_hasher lit_hasher;
+/* The caller frees the result with lit_hasher_finish. */
+lit_hasher *lit_hasher_new(void);
+void lit_hasher_update(lit_hasher *h, const void *data, size_t len);
+/* Writes the digest like lit_hash_hex and frees h. */
+void lit_hasher_finish(lit_hasher *h, char hex[LIT_HASH_HEX + 1]);
+/* Hashes a whole file; returns 0 or an errno. */
+int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]);
+
 #endif

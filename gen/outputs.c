@@ -51,53 +51,96 @@ static int S_make_parents(S_txn *t, const char *full) {
   return err;
 }
 
-static int S_write_all(int fd, const char *data, size_t len) {
+/* A staged file being written: the sink of a streamed tangle. */
+typedef struct {
+  int fd;
+  int err;           /* first write error, or 0 */
+  char *temp;
+  lit_hasher *hash;  /* NULL when only writing */
+  char first[2];     /* the first two bytes, to spot a shebang */
+  size_t written;
+  const char *fail_at; /* fault injection: LIT_TEST_FAIL_WRITE names this file */
+} S_file_sink;
+
+static void S_sink_write(void *ctx, const char *data, size_t len) {
+  S_file_sink *s = ctx;
+  if (s->hash) lit_hasher_update(s->hash, data, len);
+  for (size_t i = 0; i < len && s->written + i < 2; i++) s->first[s->written + i] = data[i];
+  s->written += len;
+  if (s->fd < 0 || s->err) return;
+  if (s->fail_at) {
+    s->err = ENOSPC;
+    return;
+  }
   while (len > 0) {
-    ssize_t n = write(fd, data, len);
+    ssize_t n = write(s->fd, data, len);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return errno;
+      s->err = errno;
+      return;
     }
     data += n;
     len -= (size_t)n;
   }
-  return 0;
 }
 
-/* Stages content for full; returns 0 or an errno. */
-static int S_stage(S_txn *t, const char *full, const char *rel, const lit_buf *content) {
+/* Opens a temporary file beside full; 0 or an errno. */
+static int S_stage_begin(S_txn *t, const char *full, const char *rel, S_file_sink *s) {
+  memset(s, 0, sizeof *s);
+  s->fd = -1;
   int err = S_make_parents(t, full);
   if (err) return err;
-  char *temp = lit_xasprintf("%s.lit-tmp-XXXXXX", full);
-  int fd = mkstemp(temp);
-  if (fd < 0) {
+  s->temp = lit_xasprintf("%s.lit-tmp-XXXXXX", full);
+  s->fd = mkstemp(s->temp);
+  if (s->fd < 0) {
     err = errno;
-    free(temp);
+    free(s->temp);
+    s->temp = NULL;
     return err;
   }
   const char *fail = getenv("LIT_TEST_FAIL_WRITE"); /* fault injection for the test suite */
-  if (fail && strcmp(fail, rel) == 0) {
-    err = ENOSPC;
-  } else {
-    err = S_write_all(fd, content->data ? content->data : "", content->len);
-  }
+  if (fail && strcmp(fail, rel) == 0) s->fail_at = fail;
+  return 0;
+}
+
+/* Finishes a staged file: on success it joins the transaction; on failure
+ * the temporary is removed. Returns 0 or an errno. */
+static int S_stage_end(S_txn *t, const char *full, S_file_sink *s) {
+  int err = s->err;
   mode_t mask = umask(0);
   umask(mask);
-  int exec = content->len >= 2 && content->data[0] == '#' && content->data[1] == '!';
-  if (!err && fchmod(fd, (exec ? 0777 : 0666) & ~mask) != 0) err = errno;
-  if (!err && fsync(fd) != 0) err = errno;
-  if (close(fd) != 0 && !err) err = errno;
+  int exec = s->written >= 2 && s->first[0] == '#' && s->first[1] == '!';
+  if (!err && fchmod(s->fd, (exec ? 0777 : 0666) & ~mask) != 0) err = errno;
+  if (!err && fsync(s->fd) != 0) err = errno;
+  if (close(s->fd) != 0 && !err) err = errno;
   if (err) {
-    unlink(temp);
-    free(temp);
+    unlink(s->temp);
+    free(s->temp);
     return err;
   }
   t->items = lit_grow(t->items, &t->cap, t->len + 1, sizeof(S_staged));
   t->items[t->len].final = lit_xstrdup(full);
-  t->items[t->len].temp = temp;
+  t->items[t->len].temp = s->temp;
   t->len++;
   return 0;
 }
+
+static void S_stage_abandon(S_file_sink *s) {
+  if (s->fd >= 0) close(s->fd);
+  if (s->temp) unlink(s->temp);
+  free(s->temp);
+}
+
+static int S_stage(S_txn *t, const char *full, const char *rel, const lit_buf *content) {
+  S_file_sink s;
+  int err = S_stage_begin(t, full, rel, &s);
+  if (err) return err;
+  S_sink_write(&s, content->data ? content->data : "", content->len);
+  return S_stage_end(t, full, &s);
+}
+
+/* Tangles f into a hash only: nothing is kept but the digest. */
+static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_update(ctx, data, len); }
 
 static void S_rollback(S_txn *t) {
   for (size_t i = 0; i < t->len; i++) unlink(t->items[i].temp);
@@ -112,26 +155,6 @@ static void S_txn_free(S_txn *t) {
   free(t->items);
   for (size_t i = 0; i < t->ndirs; i++) free(t->dirs[i]);
   free(t->dirs);
-}
-
-typedef enum { S_MISSING, S_SAME, S_DIFFERENT } S_state;
-
-/* Compares the file on disk with content; fills disk_hash when it exists. */
-static S_state S_compare(const char *full, const lit_buf *content, char disk_hash[LIT_HASH_HEX + 1], int *read_err) {
-  lit_buf disk = LIT_BUF_INIT;
-  int err = lit_read_file(full, &disk);
-  *read_err = 0;
-  if (err) {
-    lit_buf_free(&disk);
-    if (err != ENOENT) *read_err = err;
-    return S_MISSING;
-  }
-  lit_hash_hex(disk.data ? disk.data : "", disk.len, disk_hash);
-  S_state s = (disk.len == content->len && (disk.len == 0 || memcmp(disk.data, content->data, disk.len) == 0))
-                  ? S_SAME
-                  : S_DIFFERENT;
-  lit_buf_free(&disk);
-  return s;
 }
 
 int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
@@ -150,35 +173,65 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     const char *doc;
     int line, col;
     S_block_loc(f, &doc, &line, &col);
-    lit_buf content = LIT_BUF_INIT;
-    if (lit_tangle_file(p, f, &topts, &content, d) != 0) {
-      failed = 1;
-      lit_buf_free(&content);
-      continue;
-    }
     char new_hash[LIT_HASH_HEX + 1], disk_hash[LIT_HASH_HEX + 1];
-    lit_hash_hex(content.data ? content.data : "", content.len, new_hash);
     char *full = lit_path_join(p->root, f->path);
-    int read_err;
-    S_state s = S_compare(full, &content, disk_hash, &read_err);
-    const lit_record_entry *e = lit_record_find(&rec, f->path);
-    int write = 0;
+    int read_err = lit_hash_file(full, disk_hash);
+    int exists = read_err == 0;
+    if (read_err == ENOENT) read_err = 0;
+    int staged = 0;
     if (read_err) {
       lit_diag(d, LIT_ERROR, doc, line, col, "cannot read '%s' to compare it: %s", f->path, strerror(read_err));
       failed = 1;
-    } else if (s == S_SAME) {
+      free(full);
+      continue;
+    }
+    if (!exists && !o->check && !failed) {
+      /* A new file: stream the tangle straight into its staged copy. */
+      S_file_sink s;
+      int err = S_stage_begin(&t, full, f->path, &s);
+      if (!err) {
+        s.hash = lit_hasher_new();
+        int cycle = lit_tangle_stream(p, f, &topts, S_sink_write, &s, d) != 0;
+        lit_hasher_finish(s.hash, new_hash);
+        s.hash = NULL;
+        if (cycle) {
+          S_stage_abandon(&s);
+          failed = 1;
+        } else {
+          err = S_stage_end(&t, full, &s);
+        }
+      }
+      if (err) {
+        lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", f->path, strerror(err));
+        failed = 1;
+      }
+      staged = !err && !failed;
+    } else {
+      lit_hasher *h = lit_hasher_new();
+      int cycle = lit_tangle_stream(p, f, &topts, S_hash_sink, h, d) != 0;
+      lit_hasher_finish(h, new_hash);
+      if (cycle) failed = 1;
+    }
+    if (staged) {
+      st.written++;
+      lit_record_set(&next, f->path, new_hash);
+      free(full);
+      continue;
+    }
+    const lit_record_entry *e = lit_record_find(&rec, f->path);
+    int write = 0;
+    if (!exists) {
+      if (o->check) {
+        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is missing: a fresh tangle writes it", f->path);
+        differs = 1;
+      }
+    } else if (strcmp(disk_hash, new_hash) == 0) {
       st.unchanged++;
       if (o->check && (!e || strcmp(e->hash, new_hash) != 0)) {
         lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is up to date but missing from the record %s (run make tangle)",
                  f->path, p->record_path);
         differs = 1;
       }
-    } else if (s == S_MISSING) {
-      if (o->check) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is missing: a fresh tangle writes it", f->path);
-        differs = 1;
-      }
-      write = 1;
     } else if (e && strcmp(e->hash, disk_hash) == 0) {
       if (o->check) {
         lit_diag(d, LIT_ERROR, doc, line, col, "'%s' differs from a fresh tangle of this document (run make tangle)",
@@ -200,7 +253,13 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       write = o->force;
     }
     if (write && !o->check && !failed) {
-      int err = S_stage(&t, full, f->path, &content);
+      /* A changed file: tangle again, this time into its staged copy. */
+      S_file_sink s;
+      int err = S_stage_begin(&t, full, f->path, &s);
+      if (!err) {
+        lit_tangle_stream(p, f, &topts, S_sink_write, &s, d);
+        err = S_stage_end(&t, full, &s);
+      }
       if (err) {
         lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", f->path, strerror(err));
         failed = 1;
@@ -210,7 +269,6 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     }
     lit_record_set(&next, f->path, new_hash);
     free(full);
-    lit_buf_free(&content);
   }
 
   /* Orphans: recorded files no block writes any more. */
@@ -220,8 +278,8 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     const lit_record_entry *e = &rec.items[i];
     if (lit_record_find(&next, e->path)) continue;
     char *full = lit_path_join(p->root, e->path);
-    lit_buf disk = LIT_BUF_INIT;
-    int err = lit_read_file(full, &disk);
+    char h[LIT_HASH_HEX + 1];
+    int err = lit_hash_file(full, h);
     if (err == ENOENT) {
       if (o->check) {
         lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "'%s' is in the record but no document writes it (run make tangle)",
@@ -229,8 +287,6 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         differs = 1;
       }
     } else if (!err) {
-      char h[LIT_HASH_HEX + 1];
-      lit_hash_hex(disk.data ? disk.data : "", disk.len, h);
       if (strcmp(h, e->hash) != 0) {
         lit_diag(d, LIT_WARNING, e->path, 0, 0,
                  "no document writes this file any more, but it was edited by hand since lit wrote it: left in place");
@@ -242,7 +298,6 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         remove[nremove++] = lit_xstrdup(full);
       }
     }
-    lit_buf_free(&disk);
     free(full);
   }
 

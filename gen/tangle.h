@@ -14,9 +14,16 @@ typedef struct {
   int line_directives; /* #line N "doc" wherever the source line jumps (C, C++, CUDA only) */
 } lit_tangle_opts;
 
-/* Appends the file's full content (header comment, body, one final newline)
- * to out. Returns 0, or -1 after reporting a reference cycle through d. The
+/* Receives the file's bytes in order, in pieces of about a megabyte. */
+typedef void (*lit_sink_fn)(void *ctx, const char *data, size_t len);
+
+/* Streams the file's full content (header comment, body, exactly one final
+ * newline) to sink, so a file of any size needs only a megabyte of buffer.
+ * Returns 0, or -1 after reporting a reference cycle through d. The
  * project's chunks carry expansion state, hence non-const. */
+int lit_tangle_stream(lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink, void *ctx,
+                      lit_diags *d);
+/* Same, appending the whole content to out. */
 int lit_tangle_file(lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out, lit_diags *d);
 
 #endif
