@@ -1,0 +1,113 @@
+/* fuzz_tangle.c: libFuzzer target over the reader and the tangler.
+ *
+ * The input is split into up to three in-memory documents:
+ *
+ *   <index.md text>
+ *   %%% <name>          (a separator line naming the next document)
+ *   <its text>
+ *
+ * Documents without a separator name are called a.md, b.md. The project is
+ * loaded with lit_project_load_memory (which never touches the disk) and
+ * every file is tangled twice, with and without #line directives; the chunk
+ * dump and the diagnostics are formatted too. The same bytes are also fed to
+ * the record parser and the attribute parser, which take untrusted text. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../gen/attrs.h"
+#include "../../gen/diag.h"
+#include "../../gen/dump.h"
+#include "../../gen/model.h"
+#include "../../gen/record.h"
+#include "../../gen/tangle.h"
+#include "../../gen/util.h"
+
+enum { S_MAX_DOCS = 3 };
+
+static const char S_sep[] = "\n%%% ";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const char *text = (const char *)data;
+  const char *names[S_MAX_DOCS];
+  const char *texts[S_MAX_DOCS];
+  size_t lens[S_MAX_DOCS];
+  char *owned[S_MAX_DOCS] = {NULL, NULL, NULL};
+  static const char *const defaults[S_MAX_DOCS] = {"index.md", "a.md", "b.md"};
+  size_t n = 0, pos = 0;
+  const char *name = defaults[0];
+  while (n < S_MAX_DOCS) {
+    /* find the next separator */
+    size_t next = size;
+    for (size_t i = pos; n + 1 < S_MAX_DOCS && i + sizeof S_sep - 1 <= size; i++)
+      if (memcmp(text + i, S_sep, sizeof S_sep - 1) == 0) {
+        next = i;
+        break;
+      }
+    names[n] = name;
+    texts[n] = text + pos;
+    lens[n] = next - pos;
+    n++;
+    if (next >= size) break;
+    size_t name_start = next + sizeof S_sep - 1, name_end = name_start;
+    while (name_end < size && text[name_end] != '\n' && name_end - name_start < 64) name_end++;
+    if (name_end > name_start) {
+      owned[n] = lit_xstrndup(text + name_start, name_end - name_start);
+      name = owned[n];
+    } else {
+      name = defaults[n];
+    }
+    pos = name_end < size ? name_end + 1 : size;
+  }
+
+  lit_diags *d = lit_diags_new();
+  lit_diags_set_limit(d, 200);
+  lit_project *p = lit_project_load_memory(names, texts, lens, n, d);
+  if (p) {
+    for (int directives = 0; directives <= 1; directives++) {
+      lit_tangle_opts o = {directives};
+      for (size_t i = 0; i < p->nfiles; i++) {
+        lit_buf out = LIT_BUF_INIT;
+        lit_tangle_file(p, &p->files[i], &o, &out, d);
+        /* every tangled file ends in exactly one newline */
+        if (out.len == 0 || out.data[out.len - 1] != '\n' || (out.len >= 2 && out.data[out.len - 2] == '\n'))
+          abort();
+        lit_buf_free(&out);
+      }
+    }
+    lit_buf dump = LIT_BUF_INIT;
+    lit_dump(p, &dump);
+    lit_buf_free(&dump);
+    lit_project_free(p);
+  }
+  FILE *null = fopen("/dev/null", "w");
+  if (null) {
+    lit_diags_print(d, null);
+    fclose(null);
+  }
+  lit_diags_free(d);
+
+  /* The record parser and the attribute parser see untrusted text too. */
+  lit_diags *rd = lit_diags_new();
+  lit_record rec;
+  lit_record_parse(&rec, ".lit-record", text, size, rd);
+  lit_buf fmt = LIT_BUF_INIT;
+  lit_record_format(&rec, &fmt);
+  lit_buf_free(&fmt);
+  lit_record_free(&rec);
+  lit_diags_free(rd);
+  size_t line_len = 0;
+  while (line_len < size && text[line_len] != '\n' && text[line_len] != '\0') line_len++;
+  char *info = lit_xstrndup(text, line_len);
+  lit_attrs a;
+  lit_attrs_parse(info, &a, NULL, NULL);
+  lit_attrs_free(&a);
+  free(info);
+
+  for (size_t i = 0; i < S_MAX_DOCS; i++) free(owned[i]);
+  return 0;
+}

@@ -1,0 +1,2 @@
+$LIT tangle -q || exit 90
+$LIT tangle --check

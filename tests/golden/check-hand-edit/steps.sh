@@ -1,0 +1,3 @@
+$LIT tangle -q || exit 90
+echo '/* hand edit */' >>out/a.c
+$LIT tangle --check

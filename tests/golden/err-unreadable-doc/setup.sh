@@ -1,0 +1,1 @@
+rm a.md && mkdir a.md

@@ -1,0 +1,3 @@
+$LIT tangle -q || exit 90
+sed 's|{.c file=out/b.c}|{.c .example}|' index.md >i.tmp && mv i.tmp index.md
+$LIT tangle
