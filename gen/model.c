@@ -100,7 +100,11 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     const char *why = lit_path_check_syntax(b->file, p->tangle_roots, p->nroots);
     if (why) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
-      if (p->nroots) {
+      if (!p->nroots) {
+        lit_diag(d, LIT_NOTE, path, b->line, b->file_col,
+                 "%s declares no output folders: add 'tangle-roots: <folder>' to its front matter",
+                 p->docs[0]->src.path);
+      } else {
         lit_buf roots = LIT_BUF_INIT;
         for (size_t i = 0; i < p->nroots; i++) lit_buf_printf(&roots, "%s%s", i ? ", " : "", p->tangle_roots[i]);
         lit_diag(d, LIT_NOTE, path, b->line, b->file_col, "output folders declared in the entry document: %s",
