@@ -9,8 +9,8 @@ CC      ?= cc
 PKGS    := libcmark-gfm lua5.4 libxxhash
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -pedantic
-DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcmark-gfm-extensions
+DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -pthread
+DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcmark-gfm-extensions -pthread
 BUILD   := gen/build
 LIT     := $(BUILD)/lit
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)

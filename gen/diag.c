@@ -81,3 +81,15 @@ void lit_diags_print(const lit_diags *d, FILE *out) {
   for (size_t i = 0; i < d->len; i++) fprintf(out, "%s\n", d->items[i].text);
   if (d->dropped) fprintf(out, "lit: note: %zu further messages not shown\n", d->dropped);
 }
+
+void lit_diags_append(lit_diags *d, lit_diags *src) {
+  for (size_t i = 0; i < src->len; i++) {
+    d->items = lit_grow(d->items, &d->cap, d->len + 1, sizeof(S_message));
+    d->items[d->len++] = src->items[i];
+  }
+  for (int l = 0; l < 3; l++) d->counts[l] += src->counts[l];
+  d->dropped += src->dropped;
+  src->len = 0;
+  src->counts[0] = src->counts[1] = src->counts[2] = 0;
+  src->dropped = 0;
+}

@@ -25,6 +25,8 @@ void lit_diag(lit_diags *d, lit_level level, const char *file, int line, int col
     __attribute__((format(printf, 6, 7)));
 
 size_t lit_diags_count(const lit_diags *d, lit_level level);
+/* Moves every message of src to the end of d (src is left empty). */
+void lit_diags_append(lit_diags *d, lit_diags *src);
 void lit_diags_print(const lit_diags *d, FILE *out);
 /* Stops collecting after this many errors (0: no limit); later ones are counted. */
 void lit_diags_set_limit(lit_diags *d, size_t max_errors);

@@ -1,6 +1,8 @@
 #include "doc.h"
 
 #include <cmark-gfm.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,8 +163,16 @@ static void S_add_block(lit_doc *doc, cmark_node *node, size_t *cap, lit_diags *
   lit_attrs_free(&a);
   const char *lit = cmark_node_get_literal(node);
   b->code_len = lit ? strlen(lit) : 0;
-  b->code = lit_xstrndup(lit ? lit : "", b->code_len);
   b->code_line = line + 1;
+  /* Most blocks sit at the top level, where their content is the source text
+   * itself: point into it rather than copy (a 50 MB corpus is mostly code). */
+  size_t off = (size_t)b->code_line <= src->nlines ? src->line_starts[b->code_line - 1] : src->len;
+  if (lit && off + b->code_len <= src->len && memcmp(src->text + off, lit, b->code_len) == 0) {
+    b->code = src->text + off;
+  } else {
+    b->code = lit_xstrndup(lit ? lit : "", b->code_len);
+    b->code_owned = 1;
+  }
 
   int weaver_only = (b->flags & (LIT_BLOCK_DATA | LIT_BLOCK_RENDER)) != 0;
   if (b->flags & LIT_BLOCK_EXAMPLE) {
@@ -235,7 +245,7 @@ void lit_doc_free(lit_doc *doc) {
     free(b->file);
     for (size_t k = 0; k < b->nclasses; k++) free(b->classes[k]);
     free(b->classes);
-    free(b->code);
+    if (b->code_owned) free((char *)b->code);
     free(b->segs);
     free(b);
   }
@@ -244,4 +254,44 @@ void lit_doc_free(lit_doc *doc) {
   free(doc->links);
   lit_source_free(&doc->src);
   free(doc);
+}
+
+typedef struct {
+  lit_source *srcs;
+  lit_doc **docs;
+  lit_diags **diags;
+  size_t n, first_order, next;
+  pthread_mutex_t lock;
+} S_pool;
+
+static void *S_worker(void *arg) {
+  S_pool *pool = arg;
+  for (;;) {
+    pthread_mutex_lock(&pool->lock);
+    size_t i = pool->next++;
+    pthread_mutex_unlock(&pool->lock);
+    if (i >= pool->n) return NULL;
+    pool->docs[i] = lit_doc_parse(&pool->srcs[i], pool->first_order + i, pool->diags[i]);
+  }
+}
+
+void lit_doc_parse_many(lit_source *srcs, size_t n, size_t first_order, lit_doc **docs, lit_diags *d) {
+  S_pool pool = {srcs, docs, lit_xcalloc(n + 1, sizeof(lit_diags *)), n, first_order, 0, PTHREAD_MUTEX_INITIALIZER};
+  for (size_t i = 0; i < n; i++) pool.diags[i] = lit_diags_new();
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t nthreads = cpus > 1 ? (size_t)cpus : 1;
+  if (nthreads > 8) nthreads = 8;
+  if (nthreads > n) nthreads = n;
+  pthread_t threads[8];
+  size_t started = 0;
+  for (size_t t = 1; t < nthreads; t++) /* this thread is the first worker */
+    if (pthread_create(&threads[started], NULL, S_worker, &pool) == 0) started++;
+  S_worker(&pool);
+  for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
+  for (size_t i = 0; i < n; i++) {
+    lit_diags_append(d, pool.diags[i]);
+    lit_diags_free(pool.diags[i]);
+  }
+  free(pool.diags);
+  pthread_mutex_destroy(&pool.lock);
 }

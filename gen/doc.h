@@ -14,6 +14,10 @@
  * result with lit_doc_free. */
 lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d);
 void lit_doc_free(lit_doc *doc);
+/* Parses n sources (each taken over) into docs[0..n), numbering them from
+ * first_order, on up to as many threads as there are processors; messages
+ * reach d in document order, as if parsed one after another. */
+void lit_doc_parse_many(lit_source *srcs, size_t n, size_t first_order, lit_doc **docs, lit_diags *d);
 
 /* Languages whose untagged blocks are errors (code in our docs is real, or
  * says it is not): CUDA, C, C++, Python, TOML and their usual aliases. */

@@ -26,7 +26,7 @@ static lit_chunk **S_slot(S_table *t, const char *name, size_t len) {
   size_t mask = t->cap - 1;
   for (size_t i = S_hash(name, len) & mask;; i = (i + 1) & mask) {
     lit_chunk *c = t->slots[i];
-    if (!c || (strlen(c->name) == len && memcmp(c->name, name, len) == 0)) return &t->slots[i];
+    if (!c || (c->name_len == len && memcmp(c->name, name, len) == 0)) return &t->slots[i];
   }
 }
 
@@ -36,10 +36,10 @@ static void S_table_insert(S_table *t, lit_chunk *c) {
     t->cap = old.cap ? old.cap * 2 : 64;
     t->slots = lit_xcalloc(t->cap, sizeof(lit_chunk *));
     for (size_t i = 0; i < old.cap; i++)
-      if (old.slots[i]) *S_slot(t, old.slots[i]->name, strlen(old.slots[i]->name)) = old.slots[i];
+      if (old.slots[i]) *S_slot(t, old.slots[i]->name, old.slots[i]->name_len) = old.slots[i];
     free(old.slots);
   }
-  *S_slot(t, c->name, strlen(c->name)) = c;
+  *S_slot(t, c->name, c->name_len) = c;
   t->len++;
 }
 
@@ -68,6 +68,7 @@ const char *lit_comment_style(const char *path) {
 static lit_chunk *S_new_chunk(const char *name) {
   lit_chunk *c = lit_xcalloc(1, sizeof *c);
   c->name = name ? lit_xstrdup(name) : NULL;
+  c->name_len = name ? strlen(name) : 0;
   return c;
 }
 
@@ -431,6 +432,9 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   const char *slash = strrchr(entry, '/');
   char *entry_dir = slash ? lit_xstrndup(entry, (size_t)(slash - entry)) : lit_xstrdup("");
   lit_doc *index = p->docs[0];
+  /* Read every linked document first, then parse them in parallel. */
+  lit_source *srcs = NULL;
+  size_t nsrcs = 0, srcs_cap = 0;
   for (size_t i = 0; i < index->nlinks; i++) {
     lit_link *l = &index->links[i];
     char *path = S_normalize(entry_dir, l->url);
@@ -438,19 +442,26 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
       lit_diag(d, LIT_ERROR, index->src.path, l->line, l->col, "link '%s' leads outside the project", l->url);
       continue;
     }
-    if (S_has_doc(p, path)) {
+    int dup = strcmp(path, index->src.path) == 0;
+    for (size_t k = 0; k < nsrcs && !dup; k++) dup = strcmp(srcs[k].path, path) == 0;
+    if (dup) {
       free(path);
       continue;
     }
-    lit_source s;
-    if (S_load_source(&s, p->root, path, mem, d) == 0) {
-      S_add_doc(p, lit_doc_parse(&s, p->ndocs, d), &doc_cap);
+    srcs = lit_grow(srcs, &srcs_cap, nsrcs + 1, sizeof(lit_source));
+    if (S_load_source(&srcs[nsrcs], p->root, path, mem, d) == 0) {
+      nsrcs++;
     } else {
       lit_diag(d, LIT_NOTE, index->src.path, l->line, l->col, "linked from the table of contents here");
-      lit_source_free(&s);
+      lit_source_free(&srcs[nsrcs]);
     }
     free(path);
   }
+  lit_doc **parsed = lit_xcalloc(nsrcs + 1, sizeof(lit_doc *));
+  lit_doc_parse_many(srcs, nsrcs, 1, parsed, d);
+  for (size_t i = 0; i < nsrcs; i++) S_add_doc(p, parsed[i], &doc_cap);
+  free(parsed);
+  free(srcs);
   free(entry_dir);
   if (!mem) S_check_unlisted(p, d);
   for (size_t di = 0; di < p->ndocs; di++)

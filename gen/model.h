@@ -55,8 +55,9 @@ struct lit_block {
   char **classes;
   size_t nclasses;
   unsigned flags;
-  char *code;        /* the block's content as cmark gives it */
+  const char *code;  /* the block's content as cmark gives it */
   size_t code_len;
+  int code_owned;    /* code is a copy to free; else it points into doc->src.text */
   int code_line;     /* line of the first content line */
   lit_seg *segs;
   size_t nsegs;
@@ -85,6 +86,7 @@ typedef struct {
 
 struct lit_chunk {
   char *name;        /* NULL for the anonymous root of an unnamed file block */
+  size_t name_len;
   lit_block **defs;  /* definitions in reading order */
   size_t ndefs;
   lit_use *uses;

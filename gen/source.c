@@ -100,6 +100,21 @@ void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes,
   S_front_matter(src, d);
 }
 
+void lit_source_adopt(lit_source *src, const char *path, char *bytes, size_t len, lit_diags *d) {
+  /* Most documents have neither a BOM nor a CR: keep their buffer as it is. */
+  if ((len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) || memchr(bytes, '\r', len)) {
+    lit_source_from_bytes(src, path, bytes, len, d);
+    free(bytes);
+    return;
+  }
+  memset(src, 0, sizeof *src);
+  src->path = lit_xstrdup(path);
+  src->text = bytes;
+  src->len = len;
+  S_index_lines(src);
+  S_front_matter(src, d);
+}
+
 int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d) {
   memset(src, 0, sizeof *src);
   char *full = (root && root[0] && strcmp(root, ".") != 0) ? lit_xasprintf("%s/%s", root, relpath) : lit_xstrdup(relpath);
@@ -112,8 +127,8 @@ int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_
     src->path = lit_xstrdup(relpath);
     return -1;
   }
-  lit_source_from_bytes(src, relpath, b.data ? b.data : "", b.len, d);
-  lit_buf_free(&b);
+  size_t len = b.len;
+  lit_source_adopt(src, relpath, lit_buf_detach(&b), len, d);
   return 0;
 }
 
