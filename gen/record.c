@@ -17,6 +17,25 @@ static int S_hex(const char *s) {
   return 1;
 }
 
+/* A recorded path is one lit could have written: relative, no '.', '..' or
+ * empty parts. Anything else is refused, since orphan removal deletes what
+ * the record names. */
+static int S_path_ok(const char *p, size_t len) {
+  if (len == 0 || p[0] == '/' || p[0] == ' ') return 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && p[i] != '/') {
+      if (p[i] == '\0' || p[i] == '\\') return 0;
+      continue;
+    }
+    size_t part = i - start;
+    if (part == 0 || (part == 1 && p[start] == '.') || (part == 2 && p[start] == '.' && p[start + 1] == '.'))
+      return 0;
+    start = i + 1;
+  }
+  return 1;
+}
+
 int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t len, lit_diags *d) {
   memset(rec, 0, sizeof *rec);
   int line = 0, bad = 0;
@@ -30,7 +49,8 @@ int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t
       p = nl ? nl + 1 : end;
       continue;
     }
-    if (l < LIT_HASH_HEX + 2 || p[LIT_HASH_HEX] != ' ' || !S_hex(p)) {
+    if (l < LIT_HASH_HEX + 2 || p[LIT_HASH_HEX] != ' ' || !S_hex(p) ||
+        !S_path_ok(p + LIT_HASH_HEX + 1, l - LIT_HASH_HEX - 1)) {
       lit_diag(d, LIT_ERROR, name, line, 1,
                "malformed record line (expected '<hash> <path>'); restore the file from git or delete it");
       bad = 1;

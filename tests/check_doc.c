@@ -1,0 +1,187 @@
+/* check_doc.c: reading one document's code blocks and links with cmark. */
+#include "check_lit.h"
+
+#include "doc.h"
+
+static lit_doc *S_parse(const char *text, lit_diags *d) {
+  lit_source src;
+  lit_source_from_bytes(&src, "d.md", text, strlen(text), d);
+  return lit_doc_parse(&src, 0, d);
+}
+
+START_TEST(test_blocks_and_flags) {
+  const char *t = "# T\n\n"
+                  "```{.c #name file=out/x.c}\nint x;\n```\n\n" /* 3 */
+                  "```{.c .example}\nint y;\n```\n\n"           /* 7 */
+                  "```{.lua .data #specs}\nreturn {}\n```\n\n"  /* 11 */
+                  "```{.lua .render}\nreturn ''\n```\n\n"       /* 15 */
+                  "```sh\nls\n```\n\n"                          /* 19 */
+                  "    indented\n";
+  lit_diags *d = lit_diags_new();
+  lit_doc *doc = S_parse(t, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  ck_assert_uint_eq(doc->nblocks, 5); /* indented code is not a fenced block */
+  const lit_block *b = doc->blocks[0];
+  ck_assert_int_eq(b->line, 3);
+  ck_assert_int_eq(b->col, 1);
+  ck_assert_int_eq(b->code_line, 4);
+  ck_assert_pstr_eq(b->lang, "c");
+  ck_assert_pstr_eq(b->name, "name");
+  ck_assert_pstr_eq(b->file, "out/x.c");
+  ck_assert_int_eq(b->name_col, 8);
+  ck_assert_int_eq(b->file_col, 14);
+  ck_assert_uint_eq(b->flags, LIT_BLOCK_TANGLED);
+  ck_assert_uint_eq(b->code_len, 7);
+  ck_assert_int_eq(memcmp(b->code, "int x;\n", 7), 0);
+  ck_assert_uint_eq(doc->blocks[1]->flags, LIT_BLOCK_EXAMPLE);
+  ck_assert_uint_eq(doc->blocks[1]->nsegs, 0); /* examples are not cut into segments */
+  ck_assert_uint_eq(doc->blocks[2]->flags, LIT_BLOCK_DATA);
+  ck_assert_uint_eq(doc->blocks[3]->flags, LIT_BLOCK_RENDER);
+  ck_assert_uint_eq(doc->blocks[4]->flags, 0);
+  ck_assert_pstr_eq(doc->blocks[4]->lang, "sh");
+  for (size_t i = 0; i < doc->nblocks; i++) ck_assert_uint_eq(doc->blocks[i]->index, i);
+  lit_doc_free(doc);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_segments) {
+  const char *t = "```{.c #s}\n"
+                  "int a;\n"
+                  "int b;\n"
+                  "  <<inner>>  \n"
+                  "\t<<tabbed>>\n"
+                  "<<not a name>>\n"
+                  "x <<mid>>\n"
+                  "<<last>>\n"
+                  "```\n";
+  lit_diags *d = lit_diags_new();
+  lit_doc *doc = S_parse(t, d);
+  const lit_block *b = doc->blocks[0];
+  ck_assert_uint_eq(b->nsegs, 5);
+  const lit_seg *s = b->segs;
+  ck_assert_int_eq(s[0].kind, LIT_SEG_TEXT);
+  ck_assert_int_eq(s[0].line, 2);
+  ck_assert_uint_eq(s[0].nlines, 2);
+  ck_assert_int_eq(memcmp(s[0].text, "int a;\nint b;\n", s[0].len), 0);
+  ck_assert_uint_eq(s[0].len, 14);
+  ck_assert_int_eq(s[1].kind, LIT_SEG_REF);
+  ck_assert_int_eq(s[1].line, 4);
+  ck_assert_int_eq(s[1].col, 3);
+  ck_assert_uint_eq(s[1].len, 5);
+  ck_assert_int_eq(memcmp(s[1].text, "inner", 5), 0);
+  ck_assert_uint_eq(s[1].indent_len, 2);
+  ck_assert_int_eq(memcmp(s[1].indent, "  ", 2), 0);
+  ck_assert_int_eq(s[2].kind, LIT_SEG_REF);
+  ck_assert_uint_eq(s[2].indent_len, 1);
+  ck_assert_int_eq(s[2].indent[0], '\t');
+  ck_assert_int_eq(s[3].kind, LIT_SEG_TEXT); /* an invalid name and a mid-line << are text */
+  ck_assert_int_eq(s[3].line, 6);
+  ck_assert_uint_eq(s[3].nlines, 2);
+  ck_assert_int_eq(s[4].kind, LIT_SEG_REF);
+  ck_assert_int_eq(s[4].line, 8);
+  ck_assert_int_eq(memcmp(s[4].text, "last", 4), 0);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_doc_free(doc);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* Blocks inside containers: columns of references count from the line start. */
+START_TEST(test_containers) {
+  const char *t = "> ```{.c #q}\n> <<r>>\n> ```\n\n- item\n\n  ~~~{.c #l}\n  x\n  ~~~\n";
+  lit_diags *d = lit_diags_new();
+  lit_doc *doc = S_parse(t, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  ck_assert_uint_eq(doc->nblocks, 2);
+  ck_assert_pstr_eq(doc->blocks[0]->name, "q");
+  ck_assert_int_eq(doc->blocks[0]->col, 3);
+  ck_assert_int_eq(doc->blocks[0]->segs[0].kind, LIT_SEG_REF);
+  ck_assert_int_eq(doc->blocks[0]->segs[0].col, 3);
+  ck_assert_pstr_eq(doc->blocks[1]->name, "l");
+  ck_assert_int_eq(doc->blocks[1]->line, 7);
+  ck_assert_uint_eq(doc->blocks[1]->code_len, 2);
+  ck_assert_int_eq(memcmp(doc->blocks[1]->code, "x\n", 2), 0);
+  lit_doc_free(doc);
+  lit_diags_free(d);
+}
+END_TEST
+
+static const struct {
+  const char *text;
+  const char *want;
+} S_errors[] = {
+    {"```c\nint x;\n```\n", "d.md:1:1: error: untagged c block: give it a #name or file= to tangle it, or mark it "
+                            "{.c .example} if it is only an illustration\n"},
+    {"```{.c #open}\nint x;\n", "d.md:1:1: error: code fence is never closed: add a closing '```' line (the block "
+                                "runs to the end of its container)\n"},
+    {"~~~~{.c #open}\nx\n~~~\n", "d.md:1:1: error: code fence is never closed: add a closing '~~~' line (the block "
+                                 "runs to the end of its container)\n"},
+    {"```{.c #x}\n<<>>\n```\n", "d.md:2:1: error: empty chunk name in reference '<<>>'\n"},
+    {"```{.c #x bad=1}\nx\n```\n", "d.md:1:11: error: unknown attribute 'bad' (known: file)\n"},
+    {"```{.c .example #x}\nx\n```\n",
+     "d.md:1:4: error: an .example block is never tangled, so it cannot have #name or file=\n"},
+    {"```{.lua .data}\nx\n```\n", "d.md:1:4: error: a .data block needs a #name to be found by\n"},
+    {"```{.lua .render file=out/x}\nx\n```\n",
+     "d.md:1:18: error: .data and .render blocks are for the weaver; drop file=\n"},
+    {"```python\nx\n```\n```sh\nx\n```\n```\nx\n```\n```text\nx\n```\n",
+     "d.md:1:1: error: untagged python block: give it a #name or file= to tangle it, or mark it {.python .example} "
+     "if it is only an illustration\n"},
+    {"```c {.c #x\nx\n```\n", "d.md:1:12: error: attribute list has no closing '}'\n"},
+    {"````{.c #x}\n```\n````\n", ""}, /* a shorter fence inside is content */
+    {"```{.c #x}\nx\n```   \n", ""},  /* trailing spaces after the closing fence */
+};
+
+START_TEST(test_errors) {
+  lit_diags *d = lit_diags_new();
+  lit_doc *doc = S_parse(S_errors[_i].text, d);
+  char *t = ck_diags_text(d);
+  ck_assert_str_eq(t, S_errors[_i].want);
+  free(t);
+  lit_doc_free(doc);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_links) {
+  const char *t = "1. [A](a.md)\n2. [B](sub/b.md#part)\n3. [web](https://x.org/c.md)\n4. [abs](/root.md)\n"
+                  "5. [anchor](#top)\n6. [mail](mailto:x@y.md)\n7. [txt](notes.txt)\n\nSee [A again](a.md).\n";
+  lit_diags *d = lit_diags_new();
+  lit_doc *doc = S_parse(t, d);
+  ck_assert_uint_eq(doc->nlinks, 3);
+  ck_assert_str_eq(doc->links[0].url, "a.md");
+  ck_assert_int_eq(doc->links[0].line, 1);
+  ck_assert_str_eq(doc->links[1].url, "sub/b.md#part");
+  ck_assert_int_eq(doc->links[1].line, 2);
+  ck_assert_str_eq(doc->links[2].url, "a.md");
+  ck_assert_int_eq(doc->links[2].line, 9);
+  lit_doc_free(doc);
+  lit_diags_free(d);
+}
+END_TEST
+
+static const struct {
+  const char *lang;
+  int needs;
+} S_langs[] = {{"cuda", 1}, {"c", 1},     {"cpp", 1},  {"c++", 1},     {"python", 1}, {"py", 1},  {"toml", 1},
+               {"h", 1},    {"sh", 0},    {"text", 0}, {"console", 0}, {"json", 0},   {"lua", 0}, {"CUDA", 0},
+               {"", 0},     {"cudax", 0}, {NULL, 0}};
+
+START_TEST(test_lang_needs_tag) {
+  ck_assert_msg(lit_lang_needs_tag(S_langs[_i].lang) == S_langs[_i].needs, "%s",
+                S_langs[_i].lang ? S_langs[_i].lang : "(null)");
+}
+END_TEST
+
+Suite *doc_suite(void) {
+  Suite *s = suite_create("doc");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_blocks_and_flags);
+  tcase_add_test(tc, test_segments);
+  tcase_add_test(tc, test_containers);
+  tcase_add_loop_test(tc, test_errors, 0, sizeof S_errors / sizeof S_errors[0]);
+  tcase_add_test(tc, test_links);
+  tcase_add_loop_test(tc, test_lang_needs_tag, 0, sizeof S_langs / sizeof S_langs[0]);
+  suite_add_tcase(s, tc);
+  return s;
+}

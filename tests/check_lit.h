@@ -1,0 +1,110 @@
+/* check_lit.h: what the unit test files share: each module's suite, and
+ * small helpers to build a project from documents in memory or on disk.
+ * Include it first: it sets the feature macros the helpers need. */
+#ifndef CHECK_LIT_H
+#define CHECK_LIT_H
+
+#define _XOPEN_SOURCE 700
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "model.h"
+#include "tangle.h"
+#include "util.h"
+
+Suite *attrs_suite(void);
+Suite *source_suite(void);
+Suite *doc_suite(void);
+Suite *model_suite(void);
+Suite *tangle_suite(void);
+Suite *outputs_suite(void);
+Suite *record_suite(void);
+Suite *paths_suite(void);
+Suite *hash_suite(void);
+Suite *diag_suite(void);
+Suite *util_suite(void);
+
+/* Everything d collected, as lit prints it; the caller frees the result. */
+static inline char *ck_diags_text(const lit_diags *d) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ck_assert_ptr_nonnull(f);
+  lit_diags_print(d, f);
+  fclose(f);
+  return text;
+}
+
+/* Loads index.md (and a.md, b.md when given) from memory. */
+static inline lit_project *ck_load(const char *index, const char *a, const char *b, lit_diags *d) {
+  const char *names[3] = {"index.md", "a.md", "b.md"};
+  const char *texts[3] = {index, a, b};
+  size_t lens[3] = {strlen(index), a ? strlen(a) : 0, b ? strlen(b) : 0};
+  return lit_project_load_memory(names, texts, lens, b ? 3 : a ? 2 : 1, d);
+}
+
+static inline const lit_file *ck_file(const lit_project *p, const char *path) {
+  for (size_t i = 0; i < p->nfiles; i++)
+    if (strcmp(p->files[i].path, path) == 0) return &p->files[i];
+  return NULL;
+}
+
+/* The tangled content of path; the caller frees the result. */
+static inline char *ck_tangle(lit_project *p, const char *path, int directives, lit_diags *d) {
+  const lit_file *f = ck_file(p, path);
+  ck_assert_msg(f != NULL, "no file %s in the project", path);
+  lit_tangle_opts o = {directives};
+  lit_buf out = LIT_BUF_INIT;
+  lit_tangle_file(p, f, &o, &out, d);
+  return lit_buf_detach(&out);
+}
+
+/* Writes text to dir/rel, creating folders. */
+static inline void ck_write(const char *dir, const char *rel, const char *text) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  for (char *c = full + strlen(dir) + 1; *c; c++)
+    if (*c == '/') {
+      *c = '\0';
+      mkdir(full, 0777);
+      *c = '/';
+    }
+  FILE *f = fopen(full, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  free(full);
+}
+
+/* Contents of dir/rel, or NULL if it cannot be read; the caller frees it. */
+static inline char *ck_read(const char *dir, const char *rel) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  lit_buf b = LIT_BUF_INIT;
+  int err = lit_read_file(full, &b);
+  free(full);
+  if (err) {
+    lit_buf_free(&b);
+    return NULL;
+  }
+  return lit_buf_detach(&b);
+}
+
+/* A fresh temporary folder; the caller removes it with ck_rmtree. */
+static inline char *ck_tempdir(void) {
+  char *t = lit_xstrdup("/tmp/lit-check.XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(t));
+  return t;
+}
+
+static inline void ck_rmtree(char *dir) {
+  char *cmd = lit_xasprintf("rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  free(cmd);
+  free(dir);
+}
+
+#endif

@@ -1,0 +1,186 @@
+/* check_model.c: the project: reading order, chunks, appends, resolution,
+ * suggestions, unused chunks, cycles, file roots, configuration. */
+#include "check_lit.h"
+
+#define FM "---\ntangle-roots: out\n---\n"
+
+START_TEST(test_reading_order_and_appends) {
+  const char *index = FM "1. [B](b.md)\n2. [A](a.md)\n3. [B again](b.md)\n\n"
+                         "```{.c file=out/x.c}\n<<p>>\n```\n\n```{.c #p}\nint i;\n```\n";
+  const char *a = "```{.c #p}\nint a;\n```\n";
+  const char *b = "```{.c #p}\nint b;\n```\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, a, b, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  ck_assert_uint_eq(p->ndocs, 3);
+  ck_assert_str_eq(p->docs[0]->src.path, "index.md");
+  ck_assert_str_eq(p->docs[1]->src.path, "b.md"); /* link order, each document once */
+  ck_assert_str_eq(p->docs[2]->src.path, "a.md");
+  for (size_t i = 0; i < p->ndocs; i++) ck_assert_uint_eq(p->docs[i]->order, i);
+  lit_chunk *c = lit_project_find(p, "p", 1);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_uint_eq(c->ndefs, 3);
+  ck_assert_str_eq(c->defs[0]->doc->src.path, "index.md");
+  ck_assert_str_eq(c->defs[1]->doc->src.path, "b.md");
+  ck_assert_str_eq(c->defs[2]->doc->src.path, "a.md");
+  for (size_t i = 0; i < c->ndefs; i++) {
+    ck_assert_uint_eq(c->defs[i]->def_index, i);
+    ck_assert_ptr_eq(c->defs[i]->chunk, c);
+  }
+  ck_assert_uint_eq(c->nuses, 1);
+  ck_assert_uint_eq(p->nfiles, 1);
+  ck_assert_str_eq(p->files[0].path, "out/x.c");
+  ck_assert_ptr_null(p->files[0].root->name); /* an unnamed file block is an anonymous root */
+  ck_assert_ptr_eq(p->files[0].block->segs[0].target, c);
+  ck_assert_ptr_null(lit_project_find(p, "q", 1));
+  ck_assert_ptr_eq(lit_project_find(p, "pq", 1), c); /* the length counts, not the NUL */
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* Many chunks: the name table grows and still finds every one. */
+START_TEST(test_many_chunks) {
+  lit_buf t = LIT_BUF_INIT;
+  lit_buf_puts(&t, FM "```{.c file=out/x.c}\n");
+  for (int i = 0; i < 3000; i++) lit_buf_printf(&t, "<<c%d>>\n", i);
+  lit_buf_puts(&t, "```\n");
+  for (int i = 0; i < 3000; i++) lit_buf_printf(&t, "```{.c #c%d}\nint v%d;\n```\n", i, i);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(t.data, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR) + lit_diags_count(d, LIT_WARNING), 0);
+  ck_assert_uint_eq(p->nchunks, 3000);
+  for (int i = 0; i < 3000; i += 7) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", i);
+    lit_chunk *c = lit_project_find(p, name, strlen(name));
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(c->name, name);
+    ck_assert_ptr_eq(p->chunks[i], c); /* chunks are kept in order of first definition */
+  }
+  lit_project_free(p);
+  lit_diags_free(d);
+  lit_buf_free(&t);
+}
+END_TEST
+
+static const struct {
+  const char *index;
+  const char *want;
+} S_diag_cases[] = {
+    {FM "```{.c file=out/x.c}\n<<warp-reduce>>\n```\n```{.c #warp_reduce}\nx\n```\n",
+     "index.md:5:1: error: undefined chunk 'warp-reduce'; did you mean 'warp_reduce'?\n"
+     "index.md:7:8: warning: chunk 'warp_reduce' is defined but never used\n"},
+    {FM "```{.c file=out/x.c}\n<<zzzzzzzz>>\n```\n```{.c #warp_reduce}\nx\n```\n",
+     "index.md:5:1: error: undefined chunk 'zzzzzzzz'\n"
+     "index.md:7:8: warning: chunk 'warp_reduce' is defined but never used\n"},
+    /* the nearest of several names */
+    {FM "```{.c file=out/x.c}\n<<abcd>>\n<<abcx>>\n<<abxx>>\n```\n```{.c #abcx}\nx\n```\n```{.c #abxx}\ny\n```\n",
+     "index.md:5:1: error: undefined chunk 'abcd'; did you mean 'abcx'?\n"},
+    {FM "```{.c #unused}\nx\n```\n", "index.md:4:8: warning: chunk 'unused' is defined but never used\n"},
+    {FM "```{.c file=out/x.c}\nx\n```\n```{.c file=out/x.c}\ny\n```\n",
+     "index.md:7:8: error: 'out/x.c' is already written by another block\n"
+     "index.md:4:8: note: first claimed here; a file has one root block (append with a #name instead)\n"},
+    {FM "```{.c file=/abs.c}\nx\n```\n",
+     "index.md:4:8: error: cannot write '/abs.c': the path is absolute; give it relative to the repository root\n"
+     "index.md:4:8: note: output folders declared in the entry document: out/\n"},
+    {"# no roots\n```{.c file=out/x.c}\nx\n```\n",
+     "index.md:2:8: error: cannot write 'out/x.c': the path is outside the output folders this project declares\n"
+     "index.md:2:8: note: index.md declares no output folders: add 'tangle-roots: <folder>' to its front matter\n"},
+    {FM "```{.c #a}\n<<b>>\n```\n```{.c #b}\n<<a>>\n```\n```{.c file=out/x.c}\n<<a>>\n```\n",
+     "index.md:8:1: error: reference cycle: 'a' includes itself\n"
+     "index.md:5:1: note: 'b' is used in 'a' here\n"
+     "index.md:8:1: note: 'a' is used in 'b' here, closing the cycle\n"},
+    {FM "```{.lua .data #s}\nreturn 1\n```\n```{.c file=out/x.c}\n<<s>>\n```\n",
+     "index.md:8:1: error: undefined chunk 's'\n"},
+    {"---\ntangle-roots: ../up /abs ok\n---\n",
+     "index.md:2:1: error: tangle-roots entry '../up' must be a folder inside the project\n"
+     "index.md:2:1: error: tangle-roots entry '/abs' must be a folder inside the project\n"},
+    {FM "1. [up](../x.md)\n", "index.md:4:4: error: link '../x.md' leads outside the project\n"},
+    {FM "1. [gone](gone.md)\n", "gone.md: error: cannot read this document: no such file\n"
+                               "index.md:4:4: note: linked from the table of contents here\n"},
+};
+
+START_TEST(test_diagnostics) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(S_diag_cases[_i].index, NULL, NULL, d);
+  ck_assert_ptr_nonnull(p);
+  char *t = ck_diags_text(d);
+  ck_assert_str_eq(t, S_diag_cases[_i].want);
+  free(t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_config) {
+  const char *index = "---\ntangle-roots: kernels, skill/scripts/  extra\ntangle-record: build/rec\n---\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  ck_assert_uint_eq(p->nroots, 3);
+  ck_assert_str_eq(p->tangle_roots[0], "kernels/");
+  ck_assert_str_eq(p->tangle_roots[1], "skill/scripts/");
+  ck_assert_str_eq(p->tangle_roots[2], "extra/");
+  ck_assert_str_eq(p->record_path, "build/rec");
+  lit_project_free(p);
+  p = ck_load("# none\n", NULL, NULL, d);
+  ck_assert_uint_eq(p->nroots, 0);
+  ck_assert_str_eq(p->record_path, ".lit-record");
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* A 10,000-deep chain loads and passes the cycle check without recursion. */
+START_TEST(test_deep_chain) {
+  enum { N = 10000 };
+  lit_buf t = LIT_BUF_INIT;
+  lit_buf_puts(&t, FM "```{.c file=out/deep.c}\n<<c0>>\n```\n");
+  for (int i = 0; i < N; i++) lit_buf_printf(&t, "```{.c #c%d}\n <<c%d>>\n```\n", i, i + 1);
+  lit_buf_printf(&t, "```{.c #c%d}\nend;\n```\n", N);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(t.data, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR) + lit_diags_count(d, LIT_WARNING), 0);
+  ck_assert_uint_eq(p->nchunks, N + 1);
+  lit_project_free(p);
+  /* closing the chain into a loop is reported once, with the whole chain */
+  lit_buf_truncate(&t, t.len - strlen("end;\n```\n"));
+  lit_buf_puts(&t, "<<c0>>\n```\n");
+  d = lit_diags_new();
+  p = ck_load(t.data, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_NOTE), N + 1);
+  lit_project_free(p);
+  lit_diags_free(d);
+  lit_buf_free(&t);
+}
+END_TEST
+
+static const struct {
+  const char *path;
+  const char *style;
+} S_styles[] = {{"k/a.cu", "c"},   {"a.cuh", "c"},       {"a.c", "c"},          {"a.h", "c"},       {"a.cpp", "c"},
+                {"a.py", "hash"},  {"a.toml", "hash"},   {"run.sh", "hash"},    {"a.lua", "lua"},   {"a.json", NULL},
+                {"a.md", NULL},    {"Makefile", NULL},   {"dir.d/file", NULL},  {"a.tar.py", "hash"}, {"a.", NULL}};
+
+START_TEST(test_comment_style) {
+  const char *got = lit_comment_style(S_styles[_i].path);
+  if (S_styles[_i].style) ck_assert_pstr_eq(got, S_styles[_i].style);
+  else ck_assert_msg(got == NULL, "%s: %s", S_styles[_i].path, got);
+}
+END_TEST
+
+Suite *model_suite(void) {
+  Suite *s = suite_create("model");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_reading_order_and_appends);
+  tcase_add_test(tc, test_many_chunks);
+  tcase_add_loop_test(tc, test_diagnostics, 0, sizeof S_diag_cases / sizeof S_diag_cases[0]);
+  tcase_add_test(tc, test_config);
+  tcase_add_test(tc, test_deep_chain);
+  tcase_add_loop_test(tc, test_comment_style, 0, sizeof S_styles / sizeof S_styles[0]);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,293 @@
+/* check_outputs.c: the all-or-nothing write of a tangle, on disk: writes only
+ * on change, the record, --check, hand edits, --force, orphans, failed writes. */
+#include "check_lit.h"
+
+#include <dirent.h>
+#include <utime.h>
+
+#include "outputs.h"
+
+#define INDEX_A "---\ntangle-roots: out\n---\n1. [A](a.md)\n\n```{.c file=out/a.c}\n<<a>>\n```\n\n"
+#define INDEX_B "```{.c file=out/b.c}\nint b;\n```\n"
+#define DOC_A "```{.c #a}\nint a;\n```\n"
+
+typedef struct {
+  int result;
+  lit_outputs_stats st;
+  char *diags;
+} S_outcome;
+
+static S_outcome S_run(const char *dir, int check, int force) {
+  S_outcome r;
+  memset(&r, 0, sizeof r);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(dir, "index.md", d);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_outputs_opts o = {check, force, 0, 1};
+  r.result = lit_outputs_run(p, &o, &r.st, d);
+  r.diags = ck_diags_text(d);
+  lit_project_free(p);
+  lit_diags_free(d);
+  return r;
+}
+
+static char *S_project(void) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "index.md", INDEX_A INDEX_B);
+  ck_write(dir, "a.md", DOC_A);
+  return dir;
+}
+
+static time_t S_mtime(const char *dir, const char *rel) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  struct stat st;
+  int r = stat(full, &st);
+  free(full);
+  return r == 0 ? st.st_mtime : (time_t)-1;
+}
+
+static void S_age(const char *dir, const char *rel) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  struct utimbuf t = {946684800, 946684800};
+  ck_assert_int_eq(utime(full, &t), 0);
+  free(full);
+}
+
+/* Files in dir/out whose name holds needle. */
+static int S_count_named(const char *dir, const char *needle) {
+  char *out = lit_xasprintf("%s/out", dir);
+  DIR *dh = opendir(out);
+  free(out);
+  if (!dh) return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dh)))
+    if (strstr(e->d_name, needle)) n++;
+  closedir(dh);
+  return n;
+}
+
+START_TEST(test_write_then_unchanged) {
+  char *dir = S_project();
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, 0);
+  ck_assert_uint_eq(r.st.written, 2);
+  ck_assert_uint_eq(r.st.unchanged, 0);
+  ck_assert_str_eq(r.diags, "");
+  free(r.diags);
+  char *a = ck_read(dir, "out/a.c");
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(strstr(a, "\nint a;\n"));
+  free(a);
+  char *rec = ck_read(dir, ".lit-record");
+  ck_assert_ptr_nonnull(rec);
+  ck_assert_ptr_nonnull(strstr(rec, " out/a.c\n"));
+  ck_assert_ptr_nonnull(strstr(rec, " out/b.c\n"));
+  free(rec);
+  S_age(dir, "out/a.c");
+  S_age(dir, "out/b.c");
+  S_age(dir, ".lit-record");
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, 0);
+  ck_assert_uint_eq(r.st.written, 0);
+  ck_assert_uint_eq(r.st.unchanged, 2);
+  free(r.diags);
+  ck_assert_int_eq(S_mtime(dir, "out/a.c"), 946684800); /* make sees nothing new */
+  ck_assert_int_eq(S_mtime(dir, "out/b.c"), 946684800);
+  ck_assert_int_eq(S_mtime(dir, ".lit-record"), 946684800);
+  /* change one document: only its file is rewritten */
+  ck_write(dir, "a.md", "```{.c #a}\nint a = 1;\n```\n");
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, 0);
+  ck_assert_uint_eq(r.st.written, 1);
+  ck_assert_uint_eq(r.st.unchanged, 1);
+  free(r.diags);
+  ck_assert_int_ne(S_mtime(dir, "out/a.c"), 946684800);
+  ck_assert_int_eq(S_mtime(dir, "out/b.c"), 946684800);
+  ck_assert_int_eq(S_count_named(dir, "lit-tmp"), 0);
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_check) {
+  char *dir = S_project();
+  S_outcome r = S_run(dir, 1, 0); /* nothing written yet */
+  ck_assert_int_eq(r.result, 1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "'out/a.c' is missing"));
+  ck_assert_ptr_nonnull(strstr(r.diags, "'out/b.c' is missing"));
+  free(r.diags);
+  ck_assert_ptr_null(ck_read(dir, "out/a.c")); /* --check writes nothing */
+  ck_assert_ptr_null(ck_read(dir, ".lit-record"));
+  r = S_run(dir, 0, 0);
+  free(r.diags);
+  r = S_run(dir, 1, 0);
+  ck_assert_int_eq(r.result, 0);
+  ck_assert_str_eq(r.diags, "");
+  free(r.diags);
+  ck_write(dir, "a.md", "```{.c #a}\nint a = 2;\n```\n");
+  r = S_run(dir, 1, 0);
+  ck_assert_int_eq(r.result, 1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "index.md:6:8: error: 'out/a.c' differs from a fresh tangle"));
+  free(r.diags);
+  char *a = ck_read(dir, "out/a.c");
+  ck_assert_ptr_nonnull(strstr(a, "int a;"));
+  free(a);
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_hand_edit) {
+  char *dir = S_project();
+  S_outcome r = S_run(dir, 0, 0);
+  free(r.diags);
+  ck_write(dir, "out/a.c", "edited by hand\n");
+  ck_write(dir, "index.md", INDEX_A "```{.c file=out/b.c}\nint b = 5;\n```\n");
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, -1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "index.md:6:8: error: 'out/a.c' was edited by hand since lit wrote it; "
+                                        "refusing to overwrite it"));
+  free(r.diags);
+  char *a = ck_read(dir, "out/a.c");
+  ck_assert_str_eq(a, "edited by hand\n");
+  free(a);
+  char *b = ck_read(dir, "out/b.c"); /* one refusal: nothing at all is written */
+  ck_assert_ptr_null(strstr(b, "int b = 5;"));
+  free(b);
+  r = S_run(dir, 1, 0);
+  ck_assert_int_eq(r.result, 1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "'out/a.c' was edited by hand"));
+  free(r.diags);
+  r = S_run(dir, 0, 1);
+  ck_assert_int_eq(r.result, 0);
+  ck_assert_uint_eq(r.st.written, 2);
+  free(r.diags);
+  a = ck_read(dir, "out/a.c");
+  ck_assert_ptr_nonnull(strstr(a, "int a;"));
+  free(a);
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_foreign_file) {
+  char *dir = S_project();
+  ck_write(dir, "out/b.c", "mine\n");
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, -1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "'out/b.c' exists but was not written by lit"));
+  free(r.diags);
+  ck_assert_ptr_null(ck_read(dir, "out/a.c"));
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_orphans) {
+  char *dir = S_project();
+  S_outcome r = S_run(dir, 0, 0);
+  free(r.diags);
+  ck_write(dir, "index.md", INDEX_A); /* the block writing out/b.c is gone */
+  r = S_run(dir, 1, 0);
+  ck_assert_int_eq(r.result, 1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "out/b.c: error: orphan"));
+  free(r.diags);
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, 0);
+  ck_assert_uint_eq(r.st.removed, 1);
+  free(r.diags);
+  ck_assert_ptr_null(ck_read(dir, "out/b.c"));
+  char *rec = ck_read(dir, ".lit-record");
+  ck_assert_ptr_null(strstr(rec, "out/b.c"));
+  free(rec);
+  /* an orphan edited by hand stays */
+  ck_write(dir, "index.md", INDEX_A INDEX_B);
+  r = S_run(dir, 0, 0);
+  free(r.diags);
+  ck_write(dir, "out/b.c", "kept\n");
+  ck_write(dir, "index.md", INDEX_A);
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, 0);
+  ck_assert_uint_eq(r.st.removed, 0);
+  ck_assert_ptr_nonnull(strstr(r.diags, "out/b.c: warning: no document writes this file any more"));
+  free(r.diags);
+  char *b = ck_read(dir, "out/b.c");
+  ck_assert_str_eq(b, "kept\n");
+  free(b);
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_failed_write) {
+  char *dir = S_project();
+  S_outcome r = S_run(dir, 0, 0);
+  free(r.diags);
+  char *a0 = ck_read(dir, "out/a.c");
+  char *rec0 = ck_read(dir, ".lit-record");
+  ck_write(dir, "a.md", "```{.c #a}\nint a = 3;\n```\n");
+  ck_write(dir, "index.md", INDEX_A "```{.c file=out/b.c}\nint b = 3;\n```\n");
+  setenv("LIT_TEST_FAIL_WRITE", "out/b.c", 1);
+  r = S_run(dir, 0, 0);
+  unsetenv("LIT_TEST_FAIL_WRITE");
+  ck_assert_int_eq(r.result, -1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "cannot write 'out/b.c': No space left on device"));
+  free(r.diags);
+  char *a1 = ck_read(dir, "out/a.c"), *rec1 = ck_read(dir, ".lit-record");
+  ck_assert_str_eq(a1, a0); /* the earlier file is as it was */
+  ck_assert_str_eq(rec1, rec0);
+  ck_assert_int_eq(S_count_named(dir, "lit-tmp"), 0);
+  free(a0);
+  free(a1);
+  free(rec0);
+  free(rec1);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* A failure after new folders were made removes them again. */
+START_TEST(test_failed_write_new_folders) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "index.md", "---\ntangle-roots: out\n---\n```{.c file=out/n/m/a.c}\nx\n```\n```{.c file=out/z.c}\ny\n```\n");
+  setenv("LIT_TEST_FAIL_WRITE", "out/z.c", 1);
+  S_outcome r = S_run(dir, 0, 0);
+  unsetenv("LIT_TEST_FAIL_WRITE");
+  ck_assert_int_eq(r.result, -1);
+  free(r.diags);
+  char *out = lit_xasprintf("%s/out", dir);
+  struct stat st;
+  ck_assert_int_ne(stat(out, &st), 0);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_executable_script) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "index.md", "---\ntangle-roots: out\n---\n```{.sh file=out/r.sh}\n#!/bin/sh\necho\n```\n"
+                            "```{.sh file=out/s.sh}\necho\n```\n");
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, 0);
+  free(r.diags);
+  char *rs = lit_xasprintf("%s/out/r.sh", dir), *ss = lit_xasprintf("%s/out/s.sh", dir);
+  ck_assert_int_eq(access(rs, X_OK), 0);
+  struct stat st;
+  ck_assert_int_eq(stat(ss, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0111, 0);
+  free(rs);
+  free(ss);
+  ck_rmtree(dir);
+}
+END_TEST
+
+Suite *outputs_suite(void) {
+  Suite *s = suite_create("outputs");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_write_then_unchanged);
+  tcase_add_test(tc, test_check);
+  tcase_add_test(tc, test_hand_edit);
+  tcase_add_test(tc, test_foreign_file);
+  tcase_add_test(tc, test_orphans);
+  tcase_add_test(tc, test_failed_write);
+  tcase_add_test(tc, test_failed_write_new_folders);
+  tcase_add_test(tc, test_executable_script);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,143 @@
+/* check_paths.c: which output paths may be written. */
+#include "check_lit.h"
+
+#include <errno.h>
+
+#include "paths.h"
+
+static char *S_roots[] = {"out/", "skill/scripts/"};
+
+static const struct {
+  const char *path;
+  const char *why; /* a word of the reason, or NULL when accepted */
+} S_syntax[] = {
+    {"out/a.c", NULL},
+    {"out/sub/dir/a.c", NULL},
+    {"skill/scripts/x.py", NULL},
+    {"out/.hidden", NULL},
+    {"out/a..b", NULL}, /* dots inside a name are fine */
+    {"", "empty"},
+    {"/out/a.c", "absolute"},
+    {"out/../a.c", "'..'"},
+    {"out/x/..", "'..'"},
+    {"../out/a.c", "'..'"},
+    {"out/./a.c", "'.'"},
+    {"out//a.c", "empty component"},
+    {"out/a/", "ends in '/'"},
+    {"out\\a.c", "backslash"},
+    {"out/", "ends in '/'"},
+    {"out", "outside"},
+    {"outside/a.c", "outside"},
+    {"skill/a.py", "outside"},
+    {"src/a.c", "outside"},
+};
+
+START_TEST(test_syntax) {
+  const char *why = lit_path_check_syntax(S_syntax[_i].path, S_roots, 2);
+  if (!S_syntax[_i].why) {
+    ck_assert_msg(why == NULL, "'%s' refused: %s", S_syntax[_i].path, why);
+  } else {
+    ck_assert_msg(why != NULL, "'%s' accepted", S_syntax[_i].path);
+    ck_assert_msg(strstr(why, S_syntax[_i].why) != NULL, "'%s': %s", S_syntax[_i].path, why);
+  }
+}
+END_TEST
+
+START_TEST(test_no_roots) { ck_assert_ptr_nonnull(lit_path_check_syntax("out/a.c", NULL, 0)); }
+END_TEST
+
+START_TEST(test_join) {
+  char *s = lit_path_join(".", "out/a.c");
+  ck_assert_str_eq(s, "out/a.c");
+  free(s);
+  s = lit_path_join("", "out/a.c");
+  ck_assert_str_eq(s, "out/a.c");
+  free(s);
+  s = lit_path_join("/p/q", "out/a.c");
+  ck_assert_str_eq(s, "/p/q/out/a.c");
+  free(s);
+  s = lit_path_join(NULL, "x");
+  ck_assert_str_eq(s, "x");
+  free(s);
+}
+END_TEST
+
+static int S_ln(const char *dir, const char *target, const char *rel) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  int r = symlink(target, full);
+  free(full);
+  return r;
+}
+
+START_TEST(test_disk) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/real/keep.c", "x\n");
+  ck_write(dir, "elsewhere/f.c", "x\n");
+  ck_assert_int_eq(S_ln(dir, "../elsewhere", "out/escape"), 0);
+  ck_assert_int_eq(S_ln(dir, "real", "out/inside"), 0); /* a link that stays inside is fine */
+  ck_assert_int_eq(S_ln(dir, "../elsewhere/f.c", "out/file-link.c"), 0);
+  ck_assert_int_eq(S_ln(dir, "/", "out/root"), 0);
+  char *roots[] = {"out/"};
+  ck_assert_ptr_null(lit_path_check_disk(dir, "out/new.c", roots, 1));
+  ck_assert_ptr_null(lit_path_check_disk(dir, "out/not/yet/made.c", roots, 1));
+  ck_assert_ptr_null(lit_path_check_disk(dir, "out/real/keep.c", roots, 1));
+  ck_assert_ptr_null(lit_path_check_disk(dir, "out/inside/new.c", roots, 1));
+  const char *why = lit_path_check_disk(dir, "out/escape/f.c", roots, 1);
+  ck_assert_ptr_nonnull(why);
+  ck_assert_ptr_nonnull(strstr(why, "symbolic link"));
+  why = lit_path_check_disk(dir, "out/root/etc/x", roots, 1);
+  ck_assert_ptr_nonnull(why);
+  why = lit_path_check_disk(dir, "out/file-link.c", roots, 1);
+  ck_assert_ptr_nonnull(why);
+  ck_assert_ptr_nonnull(strstr(why, "symbolic link"));
+  why = lit_path_check_disk(dir, "out/real", roots, 1);
+  ck_assert_ptr_nonnull(why);
+  ck_assert_ptr_nonnull(strstr(why, "folder"));
+  ck_assert_ptr_nonnull(lit_path_check_disk(dir, "src/x.c", roots, 1));
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_output_folder_link) {
+  char *dir = ck_tempdir();
+  char *outside = ck_tempdir();
+  ck_assert_int_eq(S_ln(dir, outside, "out"), 0);
+  char *roots[] = {"out/"};
+  const char *why = lit_path_check_disk(dir, "out/x.c", roots, 1);
+  ck_assert_ptr_nonnull(why);
+  ck_assert_ptr_nonnull(strstr(why, "outside the project"));
+  ck_rmtree(outside);
+  ck_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_make_parents) {
+  char *dir = ck_tempdir();
+  ck_assert_int_eq(lit_path_make_parents(dir, "a/b/c/file.txt"), 0);
+  char *p = lit_xasprintf("%s/a/b/c", dir);
+  struct stat st;
+  ck_assert_int_eq(stat(p, &st), 0);
+  ck_assert(S_ISDIR(st.st_mode));
+  free(p);
+  p = lit_xasprintf("%s/a/b/c/file.txt", dir);
+  ck_assert_int_ne(stat(p, &st), 0); /* the file itself is not made */
+  free(p);
+  ck_assert_int_eq(lit_path_make_parents(dir, "a/b/c/other"), 0); /* existing folders are fine */
+  ck_write(dir, "plain", "x");
+  ck_assert_int_eq(lit_path_make_parents(dir, "plain/sub/x"), ENOTDIR);
+  ck_rmtree(dir);
+}
+END_TEST
+
+Suite *paths_suite(void) {
+  Suite *s = suite_create("paths");
+  TCase *tc = tcase_create("core");
+  tcase_add_loop_test(tc, test_syntax, 0, sizeof S_syntax / sizeof S_syntax[0]);
+  tcase_add_test(tc, test_no_roots);
+  tcase_add_test(tc, test_join);
+  tcase_add_test(tc, test_disk);
+  tcase_add_test(tc, test_output_folder_link);
+  tcase_add_test(tc, test_make_parents);
+  suite_add_tcase(s, tc);
+  return s;
+}

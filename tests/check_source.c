@@ -1,0 +1,149 @@
+/* check_source.c: BOM, CRLF, line index, front matter. */
+#include "check_lit.h"
+
+#include "source.h"
+
+static const struct {
+  const char *in;
+  size_t in_len;
+  const char *want; /* normalised text */
+  size_t nlines;
+} S_norm[] = {
+    {"a\nb\n", 4, "a\nb\n", 2},
+    {"a\r\nb\r\n", 6, "a\nb\n", 2},
+    {"\xEF\xBB\xBFx\n", 5, "x\n", 1},
+    {"\xEF\xBB\xBF", 3, "", 1},
+    {"a\rb\n", 4, "a\rb\n", 1}, /* a lone CR is content, not a line end */
+    {"no newline", 10, "no newline", 1},
+    {"a\n\n\nb", 5, "a\n\n\nb", 4},
+    {"x\xEF\xBB\xBF\n", 5, "x\xEF\xBB\xBF\n", 1}, /* only a leading BOM is dropped */
+    {"\r\n\r\n", 4, "\n\n", 2},
+    {"a\r", 2, "a\r", 1},
+};
+
+START_TEST(test_normalise) {
+  lit_source src;
+  lit_diags *d = lit_diags_new();
+  lit_source_from_bytes(&src, "x.md", S_norm[_i].in, S_norm[_i].in_len, d);
+  ck_assert_uint_eq(src.len, strlen(S_norm[_i].want));
+  ck_assert_int_eq(memcmp(src.text, S_norm[_i].want, src.len), 0);
+  ck_assert_int_eq(src.text[src.len], '\0');
+  ck_assert_msg(src.nlines == S_norm[_i].nlines, "case %d: %zu lines", _i, src.nlines);
+  ck_assert_str_eq(src.path, "x.md");
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_source_free(&src);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_lines) {
+  lit_source src;
+  lit_diags *d = lit_diags_new();
+  const char *t = "first\r\n\r\nthird line\n";
+  lit_source_from_bytes(&src, "x.md", t, strlen(t), d);
+  size_t len;
+  const char *l = lit_source_line(&src, 1, &len);
+  ck_assert_uint_eq(len, 5);
+  ck_assert_int_eq(memcmp(l, "first", 5), 0);
+  l = lit_source_line(&src, 2, &len);
+  ck_assert_ptr_nonnull(l);
+  ck_assert_uint_eq(len, 0);
+  l = lit_source_line(&src, 3, &len);
+  ck_assert_uint_eq(len, 10);
+  ck_assert_int_eq(memcmp(l, "third line", 10), 0);
+  ck_assert_ptr_null(lit_source_line(&src, 4, &len));
+  ck_assert_uint_eq(len, 0);
+  ck_assert_ptr_null(lit_source_line(&src, 0, &len));
+  ck_assert_ptr_null(lit_source_line(&src, -1, &len));
+  lit_source_free(&src);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_front_matter) {
+  const char *t = "---\ntangle-roots: kernels skill/scripts\n# a comment\n\ntitle: \"Quoted: yes\"  \n"
+                  "empty:\n---\n# Heading\n";
+  lit_source src;
+  lit_diags *d = lit_diags_new();
+  lit_source_from_bytes(&src, "index.md", t, strlen(t), d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  ck_assert_int_eq(src.has_front_matter, 1);
+  ck_assert_uint_eq(src.nmeta, 3);
+  int line = 0;
+  ck_assert_pstr_eq(lit_source_meta(&src, "tangle-roots", &line), "kernels skill/scripts");
+  ck_assert_int_eq(line, 2);
+  ck_assert_pstr_eq(lit_source_meta(&src, "title", &line), "Quoted: yes");
+  ck_assert_int_eq(line, 5);
+  ck_assert_pstr_eq(lit_source_meta(&src, "empty", NULL), "");
+  ck_assert_ptr_null(lit_source_meta(&src, "missing", &line));
+  /* blanked in place: same length and lines, no text left for cmark */
+  ck_assert_uint_eq(src.len, strlen(t));
+  ck_assert_uint_eq(src.nlines, 8);
+  size_t len;
+  const char *l = lit_source_line(&src, 2, &len);
+  ck_assert_uint_eq(len, strlen("tangle-roots: kernels skill/scripts"));
+  ck_assert_uint_eq(strspn(l, " "), len);
+  l = lit_source_line(&src, 7, &len);
+  ck_assert_uint_eq(strspn(l, " "), 3); /* the closing --- too */
+  l = lit_source_line(&src, 8, &len);
+  ck_assert_int_eq(memcmp(l, "# Heading", 9), 0);
+  lit_source_free(&src);
+  lit_diags_free(d);
+}
+END_TEST
+
+static const struct {
+  const char *text;
+  const char *want; /* diagnostics */
+} S_fm_errors[] = {
+    {"---\nkey: v\n", "x.md:1:1: error: front matter opened with '---' is never closed by a '---' line\n"},
+    {"---\nnot a pair\n---\n", "x.md:2:4: error: front matter line must be 'key: value'\n"},
+    {"---\nKey: v\n---\n", "x.md:2:1: error: front matter line must be 'key: value'\n"},
+    {"---\n: v\n---\n", "x.md:2:1: error: front matter line must be 'key: value'\n"},
+    {"text\n---\nk: v\n---\n", ""}, /* not at the top: not front matter */
+    {"---\n---\n", ""},
+};
+
+START_TEST(test_front_matter_errors) {
+  lit_source src;
+  lit_diags *d = lit_diags_new();
+  lit_source_from_bytes(&src, "x.md", S_fm_errors[_i].text, strlen(S_fm_errors[_i].text), d);
+  char *t = ck_diags_text(d);
+  ck_assert_str_eq(t, S_fm_errors[_i].want);
+  free(t);
+  lit_source_free(&src);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_load) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "sub/doc.md", "\xEF\xBB\xBFhello\r\n");
+  lit_source src;
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_source_load(&src, dir, "sub/doc.md", d), 0);
+  ck_assert_str_eq(src.path, "sub/doc.md"); /* messages name the relative path */
+  ck_assert_str_eq(src.text, "hello\n");
+  lit_source_free(&src);
+  ck_assert_int_eq(lit_source_load(&src, dir, "nope.md", d), -1);
+  ck_assert_str_eq(src.path, "nope.md");
+  char *t = ck_diags_text(d);
+  ck_assert_str_eq(t, "nope.md: error: cannot read this document: No such file or directory\n");
+  free(t);
+  lit_source_free(&src);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+Suite *source_suite(void) {
+  Suite *s = suite_create("source");
+  TCase *tc = tcase_create("core");
+  tcase_add_loop_test(tc, test_normalise, 0, sizeof S_norm / sizeof S_norm[0]);
+  tcase_add_test(tc, test_lines);
+  tcase_add_test(tc, test_front_matter);
+  tcase_add_loop_test(tc, test_front_matter_errors, 0, sizeof S_fm_errors / sizeof S_fm_errors[0]);
+  tcase_add_test(tc, test_load);
+  suite_add_tcase(s, tc);
+  return s;
+}
