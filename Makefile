@@ -23,7 +23,7 @@ DOCS    := index.md $(wildcard references/*.md)
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
   liblua5.4-dev libxxhash-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium
 
-.PHONY: all deps tangle check check-tangle check-kernels check-share clean help lint format
+.PHONY: all deps tangle check check-tangle check-kernels check-share check-line-directives clean help lint format
 all: $(LIT) tangle
 
 deps:
@@ -70,6 +70,10 @@ check-kernels:
 	done; \
 	echo "kernels: $$pass passed, $$fail failed"; test $$fail = 0
 
+# nvcc errors in tangled code name the Markdown file and line (#line).
+check-line-directives: $(LIT)
+	LIT=$(LIT) NVCC=$(NVCC) sh tests/nvcc/run.sh
+
 # The share of reference code lines that is tangled (issue: at least 90%).
 check-share: $(LIT)
 	$(LIT) stats --min-tangled 90
@@ -77,7 +81,7 @@ check-share: $(LIT)
 -include tests/tests.mk
 -include gen/weave.mk
 
-check: all check-tangle check-share check-kernels $(CHECK_TARGETS)
+check: all check-tangle check-share check-kernels check-line-directives $(CHECK_TARGETS)
 	@echo "make check: all suites ran"
 
 lint:
