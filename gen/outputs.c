@@ -277,6 +277,14 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
   for (size_t i = 0; i < rec.len; i++) {
     const lit_record_entry *e = &rec.items[i];
     if (lit_record_find(&next, e->path)) continue;
+    /* Only files inside the declared output folders are lit's to remove. */
+    const char *why = lit_path_check_syntax(e->path, p->tangle_roots, p->nroots);
+    if (!why) why = lit_path_check_disk(p->root, e->path, p->tangle_roots, p->nroots);
+    if (why) {
+      lit_diag(d, LIT_WARNING, p->record_path, 0, 0, "'%s' is in the record but no document writes it, and %s: left in place",
+               e->path, why);
+      continue;
+    }
     char *full = lit_path_join(p->root, e->path);
     char h[LIT_HASH_HEX + 1];
     int err = lit_hash_file(full, h);
@@ -340,8 +348,12 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       }
     }
     for (size_t i = 0; i < nremove; i++) {
-      if (unlink(remove[i]) == 0) st.removed++;
-      if (!o->quiet) fprintf(stderr, "lit: removed %s (its block was deleted)\n", remove[i]);
+      if (unlink(remove[i]) == 0) {
+        st.removed++;
+        if (!o->quiet) fprintf(stderr, "lit: removed %s (its block was deleted)\n", remove[i]);
+      } else {
+        lit_diag(d, LIT_WARNING, remove[i], 0, 0, "cannot remove this orphan: %s", strerror(errno));
+      }
     }
   }
   for (size_t i = 0; i < nremove; i++) free(remove[i]);
