@@ -8,7 +8,10 @@
 #include "diag.h"
 #include "dump.h"
 #include "model.h"
+#include "html_book.h"
+#include "install.h"
 #include "outputs.h"
+#include "skill.h"
 #include "stats.h"
 
 static const char S_usage[] =
@@ -135,6 +138,33 @@ static int S_stats(const S_args *a) {
   return S_finish(d, status);
 }
 
+/* The weaves: load, then hand the project to the skill or the book. */
+static int S_weave(const S_args *a, int book) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(a->root, a->entry, d);
+  if (!p) return S_finish(d, 1);
+  int r = -1;
+  if (lit_diags_count(d, LIT_ERROR) == 0) {
+    if (book) {
+      lit_book_opts o = {a->out, a->check};
+      r = lit_book_run(p, &o, d);
+    } else {
+      lit_skill_opts o = {a->out, a->check};
+      r = lit_skill_run(p, &o, d);
+    }
+  }
+  if (r < 0) lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was written");
+  lit_project_free(p);
+  return S_finish(d, r == 0 ? 0 : 1);
+}
+
+static int S_install(const S_args *a) {
+  lit_diags *d = lit_diags_new();
+  lit_install_opts o = {a->from, a->dest, a->claude, a->codex, a->opencode, a->global, a->force};
+  int r = lit_install_run(&o, stdout, d);
+  return S_finish(d, r == 0 ? 0 : r == 2 ? 2 : 1);
+}
+
 int main(int argc, char **argv) {
   S_args a;
   memset(&a, 0, sizeof a);
@@ -152,5 +182,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "tangle") == 0) return S_tangle(&a);
   if (strcmp(cmd, "dump") == 0) return S_dump(&a);
   if (strcmp(cmd, "stats") == 0) return S_stats(&a);
+  if (install) return S_install(&a);
+  if (strcmp(cmd, "skill") == 0) return S_weave(&a, 0);
+  if (strcmp(cmd, "book") == 0) return S_weave(&a, 1);
   return S_usage_error("unknown command", cmd);
 }

@@ -1,0 +1,229 @@
+#include "highlight.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { S_NONE, S_C, S_PY, S_TOML, S_SH } S_family;
+
+static S_family S_family_of(const char *lang) {
+  static const struct {
+    const char *name;
+    S_family f;
+  } names[] = {{"c", S_C},       {"h", S_C},        {"cpp", S_C},    {"c++", S_C},   {"cxx", S_C},
+               {"cc", S_C},      {"hpp", S_C},      {"cuda", S_C},   {"cu", S_C},    {"cuh", S_C},
+               {"python", S_PY}, {"py", S_PY},      {"python3", S_PY}, {"toml", S_TOML}, {"sh", S_SH},
+               {"bash", S_SH},   {"shell", S_SH},   {"console", S_SH}, {"zsh", S_SH},  {NULL, S_NONE}};
+  if (!lang) return S_NONE;
+  for (size_t i = 0; names[i].name; i++)
+    if (strcmp(lang, names[i].name) == 0) return names[i].f;
+  return S_NONE;
+}
+
+int lit_highlight_knows(const char *lang) { return S_family_of(lang) != S_NONE; }
+
+/* Word lists, sorted once on first use and searched with bsearch. */
+static const char *S_c_kw[] = {"__constant__", "__device__", "__forceinline__", "__global__", "__host__",
+                               "__launch_bounds__", "__noinline__", "__restrict__", "__shared__", "__syncthreads",
+                               "__syncwarp", "alignas", "alignof", "asm", "break", "case", "catch", "class", "const",
+                               "const_cast", "constexpr", "continue", "decltype", "default", "delete", "do", "else",
+                               "enum", "explicit", "extern", "false", "for", "goto", "if", "inline", "namespace", "new",
+                               "noexcept", "nullptr", "operator", "private", "protected", "public", "register",
+                               "reinterpret_cast", "return", "sizeof", "static", "static_assert", "static_cast",
+                               "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typename",
+                               "union", "using", "virtual", "volatile", "while"};
+static const char *S_c_ty[] = {"__half", "__half2", "__nv_bfloat16", "__nv_bfloat162", "auto", "bool", "char",
+                               "cudaError_t", "cudaStream_t", "dim3", "double", "float", "float2", "float4", "half",
+                               "int", "int16_t", "int2", "int32_t", "int4", "int64_t", "int8_t", "long", "short",
+                               "signed", "size_t", "uint16_t", "uint2", "uint32_t", "uint4", "uint64_t", "uint8_t",
+                               "unsigned", "void"};
+static const char *S_py_kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+                                "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+                                "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+                                "return", "try", "while", "with", "yield"};
+static const char *S_py_ty[] = {"bool", "bytes", "dict", "float", "int", "list", "object", "set", "str", "tuple"};
+static const char *S_toml_kw[] = {"false", "inf", "nan", "true"};
+static const char *S_sh_kw[] = {"case", "cd", "do", "done", "echo", "elif", "else", "esac", "exit", "export", "fi",
+                                "for", "function", "if", "in", "local", "return", "set", "then", "until", "while"};
+
+static int S_cmp_word(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+#define S_N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void S_sort_once(void) {
+  static int sorted;
+  if (sorted) return;
+  qsort(S_c_kw, S_N(S_c_kw), sizeof(char *), S_cmp_word);
+  qsort(S_c_ty, S_N(S_c_ty), sizeof(char *), S_cmp_word);
+  qsort(S_py_kw, S_N(S_py_kw), sizeof(char *), S_cmp_word);
+  qsort(S_py_ty, S_N(S_py_ty), sizeof(char *), S_cmp_word);
+  qsort(S_toml_kw, S_N(S_toml_kw), sizeof(char *), S_cmp_word);
+  qsort(S_sh_kw, S_N(S_sh_kw), sizeof(char *), S_cmp_word);
+  sorted = 1;
+}
+
+static int S_in(const char **list, size_t n, const char *w, size_t len) {
+  char word[64];
+  if (len >= sizeof word) return 0;
+  memcpy(word, w, len);
+  word[len] = '\0';
+  const char *key = word;
+  return bsearch(&key, list, n, sizeof(char *), S_cmp_word) != NULL;
+}
+
+void lit_html_escape(lit_buf *out, const char *s, size_t len) {
+  size_t run = 0;
+  for (size_t i = 0; i < len; i++) {
+    const char *rep = NULL;
+    switch (s[i]) {
+    case '&': rep = "&amp;"; break;
+    case '<': rep = "&lt;"; break;
+    case '>': rep = "&gt;"; break;
+    case '"': rep = "&quot;"; break;
+    default: continue;
+    }
+    lit_buf_put(out, s + run, i - run);
+    lit_buf_puts(out, rep);
+    run = i + 1;
+  }
+  lit_buf_put(out, s + run, len - run);
+}
+
+static void S_span(lit_buf *out, const char *cls, const char *s, size_t len) {
+  lit_buf_printf(out, "<span class=\"%s\">", cls);
+  lit_html_escape(out, s, len);
+  lit_buf_puts(out, "</span>");
+}
+
+static int S_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int S_ident(char c) { return S_ident_start(c) || (c >= '0' && c <= '9'); }
+static int S_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* End of a quoted string starting at i (the quote); stops at end of line
+ * unless the string may span lines (triple quotes). */
+static size_t S_string_end(const char *s, size_t len, size_t i, int escapes) {
+  char q = s[i];
+  if (i + 2 < len && s[i + 1] == q && s[i + 2] == q && q != '`') { /* triple-quoted */
+    size_t j = i + 3;
+    while (j + 2 < len && !(s[j] == q && s[j + 1] == q && s[j + 2] == q)) j += (escapes && s[j] == '\\') ? 2 : 1;
+    return j + 2 < len ? j + 3 : len;
+  }
+  size_t j = i + 1;
+  while (j < len && s[j] != q && s[j] != '\n') j += (escapes && s[j] == '\\' && j + 1 < len) ? 2 : 1;
+  return j < len && s[j] == q ? j + 1 : j;
+}
+
+void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
+  S_family f = S_family_of(lang);
+  if (f == S_NONE) {
+    lit_html_escape(out, s, len);
+    return;
+  }
+  S_sort_once();
+  size_t i = 0, plain = 0;
+  int line_start = 1;
+#define FLUSH() (lit_html_escape(out, s + plain, i - plain))
+  while (i < len) {
+    char c = s[i];
+    size_t end = 0;
+    const char *cls = NULL;
+    if (c == '\n') {
+      line_start = 1;
+      i++;
+      continue;
+    }
+    if (c == ' ' || c == '\t') {
+      i++;
+      continue;
+    }
+    int at_line_start = line_start;
+    line_start = 0;
+    if (f == S_C && c == '/' && i + 1 < len && s[i + 1] == '/') {
+      end = i;
+      while (end < len && s[end] != '\n') end++;
+      cls = "co";
+    } else if (f == S_C && c == '/' && i + 1 < len && s[i + 1] == '*') {
+      const char *e = NULL;
+      for (size_t j = i + 2; j + 1 < len; j++)
+        if (s[j] == '*' && s[j + 1] == '/') {
+          e = s + j + 2;
+          break;
+        }
+      end = e ? (size_t)(e - s) : len;
+      cls = "co";
+    } else if (f != S_C && c == '#' && (f != S_SH || i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n')) {
+      end = i;
+      while (end < len && s[end] != '\n') end++;
+      cls = "co";
+    } else if (f == S_C && c == '#' && at_line_start) {
+      end = i;
+      while (end < len && s[end] != '\n') end += (s[end] == '\\' && end + 1 < len) ? 2 : 1;
+      cls = "pp";
+    } else if (c == '"' || c == '\'') {
+      if (f == S_C && c == '\'' && i > 0 && S_ident(s[i - 1])) { /* 1'000 digit separators: rare, leave plain */
+        i++;
+        continue;
+      }
+      end = S_string_end(s, len, i, f != S_SH || c == '"');
+      cls = "st";
+    } else if (S_digit(c) || (c == '.' && i + 1 < len && S_digit(s[i + 1]))) {
+      end = i + 1;
+      while (end < len && (S_ident(s[end]) || s[end] == '.' ||
+                           ((s[end] == '+' || s[end] == '-') && (s[end - 1] == 'e' || s[end - 1] == 'E'))))
+        end++;
+      cls = "nu";
+    } else if (f == S_PY && c == '@' && i + 1 < len && S_ident_start(s[i + 1])) {
+      end = i + 1;
+      while (end < len && (S_ident(s[end]) || s[end] == '.')) end++;
+      cls = "pp";
+    } else if (f == S_SH && c == '$' && i + 1 < len && (S_ident_start(s[i + 1]) || s[i + 1] == '{')) {
+      end = i + 1;
+      if (s[end] == '{') {
+        while (end < len && s[end] != '}' && s[end] != '\n') end++;
+        if (end < len && s[end] == '}') end++;
+      } else {
+        while (end < len && S_ident(s[end])) end++;
+      }
+      cls = "va";
+    } else if (f == S_TOML && c == '[' && at_line_start) {
+      end = i;
+      while (end < len && s[end] != '\n' && s[end] != '#') end++;
+      cls = "at";
+    } else if (S_ident_start(c)) {
+      end = i + 1;
+      while (end < len && (S_ident(s[end]) || (f == S_TOML && s[end] == '-'))) end++;
+      size_t n = end - i;
+      size_t k = end;
+      while (k < len && (s[k] == ' ' || s[k] == '\t')) k++;
+      switch (f) {
+      case S_C:
+        cls = S_in(S_c_kw, S_N(S_c_kw), s + i, n) ? "kw" : S_in(S_c_ty, S_N(S_c_ty), s + i, n) ? "ty"
+              : (k < len && s[k] == '(') ? "fn" : NULL;
+        break;
+      case S_PY:
+        cls = S_in(S_py_kw, S_N(S_py_kw), s + i, n) ? "kw" : S_in(S_py_ty, S_N(S_py_ty), s + i, n) ? "ty"
+              : (k < len && s[k] == '(') ? "fn" : NULL;
+        break;
+      case S_TOML:
+        cls = S_in(S_toml_kw, S_N(S_toml_kw), s + i, n) ? "kw" : (at_line_start && k < len && (s[k] == '=' || s[k] == '.')) ? "at" : NULL;
+        break;
+      case S_SH:
+        cls = S_in(S_sh_kw, S_N(S_sh_kw), s + i, n) ? "kw" : NULL;
+        break;
+      default:
+        break;
+      }
+      if (!cls) { /* a plain word: skip it whole so its digits are not numbers */
+        i = end;
+        continue;
+      }
+    } else {
+      i++;
+      continue;
+    }
+    FLUSH();
+    S_span(out, cls, s + i, end - i);
+    i = plain = end;
+  }
+  FLUSH();
+#undef FLUSH
+}

@@ -1,0 +1,30 @@
+/* install.h: `lit skill install`, copying a built bundle where agents look.
+ *
+ *   --claude    ./.claude/skills/NAME      --global  ~/.claude/skills/NAME,
+ *   --codex     ./.codex/skills/NAME                 ~/.codex/skills/NAME,
+ *   --opencode  ./.opencode/skills/NAME              ~/.config/opencode/skills/NAME
+ *   --dest DIR  DIR/NAME
+ *
+ * --global with one of --claude/--codex/--opencode installs for that agent
+ * only; alone, for all three. NAME is the bundle folder's name (from, by
+ * default build/skill/cuda-kernels). An existing install is replaced only
+ * with --force; the copy is staged beside it and swapped in (tree.h), so an
+ * interrupted install leaves the old one whole. Each install prints
+ * "installed NAME to PATH". */
+#ifndef LIT_INSTALL_H
+#define LIT_INSTALL_H
+
+#include <stdio.h>
+
+#include "diag.h"
+
+typedef struct {
+  const char *from; /* bundle folder; default build/skill/cuda-kernels */
+  const char *dest;
+  int claude, codex, opencode, global, force;
+} lit_install_opts;
+
+/* Returns 0; 1 on error (reported through d); 2 on a usage error. */
+int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d);
+
+#endif

@@ -1,0 +1,285 @@
+#include "lua_host.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct lit_lua {
+  lua_State *L;
+  size_t used, mem_limit;
+  unsigned long instr, instr_limit;
+  char **paths; /* every chunk path loaded, to undo Lua's "..." truncation */
+  size_t npaths;
+};
+
+enum { S_HOOK_EVERY = 1000 };
+
+/* Counts every byte the state holds and refuses to grow past the cap; Lua
+ * turns the refusal into a "not enough memory" error. */
+static void *S_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  lit_lua *h = ud;
+  size_t old = ptr ? osize : 0;
+  if (nsize == 0) {
+    free(ptr);
+    h->used -= old;
+    return NULL;
+  }
+  if (nsize > old && h->used - old + nsize > h->mem_limit) return NULL;
+  void *p = realloc(ptr, nsize);
+  if (!p) return NULL;
+  h->used = h->used - old + nsize;
+  return p;
+}
+
+static void S_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lit_lua *h;
+  lua_getallocf(L, (void **)&h);
+  h->instr += S_HOOK_EVERY;
+  if (h->instr > h->instr_limit) {
+    h->instr = 0; /* leave room for the error handler to run */
+    luaL_error(L, "instruction budget of %lu exceeded (an endless loop?)", h->instr_limit);
+  }
+}
+
+/* load(chunk [, chunkname [, mode [, env]]]) with mode forced to "t":
+ * bytecode never reaches the VM. Upvalue 1 is the base library's load. */
+static int S_load_text(lua_State *L) {
+  int n = lua_gettop(L);
+  luaL_checkany(L, 1);
+  if (n >= 3 && !lua_isnil(L, 3) && strcmp(luaL_checkstring(L, 3), "t") != 0)
+    return luaL_error(L, "load: only text chunks may be loaded (mode \"t\")");
+  lua_pushvalue(L, lua_upvalueindex(1)); /* ... load */
+  lua_pushvalue(L, 1);                   /* ... load chunk */
+  if (n >= 2) lua_pushvalue(L, 2);
+  else lua_pushnil(L);                   /* ... load chunk name */
+  lua_pushliteral(L, "t");               /* ... load chunk name "t" */
+  if (n >= 4) lua_pushvalue(L, 4);       /* ... load chunk name "t" env */
+  lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
+  return lua_gettop(L) - n;
+}
+
+/* print goes to stderr: stdout may carry a command's real output. */
+static int S_print(lua_State *L) {
+  int n = lua_gettop(L);
+  for (int i = 1; i <= n; i++) {
+    size_t len;
+    const char *s = luaL_tolstring(L, i, &len); /* ... s */
+    if (i > 1) fputc('\t', stderr);
+    fwrite(s, 1, len, stderr);
+    lua_pop(L, 1);
+  }
+  fputc('\n', stderr);
+  return 0;
+}
+
+static int S_open(lua_State *L) {
+  static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
+                                  {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+                                  {LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}};
+  for (const luaL_Reg *l = libs; l->func; l++) {
+    luaL_requiref(L, l->name, l->func, 1); /* lib */
+    lua_pop(L, 1);
+  }
+  static const char *const gone[] = {"dofile", "loadfile", "collectgarbage", "require", NULL};
+  for (size_t i = 0; gone[i]; i++) {
+    lua_pushnil(L);
+    lua_setglobal(L, gone[i]);
+  }
+  lua_getglobal(L, "string"); /* string */
+  lua_pushnil(L);
+  lua_setfield(L, -2, "dump");
+  lua_pop(L, 1);
+  lua_getglobal(L, "load"); /* load */
+  lua_pushcclosure(L, S_load_text, 1); /* wrapped */
+  lua_setglobal(L, "load");
+  lua_pushcfunction(L, S_print);
+  lua_setglobal(L, "print");
+  /* a fixed seed: the same documents weave to the same bytes */
+  lua_getglobal(L, "math");            /* math */
+  lua_getfield(L, -1, "randomseed");   /* math randomseed */
+  lua_pushinteger(L, 0);               /* math randomseed 0 */
+  lua_call(L, 1, 0);                   /* math */
+  lua_pop(L, 1);
+  return 0;
+}
+
+lit_lua *lit_lua_new(const lit_lua_limits *limits) {
+  lit_lua *h = lit_xcalloc(1, sizeof *h);
+  h->mem_limit = limits && limits->mem_limit ? limits->mem_limit : (size_t)256 << 20;
+  h->instr_limit = limits && limits->instr_limit ? limits->instr_limit : 200000000UL;
+  h->L = lua_newstate(S_alloc, h);
+  if (!h->L) {
+    fputs("lit: cannot create a Lua state\n", stderr);
+    abort();
+  }
+  lua_pushcfunction(h->L, S_open);
+  if (lua_pcall(h->L, 0, 0, 0) != LUA_OK) {
+    fprintf(stderr, "lit: cannot open the Lua libraries: %s\n", lua_tostring(h->L, -1));
+    abort();
+  }
+  return h;
+}
+
+void lit_lua_free(lit_lua *h) {
+  if (!h) return;
+  lua_close(h->L);
+  for (size_t i = 0; i < h->npaths; i++) free(h->paths[i]);
+  free(h->paths);
+  free(h);
+}
+
+lua_State *lit_lua_state(lit_lua *h) { return h->L; }
+
+static void S_remember(lit_lua *h, const char *path) {
+  for (size_t i = 0; i < h->npaths; i++)
+    if (strcmp(h->paths[i], path) == 0) return;
+  h->paths = lit_xrealloc(h->paths, (h->npaths + 1) * sizeof(char *));
+  h->paths[h->npaths++] = lit_xstrdup(path);
+}
+
+static int S_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int S_path_end(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '<' || c == '\'' || c == '"' || c == '('; }
+
+/* Lua shortens long chunk names to "...tail"; finds the path with that tail. */
+static const char *S_untruncate(const lit_lua *h, const char *tail, size_t len) {
+  for (size_t i = 0; i < h->npaths; i++) {
+    size_t pl = strlen(h->paths[i]);
+    if (pl >= len && memcmp(h->paths[i] + pl - len, tail, len) == 0) return h->paths[i];
+  }
+  return NULL;
+}
+
+static char *S_map(const lit_lua *h, const char *msg) {
+  lit_buf out = LIT_BUF_INIT;
+  size_t n = strlen(msg), copied = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (msg[i] != ':' || !S_digit(msg[i + 1])) continue;
+    size_t j = i + 1;
+    long base = 0, rel = 0;
+    while (S_digit(msg[j])) base = base * 10 + (msg[j++] - '0');
+    if (msg[j] != ':' || !S_digit(msg[j + 1])) continue;
+    j++;
+    while (S_digit(msg[j])) rel = rel * 10 + (msg[j++] - '0');
+    if (msg[j] != ':' && msg[j] != '>') continue;
+    size_t start = i;
+    while (start > copied && !S_path_end(msg[start - 1])) start--;
+    if (start == i) continue;
+    const char *path = msg + start;
+    size_t plen = i - start;
+    if (plen > 3 && memcmp(path, "...", 3) == 0) {
+      const char *full = S_untruncate(h, path + 3, plen - 3);
+      if (full) {
+        path = full;
+        plen = strlen(full);
+      }
+    }
+    lit_buf_put(&out, msg + copied, start - copied);
+    lit_buf_put(&out, path, plen);
+    lit_buf_printf(&out, ":%ld", base + rel - 1);
+    copied = j;
+    i = j - 1;
+  }
+  lit_buf_put(&out, msg + copied, n - copied);
+  return lit_buf_detach(&out);
+}
+
+char *lit_lua_map_locations(const char *msg) {
+  lit_lua none = {0};
+  return S_map(&none, msg);
+}
+
+/* Reports a mapped Lua message: its location, if it names a Markdown file,
+ * becomes the diagnostic's; frames of the traceback in Markdown files
+ * become notes. */
+static void S_report(lit_lua *h, const char *raw, const char *path, int line, lit_diags *d) {
+  char *msg = S_map(h, raw);
+  char *tb = strstr(msg, "\nstack traceback:");
+  if (tb) *tb++ = '\0';
+  const char *text = msg;
+  char *file = NULL;
+  int at = line;
+  for (size_t i = 0; i < h->npaths; i++) {
+    size_t pl = strlen(h->paths[i]);
+    if (strncmp(msg, h->paths[i], pl) == 0 && msg[pl] == ':' && S_digit(msg[pl + 1])) {
+      char *end;
+      at = (int)strtol(msg + pl + 1, &end, 10);
+      if (*end == ':') {
+        file = h->paths[i];
+        text = end + 1;
+        while (*text == ' ') text++;
+      }
+      break;
+    }
+  }
+  lit_diag(d, LIT_ERROR, file ? file : path, file ? at : line, 1, "%s", text);
+  if (tb) {
+    size_t frames = 0;
+    for (char *l = strtok(tb, "\n"); l; l = strtok(NULL, "\n")) {
+      while (*l == '\t' || *l == ' ') l++;
+      for (size_t i = 0; i < h->npaths; i++) {
+        size_t pl = strlen(h->paths[i]);
+        if (strncmp(l, h->paths[i], pl) == 0 && l[pl] == ':' && S_digit(l[pl + 1])) {
+          char *end;
+          int fl = (int)strtol(l + pl + 1, &end, 10);
+          if (frames++ > 0 && *end == ':')
+            lit_diag(d, LIT_NOTE, h->paths[i], fl, 1, "called from here%s", end + 1);
+          break;
+        }
+      }
+    }
+  }
+  free(msg);
+}
+
+int lit_lua_load(lit_lua *h, const char *path, int line, const char *code, size_t len, lit_diags *d) {
+  S_remember(h, path);
+  char name[512];
+  snprintf(name, sizeof name, "@%s:%d", path, line);
+  int r = luaL_loadbufferx(h->L, code, len, name, "t"); /* f | msg */
+  if (r == LUA_OK) return 0;
+  if (!d) return -1;
+  S_report(h, r == LUA_ERRMEM ? "not enough memory" : lua_tostring(h->L, -1), path, line, d);
+  lua_pop(h->L, 1);
+  return -1;
+}
+
+static int S_msghandler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1); /* msg traceback */
+  return 1;
+}
+
+int lit_lua_call(lit_lua *h, int nargs, int nresults, const char *path, int line, lit_diags *d) {
+  lua_State *L = h->L;
+  int base = lua_gettop(L) - nargs;   /* the function's index */
+  lua_pushcfunction(L, S_msghandler); /* f args handler */
+  lua_insert(L, base);                /* handler f args */
+  h->instr = 0;
+  lua_sethook(L, S_hook, LUA_MASKCOUNT, S_HOOK_EVERY);
+  int r = lua_pcall(L, nargs, nresults, base);
+  lua_sethook(L, NULL, 0, 0);
+  if (r != LUA_OK) { /* handler msg */
+    if (r == LUA_ERRMEM) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "memory cap of %zu bytes exceeded", h->mem_limit);
+      S_report(h, msg, path, line, d);
+    } else {
+      const char *m = lua_tostring(L, -1);
+      S_report(h, m ? m : "error in the error handler", path, line, d);
+    }
+    lua_settop(L, base - 1);
+    return -1;
+  }
+  lua_remove(L, base); /* results */
+  return 0;
+}

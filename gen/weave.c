@@ -1,0 +1,406 @@
+#include "weave.h"
+
+#include <cmark-gfm-core-extensions.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "paths.h"
+
+/* ---- a string -> pointer table (open addressing, never shrinks) ---- */
+
+typedef struct {
+  char **keys;
+  void **vals;
+  size_t cap, n;
+} S_table;
+
+static size_t S_hash(const char *s, size_t len) {
+  size_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+  return h;
+}
+
+static size_t S_slot(const S_table *t, const char *key, size_t len) {
+  size_t i = S_hash(key, len) & (t->cap - 1);
+  while (t->keys[i] && (strlen(t->keys[i]) != len || memcmp(t->keys[i], key, len) != 0)) i = (i + 1) & (t->cap - 1);
+  return i;
+}
+
+static void *S_get(const S_table *t, const char *key, size_t len) {
+  if (!t || !t->cap) return NULL;
+  size_t i = S_slot(t, key, len);
+  return t->keys[i] ? t->vals[i] : NULL;
+}
+
+static void S_put(S_table *t, const char *key, size_t len, void *val) {
+  if (2 * (t->n + 1) > t->cap) {
+    S_table bigger = {NULL, NULL, t->cap ? 2 * t->cap : 16, 0};
+    bigger.keys = lit_xcalloc(bigger.cap, sizeof(char *));
+    bigger.vals = lit_xcalloc(bigger.cap, sizeof(void *));
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->keys[i]) {
+        size_t j = S_slot(&bigger, t->keys[i], strlen(t->keys[i]));
+        bigger.keys[j] = t->keys[i];
+        bigger.vals[j] = t->vals[i];
+        bigger.n++;
+      }
+    free(t->keys);
+    free(t->vals);
+    *t = bigger;
+  }
+  size_t i = S_slot(t, key, len);
+  if (!t->keys[i]) {
+    t->keys[i] = lit_xstrndup(key, len);
+    t->n++;
+  }
+  t->vals[i] = val;
+}
+
+static void S_table_free(S_table *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->cap; i++) free(t->keys[i]);
+  free(t->keys);
+  free(t->vals);
+  free(t);
+}
+
+/* ---- names ---- */
+
+void lit_weave_slug(const char *text, size_t len, lit_buf *out) {
+  size_t start = out->len;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c >= 'A' && c <= 'Z') lit_buf_putc(out, (char)(c - 'A' + 'a'));
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') lit_buf_putc(out, (char)c);
+    else if (c == ' ') lit_buf_putc(out, '-');
+    else if (c == 0xE2 && i + 2 < len && ((unsigned char)text[i + 1] == 0x80 || (unsigned char)text[i + 1] == 0x81))
+      i += 2; /* general punctuation (dashes, quotes): dropped, as GitHub does */
+    else if (c >= 0x80) lit_buf_putc(out, (char)c);
+  }
+  if (out->len == start) lit_buf_puts(out, "section");
+}
+
+long lit_weave_marker(const char *info, size_t *lang_len) {
+  const char *m = info ? strstr(info, " lit-block=") : NULL;
+  if (!m) return -1;
+  if (lang_len) *lang_len = (size_t)(m - info);
+  return strtol(m + 11, NULL, 10);
+}
+
+char *lit_weave_block_id(const lit_block *b) {
+  if (b->chunk && b->chunk->name) return lit_xasprintf("chunk-%s-%zu", b->chunk->name, b->def_index + 1);
+  if (b->file) return lit_xasprintf("file-%s", b->file);
+  return lit_xasprintf("block-%zu", b->index);
+}
+
+char *lit_weave_relative(const char *from, const char *to) {
+  /* skip the folders both share, then climb out of the rest of from's */
+  size_t common = 0;
+  for (size_t i = 0; from[i] && from[i] == to[i]; i++)
+    if (from[i] == '/') common = i + 1;
+  lit_buf b = LIT_BUF_INIT;
+  for (const char *s = from + common; *s; s++)
+    if (*s == '/') lit_buf_puts(&b, "../");
+  lit_buf_puts(&b, to + common);
+  return lit_buf_detach(&b);
+}
+
+/* Joins from's folder and a relative url path, resolving "." and "..";
+ * NULL if it climbs out of the project. */
+static char *S_resolve(const char *from, const char *url, size_t ulen) {
+  const char *slash = strrchr(from, '/');
+  lit_buf joined = LIT_BUF_INIT;
+  if (slash) lit_buf_put(&joined, from, (size_t)(slash - from) + 1);
+  lit_buf_put(&joined, url, ulen);
+  char *parts = lit_buf_detach(&joined);
+  lit_buf out = LIT_BUF_INIT;
+  int bad = 0;
+  for (char *s = parts; *s && !bad;) {
+    char *e = strchr(s, '/');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (n == 2 && s[0] == '.' && s[1] == '.') {
+      if (out.len == 0) bad = 1;
+      else {
+        size_t k = out.len;
+        while (k > 0 && out.data[k - 1] != '/') k--;
+        lit_buf_truncate(&out, k ? k - 1 : 0);
+      }
+    } else if (n && !(n == 1 && s[0] == '.')) {
+      if (out.len) lit_buf_putc(&out, '/');
+      lit_buf_put(&out, s, n);
+    }
+    s += n + (e ? 1 : 0);
+  }
+  free(parts);
+  if (bad) {
+    lit_buf_free(&out);
+    return NULL;
+  }
+  return lit_buf_detach(&out);
+}
+
+/* ---- building ---- */
+
+static cmark_parser *S_parser(cmark_llist *exts) {
+  cmark_parser *ps = cmark_parser_new(CMARK_OPT_DEFAULT);
+  for (cmark_llist *l = exts; l; l = l->next) cmark_parser_attach_syntax_extension(ps, l->data);
+  return ps;
+}
+
+static void S_text_of(cmark_node *n, lit_buf *out) {
+  cmark_iter *it = cmark_iter_new(n);
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node *c = cmark_iter_get_node(it);
+    cmark_node_type t = cmark_node_get_type(c);
+    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE) lit_buf_puts(out, cmark_node_get_literal(c));
+    else if (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK) lit_buf_putc(out, ' ');
+  }
+  cmark_iter_free(it);
+}
+
+/* Records headings, anchors and each block's section from the parse. */
+static void S_index(lit_wdoc *pg, cmark_node *root) {
+  S_table *anchors = lit_xcalloc(1, sizeof *anchors);
+  pg->anchors = anchors;
+  pg->section = lit_xcalloc(pg->doc->nblocks + 1, sizeof(char *));
+  for (size_t i = 0; i < pg->doc->nblocks; i++) pg->section[i] = "";
+  size_t cap = 0;
+  const char *current = "";
+  cmark_iter *it = cmark_iter_new(root);
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node *n = cmark_iter_get_node(it);
+    cmark_node_type t = cmark_node_get_type(n);
+    if (t == CMARK_NODE_HEADING) {
+      lit_buf text = LIT_BUF_INIT, slug = LIT_BUF_INIT;
+      S_text_of(n, &text);
+      lit_weave_slug(text.data ? text.data : "", text.len, &slug);
+      size_t base = slug.len;
+      for (int k = 1; S_get(anchors, slug.data, slug.len); k++) {
+        lit_buf_truncate(&slug, base);
+        lit_buf_printf(&slug, "-%d", k);
+      }
+      S_put(anchors, slug.data, slug.len, pg);
+      pg->heads = lit_grow(pg->heads, &cap, pg->nheads + 1, sizeof(lit_heading));
+      lit_heading *h = &pg->heads[pg->nheads++];
+      h->slug = lit_buf_detach(&slug);
+      h->text = lit_buf_detach(&text);
+      h->level = cmark_node_get_heading_level(n);
+      current = h->slug;
+      if (!pg->title && h->level == 1) pg->title = lit_xstrdup(h->text);
+    } else if (t == CMARK_NODE_CODE_BLOCK) {
+      long k = lit_weave_marker(cmark_node_get_fence_info(n), NULL);
+      if (k >= 0 && (size_t)k < pg->doc->nblocks) pg->section[k] = current;
+    }
+  }
+  cmark_iter_free(it);
+  if (!pg->title) pg->title = lit_xstrdup(pg->nheads ? pg->heads[0].text : pg->doc->src.path);
+}
+
+static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
+  const char *path = doc->src.path;
+  if (doc->order == 0) return lit_xstrdup(kind == LIT_WEAVE_BOOK ? "index.html" : "SKILL.md");
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  if (n > 3 && strcmp(base + n - 3, ".md") == 0) n -= 3;
+  return kind == LIT_WEAVE_BOOK ? lit_xasprintf("%.*s.html", (int)n, base) : lit_xasprintf("references/%.*s.md", (int)n, base);
+}
+
+static int S_under(const char *path, const char *root) {
+  size_t n = strlen(root);
+  while (n && root[n - 1] == '/') n--;
+  return strncmp(path, root, n) == 0 && path[n] == '/';
+}
+
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots,
+                         size_t nshipped, const lit_lua_limits *limits, lit_diags *d) {
+  lit_weave *w = lit_xcalloc(1, sizeof *w);
+  w->p = p;
+  w->kind = kind;
+  w->ndocs = p->ndocs;
+  w->docs = lit_xcalloc(p->ndocs + 1, sizeof(lit_wdoc));
+  S_table *by_path = lit_xcalloc(1, sizeof *by_path), *files = lit_xcalloc(1, sizeof *files), *outs = lit_xcalloc(1, sizeof *outs);
+  w->by_path = by_path;
+  w->files = files;
+  for (size_t i = 0; i < p->nfiles; i++) S_put(files, p->files[i].path, strlen(p->files[i].path), &p->files[i]);
+  if (kind == LIT_WEAVE_SKILL) {
+    w->shipped = lit_xcalloc(p->nfiles + 1, sizeof(char *));
+    S_table *names = lit_xcalloc(1, sizeof *names);
+    for (size_t i = 0; i < p->nfiles; i++) {
+      int ship = 0;
+      for (size_t k = 0; k < nshipped && !ship; k++) ship = S_under(p->files[i].path, shipped_roots[k]);
+      if (!ship) continue;
+      const char *base = strrchr(p->files[i].path, '/');
+      base = base ? base + 1 : p->files[i].path;
+      const lit_file *other = S_get(names, base, strlen(base));
+      if (other) {
+        const lit_block *b = p->files[i].block;
+        lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+                 "the skill ships '%s' as scripts/%s, but '%s' has that name too", p->files[i].path, base, other->path);
+        continue;
+      }
+      S_put(names, base, strlen(base), &p->files[i]);
+      w->shipped[i] = lit_xasprintf("scripts/%s", base);
+    }
+    S_table_free(names);
+  }
+  lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", limits, d);
+  cmark_gfm_core_extensions_ensure_registered();
+  static const char *const exts[] = {"table", "strikethrough", "autolink", NULL};
+  for (size_t i = 0; exts[i]; i++) {
+    cmark_syntax_extension *e = cmark_find_syntax_extension(exts[i]);
+    if (e) w->exts = cmark_llist_append(cmark_get_default_mem_allocator(), w->exts, e);
+  }
+  int status = lit_diags_count(d, LIT_ERROR) ? -1 : 0;
+  for (size_t i = 0; i < p->ndocs; i++) {
+    lit_wdoc *pg = &w->docs[i];
+    pg->doc = p->docs[i];
+    pg->out_path = S_out_path(pg->doc, kind);
+    lit_doc *other = S_get(outs, pg->out_path, strlen(pg->out_path));
+    if (other) {
+      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "this document and %s would both be woven to %s; rename one",
+               other->src.path, pg->out_path);
+      status = -1;
+    }
+    S_put(outs, pg->out_path, strlen(pg->out_path), (void *)pg->doc);
+    S_put(by_path, pg->doc->src.path, strlen(pg->doc->src.path), pg);
+    lit_buf md = LIT_BUF_INIT;
+    if (lit_render_doc(r, pg->doc, &md, &pg->map, d)) status = -1;
+    pg->len = md.len;
+    pg->md = lit_buf_detach(&md);
+    cmark_parser *ps = S_parser(w->exts);
+    cmark_parser_feed(ps, pg->md, pg->len);
+    cmark_node *root = cmark_parser_finish(ps);
+    cmark_parser_free(ps);
+    S_index(pg, root);
+    if (kind == LIT_WEAVE_BOOK) pg->tree = root;
+    else cmark_node_free(root);
+  }
+  S_table_free(outs);
+  lit_render_free(r);
+  if (status) {
+    lit_weave_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+void lit_weave_free(lit_weave *w) {
+  if (!w) return;
+  for (size_t i = 0; i < w->ndocs; i++) {
+    lit_wdoc *pg = &w->docs[i];
+    free(pg->md);
+    lit_line_map_free(&pg->map);
+    if (pg->tree) cmark_node_free(pg->tree);
+    free(pg->out_path);
+    free(pg->title);
+    for (size_t k = 0; k < pg->nheads; k++) {
+      free(pg->heads[k].slug);
+      free(pg->heads[k].text);
+    }
+    free(pg->heads);
+    free(pg->section);
+    S_table_free(pg->anchors);
+  }
+  free(w->docs);
+  if (w->shipped) {
+    for (size_t i = 0; i < w->p->nfiles; i++) free(w->shipped[i]);
+    free(w->shipped);
+  }
+  cmark_llist_free(cmark_get_default_mem_allocator(), w->exts);
+  S_table_free(w->by_path);
+  S_table_free(w->files);
+  free(w);
+}
+
+const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path) { return S_get(w->by_path, path, strlen(path)); }
+
+const lit_file *lit_weave_file(const lit_weave *w, const char *path) { return S_get(w->files, path, strlen(path)); }
+
+int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len) {
+  return S_get(page->anchors, slug, len) != NULL;
+}
+
+static int S_external(const char *url) {
+  if (url[0] == '/' ) return 1;
+  size_t i = 0;
+  while ((url[i] >= 'a' && url[i] <= 'z') || (url[i] >= 'A' && url[i] <= 'Z') || (i && ((url[i] >= '0' && url[i] <= '9') || url[i] == '+' || url[i] == '.' || url[i] == '-'))) i++;
+  return i > 0 && url[i] == ':';
+}
+
+/* Book anchors of code blocks are not headings but are valid targets. */
+static int S_block_anchor(const char *frag) { return strncmp(frag, "chunk-", 6) == 0 || strncmp(frag, "file-", 5) == 0; }
+
+int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, int line, char **out, lit_diags *d) {
+  const char *path = from->doc->src.path;
+  int src_line = lit_line_map_source(&from->map, line);
+  *out = NULL;
+  if (!url[0] || S_external(url)) return 0;
+  const char *hash = strchr(url, '#');
+  size_t plen = hash ? (size_t)(hash - url) : strlen(url);
+  const char *frag = hash ? hash + 1 : NULL;
+  if (plen == 0) {
+    if (frag && !lit_weave_has_anchor(from, frag, strlen(frag)) && !S_block_anchor(frag)) {
+      lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s': this document has no heading with that anchor", url);
+      return -1;
+    }
+    return 0;
+  }
+  char *target = S_resolve(path, url, plen);
+  if (!target) {
+    lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s' leads outside the project", url);
+    return -1;
+  }
+  const lit_wdoc *to = S_get(w->by_path, target, strlen(target));
+  if (to) {
+    int r = 1;
+    if (frag && !lit_weave_has_anchor(to, frag, strlen(frag)) && !S_block_anchor(frag)) {
+      lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s': %s has no heading with the anchor '%s'", url, target, frag);
+      r = -1;
+    } else {
+      char *rel = lit_weave_relative(from->out_path, to->out_path);
+      *out = frag ? lit_xasprintf("%s#%s", rel, frag) : lit_xstrdup(rel);
+      free(rel);
+    }
+    free(target);
+    return r;
+  }
+  const lit_file *f = S_get(w->files, target, strlen(target));
+  if (f) {
+    size_t fi = (size_t)(f - w->p->files);
+    if (w->shipped && w->shipped[fi]) {
+      *out = lit_weave_relative(from->out_path, w->shipped[fi]);
+    } else {
+      const lit_wdoc *pg = S_get(w->by_path, f->block->doc->src.path, strlen(f->block->doc->src.path));
+      char *rel = lit_weave_relative(from->out_path, pg->out_path);
+      if (w->kind == LIT_WEAVE_BOOK) {
+        char *id = lit_weave_block_id(f->block);
+        *out = lit_xasprintf("%s#%s", rel, id);
+        free(id);
+      } else {
+        const char *sec = pg->section[f->block->index];
+        *out = sec[0] ? lit_xasprintf("%s#%s", rel, sec) : lit_xstrdup(rel);
+      }
+      free(rel);
+    }
+    free(target);
+    return 1;
+  }
+  char *full = lit_path_join(w->p->root, target);
+  struct stat st;
+  int exists = stat(full, &st) == 0;
+  free(full);
+  if (exists)
+    lit_diag(d, LIT_WARNING, path, src_line, 1,
+             "link '%s': %s is neither a document nor a generated file, so the %s cannot carry it; the link becomes text",
+             url, target, w->kind == LIT_WEAVE_BOOK ? "book" : "skill");
+  else
+    lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s': no document or generated file %s", url, target);
+  free(target);
+  return -1;
+}

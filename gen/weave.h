@@ -1,0 +1,91 @@
+/* weave.h: the project woven for one output, shared by the book and the skill.
+ *
+ * lit_weave_new runs every document through the renderer (render.h) in
+ * reading order, parses each woven text with cmark-gfm (tables,
+ * strikethrough, autolinks), and records what the back ends need before
+ * they emit anything: each page's output path and title, its headings with
+ * GitHub-style anchors ("Shared memory" -> "shared-memory", repeats get -1,
+ * -2), and the section each code block sits in. With those known, any link
+ * can be checked and rewritten in one lookup (lit_weave_link), so the whole
+ * cross-reference is linear in the size of the documents.
+ *
+ * Ownership: lit_weave_new returns a weave the caller frees with
+ * lit_weave_free; it borrows the project, which must outlive it. Every
+ * string and tree in the views below belongs to the weave. */
+#ifndef LIT_WEAVE_H
+#define LIT_WEAVE_H
+
+#include <cmark-gfm.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "model.h"
+#include "render.h"
+#include "util.h"
+
+typedef enum { LIT_WEAVE_BOOK, LIT_WEAVE_SKILL } lit_weave_kind;
+
+typedef struct {
+  char *slug;  /* anchor, unique in its page */
+  char *text;  /* plain text */
+  int level;
+} lit_heading;
+
+typedef struct {
+  const lit_doc *doc;
+  char *md;              /* woven Markdown, code fences marked "lit-block=N" */
+  size_t len;
+  lit_line_map map;      /* woven line -> line of doc */
+  cmark_node *tree;      /* the parse of md (book only; NULL for the skill) */
+  char *out_path;        /* "index.html", "h100.html"; "SKILL.md", "references/h100.md" */
+  char *title;           /* the first heading's text, else the document's path */
+  lit_heading *heads;
+  size_t nheads;
+  const char **section;  /* per block index: anchor of its section, "" before any heading */
+  void *anchors;         /* private: set of heading anchors */
+} lit_wdoc;
+
+typedef struct lit_weave {
+  const lit_project *p;
+  lit_weave_kind kind;
+  lit_wdoc *docs;        /* reading order, like p->docs */
+  size_t ndocs;
+  cmark_llist *exts;     /* the syntax extensions, for cmark_render_html */
+  void *by_path;         /* private: document path -> page, file path -> lit_file */
+  void *files;
+  char **shipped;        /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
+} lit_weave;
+
+/* shipped_roots (SKILL only, may be NULL): folders whose tangled files the
+ * bundle ships under scripts/. Returns NULL if a document failed to weave
+ * (errors in d). */
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots,
+                         size_t nshipped, const lit_lua_limits *limits, lit_diags *d);
+void lit_weave_free(lit_weave *w);
+
+/* The page holding document `path` (project-relative), or NULL. */
+const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path);
+/* The tangled file written to `path`, or NULL. */
+const lit_file *lit_weave_file(const lit_weave *w, const char *path);
+/* 1 if page has a heading anchor `slug` (len bytes). */
+int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len);
+
+/* Rewrites a link found on woven line `line` of page `from` for the output.
+ * Returns 1 with the new target in *out (the caller frees it), 0 to keep the
+ * link as it is (external, or already right), -1 when the link must become
+ * plain text (reported through d: an error if its target does not exist, a
+ * warning if it exists but the output cannot carry it). */
+int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, int line, char **out, lit_diags *d);
+
+/* The anchor of a block in the book: "chunk-NAME-K" for the K-th definition
+ * of a chunk, "file-PATH" for an unnamed file block. The caller frees it. */
+char *lit_weave_block_id(const lit_block *b);
+/* Path from page `from` to page `to` ("../SKILL.md", "h100.md"); caller frees. */
+char *lit_weave_relative(const char *from, const char *to);
+/* The block index a woven fence's info string carries ("cuda lit-block=7"),
+ * or -1; *lang_len gets the length of the language word before it. */
+long lit_weave_marker(const char *info, size_t *lang_len);
+/* Appends the GitHub-style anchor for heading text to out. */
+void lit_weave_slug(const char *text, size_t len, lit_buf *out);
+
+#endif
