@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "source.h"
 #include "tree.h"
 #include "util.h"
 
@@ -41,10 +42,23 @@ int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
     lit_diag(d, LIT_ERROR, NULL, 0, 0, "skill install: say where: --claude, --codex, --opencode, --global or --dest DIR");
     return 2;
   }
-  const char *from = o->from && o->from[0] ? o->from : "build/skill/cuda-kernels";
-  size_t fl = strlen(from);
-  while (fl > 1 && from[fl - 1] == '/') fl--;
-  char *src = lit_xstrndup(from, fl);
+  char *src;
+  if (o->from && o->from[0]) {
+    size_t fl = strlen(o->from);
+    while (fl > 1 && o->from[fl - 1] == '/') fl--;
+    src = lit_xstrndup(o->from, fl);
+  } else { /* build/skill/NAME, NAME from index.md as `lit skill` names it */
+    lit_source ix;
+    lit_diags *quiet = lit_diags_new();
+    const char *n = NULL;
+    if (lit_source_load(&ix, ".", "index.md", quiet) == 0) {
+      n = lit_source_meta(&ix, "skill-name", NULL);
+      if (!n) n = lit_source_meta(&ix, "name", NULL);
+    }
+    src = lit_xasprintf("build/skill/%s", n ? n : "cuda-kernels");
+    lit_source_free(&ix);
+    lit_diags_free(quiet);
+  }
   const char *slash = strrchr(src, '/');
   const char *name = slash ? slash + 1 : src;
   char *skill_md = lit_xasprintf("%s/SKILL.md", src);

@@ -7,7 +7,8 @@
  *
  * --global with one of --claude/--codex/--opencode installs for that agent
  * only; alone, for all three. NAME is the bundle folder's name (from, by
- * default build/skill/cuda-kernels). An existing install is replaced only
+ * default build/skill/NAME, with NAME read from index.md's front matter as
+ * `lit skill` does). An existing install is replaced only
  * with --force; the copy is staged beside it and swapped in (tree.h), so an
  * interrupted install leaves the old one whole. Each install prints
  * "installed NAME to PATH". */
@@ -19,7 +20,7 @@
 #include "diag.h"
 
 typedef struct {
-  const char *from; /* bundle folder; default build/skill/cuda-kernels */
+  const char *from; /* bundle folder; default build/skill/NAME */
   const char *dest;
   int claude, codex, opencode, global, force;
 } lit_install_opts;

@@ -42,7 +42,10 @@ static void S_hook(lua_State *L, lua_Debug *ar) {
   h->instr += S_HOOK_EVERY;
   if (h->instr > h->instr_limit) {
     h->instr = 0; /* leave room for the error handler to run */
-    luaL_error(L, "instruction budget of %lu exceeded (an endless loop?)", h->instr_limit);
+    luaL_where(L, 0); /* where: in a hook, level 0 is the Lua function that was running */
+    lua_pushfstring(L, "instruction budget of %I exceeded (an endless loop?)", (lua_Integer)h->instr_limit);
+    lua_concat(L, 2); /* where..message */
+    lua_error(L);
   }
 }
 
@@ -111,7 +114,7 @@ static int S_open(lua_State *L) {
 lit_lua *lit_lua_new(const lit_lua_limits *limits) {
   lit_lua *h = lit_xcalloc(1, sizeof *h);
   h->mem_limit = limits && limits->mem_limit ? limits->mem_limit : (size_t)256 << 20;
-  h->instr_limit = limits && limits->instr_limit ? limits->instr_limit : 200000000UL;
+  h->instr_limit = limits && limits->instr_limit ? limits->instr_limit : 20000000UL;
   h->L = lua_newstate(S_alloc, h);
   if (!h->L) {
     fputs("lit: cannot create a Lua state\n", stderr);
@@ -178,6 +181,12 @@ static char *S_map(const lit_lua *h, const char *msg) {
         path = full;
         plen = strlen(full);
       }
+    }
+    if (h->npaths) { /* only chunk names this host made: "file.json:1:13:" in a message stays */
+      int known = 0;
+      for (size_t k = 0; k < h->npaths && !known; k++)
+        known = strlen(h->paths[k]) == plen && memcmp(h->paths[k], path, plen) == 0;
+      if (!known) continue;
     }
     lit_buf_put(&out, msg + copied, start - copied);
     lit_buf_put(&out, path, plen);

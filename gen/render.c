@@ -461,11 +461,15 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, lit_buf *out, lit_line_map
         kind = 2;
       }
     }
+    /* a blank line after replaced text, unless the source has one next */
+    size_t nlen;
+    const char *nx = lit_source_line(src, next, &nlen);
+    int next_blank = !nx || nlen == strspn(nx, " \t>");
     if (kind == 1) {
       S_put_text(&w, first, rest, plen, md, strlen(md), b->line, 1);
-      if (!w.at_blank) S_put_line(&w, rest, plen, "", 0);
+      if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
     } else if (kind == 2) {
-      if (!w.at_blank) S_put_line(&w, rest, plen, "", 0);
+      if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
     } else {
       size_t run = S_longest_run(b->code, b->code_len, '`') + 1;
       lit_buf fence = LIT_BUF_INIT;

@@ -48,12 +48,17 @@ static int S_fence(const char *s, size_t len, size_t *prefix, char *fc, size_t *
   return 1;
 }
 
-/* Link to where chunk c is (first) defined, as seen from page `from`. */
+/* A link to block b's section: "[Section](#slug)" on this page, else
+ * "[Page title](page.md#slug)". */
 static void S_where(const S_ctx *x, const lit_block *b, lit_buf *out) {
   const lit_wdoc *to = lit_weave_page(x->w, b->doc->src.path);
+  const lit_heading *sec = to->section[b->index];
+  if (to == x->pg && sec) {
+    lit_buf_printf(out, "[%s](#%s)", sec->text, sec->slug);
+    return;
+  }
   char *rel = lit_weave_relative(x->pg->out_path, to->out_path);
-  const char *sec = to->section[b->index];
-  lit_buf_printf(out, "[%s](%s%s%s)", to->title, rel, sec[0] ? "#" : "", sec);
+  lit_buf_printf(out, "[%s](%s%s%s)", to->title, rel, sec ? "#" : "", sec ? sec->slug : "");
   free(rel);
 }
 

@@ -165,10 +165,11 @@ static void S_text_of(cmark_node *n, lit_buf *out) {
 static void S_index(lit_wdoc *pg, cmark_node *root) {
   S_table *anchors = lit_xcalloc(1, sizeof *anchors);
   pg->anchors = anchors;
-  pg->section = lit_xcalloc(pg->doc->nblocks + 1, sizeof(char *));
-  for (size_t i = 0; i < pg->doc->nblocks; i++) pg->section[i] = "";
+  pg->section = lit_xcalloc(pg->doc->nblocks + 1, sizeof(lit_heading *));
   size_t cap = 0;
-  const char *current = "";
+  long current = -1; /* index into heads: they move while the array grows */
+  long *at = lit_xcalloc(pg->doc->nblocks + 1, sizeof(long));
+  for (size_t i = 0; i < pg->doc->nblocks; i++) at[i] = -1;
   cmark_iter *it = cmark_iter_new(root);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -190,14 +191,16 @@ static void S_index(lit_wdoc *pg, cmark_node *root) {
       h->slug = lit_buf_detach(&slug);
       h->text = lit_buf_detach(&text);
       h->level = cmark_node_get_heading_level(n);
-      current = h->slug;
+      current = (long)pg->nheads - 1;
       if (!pg->title && h->level == 1) pg->title = lit_xstrdup(h->text);
     } else if (t == CMARK_NODE_CODE_BLOCK) {
       long k = lit_weave_marker(cmark_node_get_fence_info(n), NULL);
-      if (k >= 0 && (size_t)k < pg->doc->nblocks) pg->section[k] = current;
+      if (k >= 0 && (size_t)k < pg->doc->nblocks) at[k] = current;
     }
   }
   cmark_iter_free(it);
+  for (size_t i = 0; i < pg->doc->nblocks; i++) pg->section[i] = at[i] >= 0 ? &pg->heads[at[i]] : NULL;
+  free(at);
   if (!pg->title) pg->title = lit_xstrdup(pg->nheads ? pg->heads[0].text : pg->doc->src.path);
 }
 
@@ -336,9 +339,20 @@ static int S_external(const char *url) {
 /* Book anchors of code blocks are not headings but are valid targets. */
 static int S_block_anchor(const char *frag) { return strncmp(frag, "chunk-", 6) == 0 || strncmp(frag, "file-", 5) == 0; }
 
+/* The column of url on its source line (cmark gives inline nodes no
+ * position), else 1. */
+static int S_column(const lit_wdoc *from, int line, const char *url) {
+  size_t len, ul = strlen(url);
+  const char *s = lit_source_line(&from->doc->src, line, &len);
+  for (size_t i = 0; s && ul && i + ul <= len; i++)
+    if (memcmp(s + i, url, ul) == 0) return (int)i + 1;
+  return 1;
+}
+
 int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, int line, char **out, lit_diags *d) {
   const char *path = from->doc->src.path;
   int src_line = lit_line_map_source(&from->map, line);
+  int col = S_column(from, src_line, url);
   *out = NULL;
   if (!url[0] || S_external(url)) return 0;
   const char *hash = strchr(url, '#');
@@ -346,21 +360,21 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   const char *frag = hash ? hash + 1 : NULL;
   if (plen == 0) {
     if (frag && !lit_weave_has_anchor(from, frag, strlen(frag)) && !S_block_anchor(frag)) {
-      lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s': this document has no heading with that anchor", url);
+      lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': this document has no heading with that anchor", url);
       return -1;
     }
     return 0;
   }
   char *target = S_resolve(path, url, plen);
   if (!target) {
-    lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s' leads outside the project", url);
+    lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s' leads outside the project", url);
     return -1;
   }
   const lit_wdoc *to = S_get(w->by_path, target, strlen(target));
   if (to) {
     int r = 1;
     if (frag && !lit_weave_has_anchor(to, frag, strlen(frag)) && !S_block_anchor(frag)) {
-      lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s': %s has no heading with the anchor '%s'", url, target, frag);
+      lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': %s has no heading with the anchor '%s'", url, target, frag);
       r = -1;
     } else {
       char *rel = lit_weave_relative(from->out_path, to->out_path);
@@ -383,8 +397,8 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
         *out = lit_xasprintf("%s#%s", rel, id);
         free(id);
       } else {
-        const char *sec = pg->section[f->block->index];
-        *out = sec[0] ? lit_xasprintf("%s#%s", rel, sec) : lit_xstrdup(rel);
+        const lit_heading *sec = pg->section[f->block->index];
+        *out = sec ? lit_xasprintf("%s#%s", rel, sec->slug) : lit_xstrdup(rel);
       }
       free(rel);
     }
@@ -396,11 +410,11 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   int exists = stat(full, &st) == 0;
   free(full);
   if (exists)
-    lit_diag(d, LIT_WARNING, path, src_line, 1,
+    lit_diag(d, LIT_WARNING, path, src_line, col,
              "link '%s': %s is neither a document nor a generated file, so the %s cannot carry it; the link becomes text",
              url, target, w->kind == LIT_WEAVE_BOOK ? "book" : "skill");
   else
-    lit_diag(d, LIT_ERROR, path, src_line, 1, "link '%s': no document or generated file %s", url, target);
+    lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': no document or generated file %s", url, target);
   free(target);
   return -1;
 }

@@ -41,7 +41,7 @@ typedef struct {
   char *title;           /* the first heading's text, else the document's path */
   lit_heading *heads;
   size_t nheads;
-  const char **section;  /* per block index: anchor of its section, "" before any heading */
+  const lit_heading **section; /* per block index: the heading of its section, NULL before any */
   void *anchors;         /* private: set of heading anchors */
 } lit_wdoc;
 

@@ -28,6 +28,8 @@ Suite *paths_suite(void);
 Suite *hash_suite(void);
 Suite *diag_suite(void);
 Suite *util_suite(void);
+Suite *lua_host_suite(void); /* the weaver: tests/check_lua_host.c, check_weave.c */
+Suite *weave_suite(void);
 
 /* Everything d collected, as lit prints it; the caller frees the result. */
 static inline char *ck_diags_text(const lit_diags *d) {
