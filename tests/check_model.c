@@ -144,6 +144,7 @@ START_TEST(test_deep_chain) {
   ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR) + lit_diags_count(d, LIT_WARNING), 0);
   ck_assert_uint_eq(p->nchunks, N + 1);
   lit_project_free(p);
+  lit_diags_free(d);
   /* closing the chain into a loop is reported once, with the whole chain */
   lit_buf_truncate(&t, t.len - strlen("end;\n```\n"));
   lit_buf_puts(&t, "<<c0>>\n```\n");

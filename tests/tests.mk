@@ -13,9 +13,8 @@ TEST_BUILD   := $(BUILD)/tests
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC     := $(sort $(wildcard tests/check_*.c))
-# The tangler's modules; the weaver's files are not part of these tests.
-TANGLER_SRC  := $(addprefix gen/,attrs.c source.c doc.c model.c tangle.c outputs.c record.c paths.c \
-                  sha256.c diag.c util.c dump.c)
+# Every module but main.c (the sanitizer and fuzz builds compile them afresh).
+LIB_SRC      := $(filter-out gen/main.c,$(wildcard gen/*.c))
 SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_BUILD   := $(BUILD)/asan
 FUZZ_BUILD   := $(BUILD)/fuzz
@@ -44,16 +43,21 @@ check-diff: $(LIT)
 	tests/differential.sh $(LIT)
 
 # ---- sanitizers ----
-$(ASAN_BUILD)/lit: gen/main.c $(TANGLER_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) -o $@ gen/main.c $(TANGLER_SRC) $(DEPS_LIBS)
+$(ASAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
+	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
 
-$(ASAN_BUILD)/check_lit: $(UNIT_SRC) tests/check_lit.h $(TANGLER_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -Igen -o $@ $(UNIT_SRC) $(TANGLER_SRC) \
+$(ASAN_BUILD)/check_lit: $(UNIT_SRC) tests/check_lit.h $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
+	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -Igen -o $@ $(UNIT_SRC) $(LIB_SRC) \
 	  $(DEPS_LIBS) $(CHECK_LIBS)
 
 asan: $(ASAN_BUILD)/lit $(ASAN_BUILD)/check_lit
 	cd tests && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ../$(ASAN_BUILD)/check_lit
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run_golden.sh $(ASAN_BUILD)/lit
+
+# Golden cases run under valgrind (each lit run is slower there): one of each kind.
+VALGRIND_CASES ?= basic-file append-across-docs indent-at-depth line-directives dump crlf-input bom-input \
+  err-cycle-chain err-undefined-suggest err-malformed-attrs err-unclosed-fence err-write-fails \
+  orphan-removed hand-edit-refused check-stale err-symlink-escape
 
 valgrind: $(TEST_BUILD)/check_lit $(LIT)
 	cd tests && CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -62,9 +66,9 @@ valgrind: $(TEST_BUILD)/check_lit $(LIT)
 	  tests/run_golden.sh $(LIT) $(VALGRIND_CASES)
 
 # ---- fuzzing ----
-$(FUZZ_BUILD)/fuzz_tangle: tests/fuzz/fuzz_tangle.c $(TANGLER_SRC) $(wildcard gen/*.h) | $(FUZZ_BUILD)
+$(FUZZ_BUILD)/fuzz_tangle: tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(wildcard gen/*.h) | $(FUZZ_BUILD)
 	$(CLANG) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS) -Igen \
-	  -o $@ tests/fuzz/fuzz_tangle.c $(TANGLER_SRC) $(DEPS_LIBS)
+	  -o $@ tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(DEPS_LIBS)
 
 $(FUZZ_BUILD)/corpus/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*/input/*.md) | $(FUZZ_BUILD)
 	tests/fuzz/make_seeds.sh tests/golden $(FUZZ_BUILD)/corpus
