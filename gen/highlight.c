@@ -21,7 +21,7 @@ static S_family S_family_of(const char *lang) {
 
 int lit_highlight_knows(const char *lang) { return S_family_of(lang) != S_NONE; }
 
-/* Word lists, sorted once on first use and searched with bsearch. */
+/* Word lists. */
 static const char *S_c_kw[] = {"__constant__", "__device__", "__forceinline__", "__global__", "__host__",
                                "__launch_bounds__", "__noinline__", "__restrict__", "__shared__", "__syncthreads",
                                "__syncwarp", "alignas", "alignof", "asm", "break", "case", "catch", "class", "const",
@@ -45,34 +45,55 @@ static const char *S_toml_kw[] = {"false", "inf", "nan", "true"};
 static const char *S_sh_kw[] = {"case", "cd", "do", "done", "echo", "elif", "else", "esac", "exit", "export", "fi",
                                 "for", "function", "if", "in", "local", "return", "set", "then", "until", "while"};
 
-static int S_cmp_word(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+/* Each list becomes a small open-addressing hash set on first use: the
+ * lookup runs once per identifier, so it must cost a hash and one compare. */
+typedef struct {
+  const char *slot[256];
+} S_set;
 
 #define S_N(a) (sizeof(a) / sizeof((a)[0]))
 
-static void S_sort_once(void) {
-  static int sorted;
-  if (sorted) return;
-  qsort(S_c_kw, S_N(S_c_kw), sizeof(char *), S_cmp_word);
-  qsort(S_c_ty, S_N(S_c_ty), sizeof(char *), S_cmp_word);
-  qsort(S_py_kw, S_N(S_py_kw), sizeof(char *), S_cmp_word);
-  qsort(S_py_ty, S_N(S_py_ty), sizeof(char *), S_cmp_word);
-  qsort(S_toml_kw, S_N(S_toml_kw), sizeof(char *), S_cmp_word);
-  qsort(S_sh_kw, S_N(S_sh_kw), sizeof(char *), S_cmp_word);
-  sorted = 1;
+static unsigned S_hash(const char *w, size_t len) {
+  unsigned h = 2166136261u;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)w[i]) * 16777619u;
+  return h;
 }
 
-static int S_in(const char **list, size_t n, const char *w, size_t len) {
-  char word[64];
-  if (len >= sizeof word) return 0;
-  memcpy(word, w, len);
-  word[len] = '\0';
-  const char *key = word;
-  return bsearch(&key, list, n, sizeof(char *), S_cmp_word) != NULL;
+static void S_fill(S_set *set, const char **list, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned h = S_hash(list[i], strlen(list[i])) & 255;
+    while (set->slot[h]) h = (h + 1) & 255;
+    set->slot[h] = list[i];
+  }
+}
+
+static S_set S_c_kw_set, S_c_ty_set, S_py_kw_set, S_py_ty_set, S_toml_kw_set, S_sh_kw_set;
+
+static void S_sort_once(void) {
+  static int ready;
+  if (ready) return;
+  S_fill(&S_c_kw_set, S_c_kw, S_N(S_c_kw));
+  S_fill(&S_c_ty_set, S_c_ty, S_N(S_c_ty));
+  S_fill(&S_py_kw_set, S_py_kw, S_N(S_py_kw));
+  S_fill(&S_py_ty_set, S_py_ty, S_N(S_py_ty));
+  S_fill(&S_toml_kw_set, S_toml_kw, S_N(S_toml_kw));
+  S_fill(&S_sh_kw_set, S_sh_kw, S_N(S_sh_kw));
+  ready = 1;
+}
+
+static int S_in(const S_set *set, const char *w, size_t len) {
+  unsigned h = S_hash(w, len) & 255;
+  for (const char *k; (k = set->slot[h]); h = (h + 1) & 255)
+    if (strncmp(k, w, len) == 0 && k[len] == '\0') return 1;
+  return 0;
 }
 
 void lit_html_escape(lit_buf *out, const char *s, size_t len) {
+  static unsigned char special[256];
+  if (!special['&']) special['&'] = special['<'] = special['>'] = special['"'] = 1;
   size_t run = 0;
   for (size_t i = 0; i < len; i++) {
+    if (!special[(unsigned char)s[i]]) continue;
     const char *rep = NULL;
     switch (s[i]) {
     case '&': rep = "&amp;"; break;
@@ -82,16 +103,19 @@ void lit_html_escape(lit_buf *out, const char *s, size_t len) {
     default: continue;
     }
     lit_buf_put(out, s + run, i - run);
-    lit_buf_puts(out, rep);
+    lit_buf_put(out, rep, strlen(rep));
     run = i + 1;
   }
   lit_buf_put(out, s + run, len - run);
 }
 
+/* cls is always two letters, so every length here is known */
 static void S_span(lit_buf *out, const char *cls, const char *s, size_t len) {
-  lit_buf_printf(out, "<span class=\"%s\">", cls);
+  lit_buf_put(out, "<span class=\"", 13);
+  lit_buf_put(out, cls, 2);
+  lit_buf_put(out, "\">", 2);
   lit_html_escape(out, s, len);
-  lit_buf_puts(out, "</span>");
+  lit_buf_put(out, "</span>", 7);
 }
 
 static int S_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -196,18 +220,18 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
       while (k < len && (s[k] == ' ' || s[k] == '\t')) k++;
       switch (f) {
       case S_C:
-        cls = S_in(S_c_kw, S_N(S_c_kw), s + i, n) ? "kw" : S_in(S_c_ty, S_N(S_c_ty), s + i, n) ? "ty"
+        cls = S_in(&S_c_kw_set, s + i, n) ? "kw" : S_in(&S_c_ty_set, s + i, n) ? "ty"
               : (k < len && s[k] == '(') ? "fn" : NULL;
         break;
       case S_PY:
-        cls = S_in(S_py_kw, S_N(S_py_kw), s + i, n) ? "kw" : S_in(S_py_ty, S_N(S_py_ty), s + i, n) ? "ty"
+        cls = S_in(&S_py_kw_set, s + i, n) ? "kw" : S_in(&S_py_ty_set, s + i, n) ? "ty"
               : (k < len && s[k] == '(') ? "fn" : NULL;
         break;
       case S_TOML:
-        cls = S_in(S_toml_kw, S_N(S_toml_kw), s + i, n) ? "kw" : (at_line_start && k < len && (s[k] == '=' || s[k] == '.')) ? "at" : NULL;
+        cls = S_in(&S_toml_kw_set, s + i, n) ? "kw" : (at_line_start && k < len && (s[k] == '=' || s[k] == '.')) ? "at" : NULL;
         break;
       case S_SH:
-        cls = S_in(S_sh_kw, S_N(S_sh_kw), s + i, n) ? "kw" : NULL;
+        cls = S_in(&S_sh_kw_set, s + i, n) ? "kw" : NULL;
         break;
       default:
         break;

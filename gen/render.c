@@ -287,7 +287,7 @@ int lit_line_map_source(const lit_line_map *m, int line) {
 
 int lit_block_end_line(const lit_block *b) {
   int n = 0;
-  for (size_t i = 0; i < b->code_len; i++) n += b->code[i] == '\n';
+  for (const char *s = b->code, *end = b->code + b->code_len; (s = memchr(s, '\n', (size_t)(end - s))); s++) n++;
   return b->code_line + n + 1;
 }
 
@@ -432,7 +432,7 @@ static int S_render_block(lit_render *r, const lit_block *b, char **md, lit_diag
   return ok ? 0 : -1;
 }
 
-int lit_render_doc(lit_render *r, const lit_doc *doc, lit_buf *out, lit_line_map *map, lit_diags *d) {
+int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, lit_line_map *map, lit_diags *d) {
   S_writer w = {out, map, 0, 1};
   const lit_source *src = &doc->src;
   int next = 1, status = 0;
@@ -471,14 +471,14 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, lit_buf *out, lit_line_map
     } else if (kind == 2) {
       if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
     } else {
-      size_t run = S_longest_run(b->code, b->code_len, '`') + 1;
+      size_t run = bodies ? S_longest_run(b->code, b->code_len, '`') + 1 : 3;
       lit_buf fence = LIT_BUF_INIT;
       for (size_t k = 0; k < (run < 3 ? 3 : run); k++) lit_buf_putc(&fence, '`');
       size_t flen2 = fence.len;
       lit_buf_printf(&fence, "%s lit-block=%zu", b->lang ? b->lang : "text", b->index);
       S_map_add(w.map, w.line + 1, b->line, 0);
       S_put_line(&w, first, plen, fence.data, fence.len);
-      const char *s = b->code, *end = b->code + b->code_len;
+      const char *s = b->code, *end = bodies ? b->code + b->code_len : b->code;
       while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);

@@ -59,8 +59,10 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
 void lit_render_free(lit_render *r);
 
 /* Appends doc's woven Markdown to out and its line map to map (lines of out
- * counted from 1 at out's start). Returns 0, or -1 after reporting errors. */
-int lit_render_doc(lit_render *r, const lit_doc *doc, lit_buf *out, lit_line_map *map, lit_diags *d);
+ * counted from 1 at out's start). With bodies 0 the marked fences are left
+ * empty: the book renders code from the model, so cmark need not copy it.
+ * Returns 0, or -1 after reporting errors. */
+int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, lit_line_map *map, lit_diags *d);
 
 /* The line after a block's closing fence (its last line + 1). */
 int lit_block_end_line(const lit_block *b);

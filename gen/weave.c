@@ -1,4 +1,8 @@
+#define _POSIX_C_SOURCE 200809L
 #include "weave.h"
+
+#include <pthread.h>
+#include <unistd.h>
 
 #include <cmark-gfm-core-extensions.h>
 #include <stdlib.h>
@@ -140,6 +144,40 @@ static char *S_resolve(const char *from, const char *url, size_t ulen) {
   return lit_buf_detach(&out);
 }
 
+/* ---- threads ---- */
+
+typedef struct {
+  void (*fn)(void *, size_t);
+  void *ctx;
+  size_t n, next;
+  pthread_mutex_t lock;
+} S_pool;
+
+static void *S_worker(void *arg) {
+  S_pool *pool = arg;
+  for (;;) {
+    pthread_mutex_lock(&pool->lock);
+    size_t i = pool->next++;
+    pthread_mutex_unlock(&pool->lock);
+    if (i >= pool->n) return NULL;
+    pool->fn(pool->ctx, i);
+  }
+}
+
+void lit_weave_parallel(size_t n, void (*fn)(void *ctx, size_t i), void *ctx) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t nt = cpus > 1 ? (size_t)cpus : 1;
+  if (nt > 8) nt = 8;
+  if (nt > n) nt = n;
+  S_pool pool = {fn, ctx, n, 0, PTHREAD_MUTEX_INITIALIZER};
+  pthread_t threads[8];
+  size_t started = 0;
+  for (size_t t = 1; t < nt; t++)
+    if (pthread_create(&threads[started], NULL, S_worker, &pool) == 0) started++;
+  S_worker(&pool); /* this thread works too; with no threads it does it all */
+  for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
+}
+
 /* ---- building ---- */
 
 static cmark_parser *S_parser(cmark_llist *exts) {
@@ -202,6 +240,19 @@ static void S_index(lit_wdoc *pg, cmark_node *root) {
   for (size_t i = 0; i < pg->doc->nblocks; i++) pg->section[i] = at[i] >= 0 ? &pg->heads[at[i]] : NULL;
   free(at);
   if (!pg->title) pg->title = lit_xstrdup(pg->nheads ? pg->heads[0].text : pg->doc->src.path);
+}
+
+/* Parses one woven page and indexes its anchors (runs on a worker thread). */
+static void S_parse_page(void *ctx, size_t i) {
+  lit_weave *w = ctx;
+  lit_wdoc *pg = &w->docs[i];
+  cmark_parser *ps = S_parser(w->exts);
+  cmark_parser_feed(ps, pg->md, pg->len);
+  cmark_node *root = cmark_parser_finish(ps);
+  cmark_parser_free(ps);
+  S_index(pg, root);
+  if (w->kind == LIT_WEAVE_BOOK) pg->tree = root;
+  else cmark_node_free(root);
 }
 
 static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
@@ -273,17 +324,11 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
     S_put(outs, pg->out_path, strlen(pg->out_path), (void *)pg->doc);
     S_put(by_path, pg->doc->src.path, strlen(pg->doc->src.path), pg);
     lit_buf md = LIT_BUF_INIT;
-    if (lit_render_doc(r, pg->doc, &md, &pg->map, d)) status = -1;
+    if (lit_render_doc(r, pg->doc, kind == LIT_WEAVE_SKILL, &md, &pg->map, d)) status = -1;
     pg->len = md.len;
     pg->md = lit_buf_detach(&md);
-    cmark_parser *ps = S_parser(w->exts);
-    cmark_parser_feed(ps, pg->md, pg->len);
-    cmark_node *root = cmark_parser_finish(ps);
-    cmark_parser_free(ps);
-    S_index(pg, root);
-    if (kind == LIT_WEAVE_BOOK) pg->tree = root;
-    else cmark_node_free(root);
   }
+  lit_weave_parallel(w->ndocs, S_parse_page, w);
   S_table_free(outs);
   lit_render_free(r);
   if (status) {

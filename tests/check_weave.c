@@ -21,7 +21,7 @@ static char *S_weave(const char *a, const char *out, char **diags) {
     lit_render *r = lit_render_new(p, out, NULL, d);
     lit_buf b = LIT_BUF_INIT;
     lit_line_map m = {0};
-    lit_render_doc(r, p->docs[1], &b, &m, d);
+    lit_render_doc(r, p->docs[1], 1, &b, &m, d);
     md = lit_buf_detach(&b);
     lit_line_map_free(&m);
     lit_render_free(r);
@@ -109,7 +109,7 @@ static char *S_results_project(const char *render, char **diags) {
   lit_render *r = lit_render_new(p, "book", NULL, d);
   lit_buf b = LIT_BUF_INIT;
   lit_line_map m = {0};
-  lit_render_doc(r, p->docs[1], &b, &m, d);
+  lit_render_doc(r, p->docs[1], 1, &b, &m, d);
   lit_line_map_free(&m);
   lit_render_free(r);
   lit_project_free(p);
