@@ -46,6 +46,7 @@ static const char *const S_css[] = {
     ":not(pre)>code{background:var(--code);padding:.1rem .3rem;border-radius:4px}\n",
     "pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:.8rem 1rem;overflow-x:auto;"
     "margin:0 0 1rem}\n",
+    "pre code{line-height:1.45}\n"
     "figure.code{margin:1.2rem 0}figure.code pre{margin:0;border-top-left-radius:0;border-top-right-radius:0}\n",
     "figcaption{border:1px solid var(--line);border-bottom:0;border-radius:6px 6px 0 0;padding:.35rem .8rem;"
     "font-size:.85rem;background:var(--side)}\n",

@@ -201,13 +201,21 @@ static void S_page(const S_ctx *x) {
   char fc = 0;
   size_t flen = 0;
   const lit_block *blk = NULL;
+  int in_comment = 0;
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
     line++;
     size_t pre, fl;
     char c;
-    if (!in_fence && S_fence(s, len, &pre, &c, &fl)) {
+    size_t ind = 0;
+    while (ind < len && ind < 3 && s[ind] == ' ') ind++;
+    if (!in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0))) {
+      /* an HTML comment block is a note to the authors: agents need not read it */
+      int closes = 0;
+      for (size_t q = 0; q + 3 <= len && !closes; q++) closes = memcmp(s + q, "-->", 3) == 0;
+      in_comment = !closes;
+    } else if (!in_fence && S_fence(s, len, &pre, &c, &fl)) {
       in_fence = 1;
       fc = c;
       flen = fl;
