@@ -10,10 +10,9 @@
 #   make check-book     book/ equals a fresh weave; headless Chromium loads every page
 #   make bench-weave    weave speed on this repository and on a 50 MB corpus
 
-# The weaver's modules. The sanitizer and fuzz builds compile sources, not
-# liblit.a; main.c and the unit tests need these too.
+# The weaver's modules (every gen/*.c is built into lit and, through
+# tests/tests.mk, into the sanitizer and fuzz builds).
 WEAVER_SRC  := $(addprefix gen/,lua_host.c json.c render.c weave.c highlight.c html_book.c skill.c tree.c install.c)
-TANGLER_SRC += $(WEAVER_SRC)
 SKILL_OUT   ?= build/skill
 SKILL_INSTALL ?= --claude
 
