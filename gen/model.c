@@ -73,7 +73,7 @@ static lit_chunk *S_new_chunk(const char *name) {
 }
 
 static void S_chunk_add_def(lit_chunk *c, lit_block *b) {
-  c->defs = lit_xrealloc(c->defs, (c->ndefs + 1) * sizeof(lit_block *));
+  c->defs = lit_grow(c->defs, &c->defs_cap, c->ndefs + 1, sizeof(lit_block *));
   b->chunk = c;
   b->def_index = c->ndefs;
   c->defs[c->ndefs++] = b;
@@ -145,7 +145,9 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
 /* Levenshtein distance, capped: names further apart are not suggested. */
 static size_t S_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap) {
   if (la > lb + cap || lb > la + cap) return cap + 1;
-  size_t *row = lit_xmalloc((lb + 1) * sizeof(size_t));
+  size_t small[128];
+  size_t *row = lb < 128 ? small : lit_xmalloc((lb + 1) * sizeof(size_t));
+  size_t r = cap + 1;
   for (size_t j = 0; j <= lb; j++) row[j] = j;
   for (size_t i = 1; i <= la; i++) {
     size_t diag = row[0], best = row[0] = i;
@@ -158,29 +160,80 @@ static size_t S_distance(const char *a, size_t la, const char *b, size_t lb, siz
       diag = up;
       if (v < best) best = v;
     }
-    if (best > cap) {
-      free(row);
-      return cap + 1;
-    }
+    if (best > cap) goto done;
   }
-  size_t r = row[lb];
-  free(row);
+  r = row[lb];
+done:
+  if (row != small) free(row);
   return r;
 }
 
-static const char *S_nearest(const lit_project *p, const char *name, size_t len) {
+/* Which of 64 classes of bytes a name holds: a byte one name has and the
+ * other lacks costs at least one edit, so the classes bound the distance
+ * from below without running the dynamic programme. */
+static unsigned long long S_signature(const char *s, size_t len) {
+  unsigned long long sig = 0;
+  for (size_t i = 0; i < len; i++) sig |= 1ULL << ((unsigned char)s[i] & 63);
+  return sig;
+}
+
+static size_t S_popcount(unsigned long long x) {
+  size_t n = 0;
+  for (; x; x &= x - 1) n++;
+  return n;
+}
+
+typedef struct {
+  unsigned long long *sigs; /* per chunk, computed on the first suggestion */
+  char **names;             /* undefined names already looked up ... */
+  const char **nearest;     /* ... and what was suggested for each (or NULL) */
+  size_t len;
+  int gave_up;
+} S_suggester;
+
+/* Suggestions compare a name with every chunk; past this many different
+ * undefined names (a renamed chunk, a pasted document) the rest are reported
+ * without one, so a run stays fast however many references are broken. */
+enum { S_MAX_SUGGESTED = 100 };
+
+static const char *S_nearest(const lit_project *p, S_suggester *sg, const char *name, size_t len) {
+  for (size_t i = 0; i < sg->len; i++)
+    if (strlen(sg->names[i]) == len && memcmp(sg->names[i], name, len) == 0) return sg->nearest[i];
+  if (sg->len == S_MAX_SUGGESTED) {
+    sg->gave_up = 1;
+    return NULL;
+  }
+  if (!sg->sigs) {
+    sg->sigs = lit_xmalloc((p->nchunks + 1) * sizeof(unsigned long long));
+    for (size_t i = 0; i < p->nchunks; i++) sg->sigs[i] = S_signature(p->chunks[i]->name, strlen(p->chunks[i]->name));
+    sg->names = lit_xmalloc(S_MAX_SUGGESTED * sizeof(char *));
+    sg->nearest = lit_xmalloc(S_MAX_SUGGESTED * sizeof(char *));
+  }
   size_t cap = len / 3 + 2, best = cap + 1;
+  unsigned long long sig = S_signature(name, len);
   const char *found = NULL;
   for (size_t i = 0; i < p->nchunks; i++) {
     if (p->chunks[i]->is_data) continue;
+    size_t limit = best < cap ? best : cap;
+    size_t lower = S_popcount(sig & ~sg->sigs[i]), other = S_popcount(sg->sigs[i] & ~sig);
+    if ((other > lower ? other : lower) > limit) continue;
     const char *c = p->chunks[i]->name;
-    size_t dist = S_distance(name, len, c, strlen(c), best < cap ? best : cap);
+    size_t dist = S_distance(name, len, c, strlen(c), limit);
     if (dist < best) {
       best = dist;
       found = c;
     }
   }
+  sg->names[sg->len] = lit_xstrndup(name, len);
+  sg->nearest[sg->len++] = found;
   return found;
+}
+
+static void S_suggester_free(S_suggester *sg) {
+  for (size_t i = 0; i < sg->len; i++) free(sg->names[i]);
+  free(sg->names);
+  free(sg->nearest);
+  free(sg->sigs);
 }
 
 /* Reports every reference cycle once, with the whole chain, by a depth-first
@@ -246,6 +299,8 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
 }
 
 static void S_resolve(lit_project *p, lit_diags *d) {
+  S_suggester sg;
+  memset(&sg, 0, sizeof sg);
   for (size_t di = 0; di < p->ndocs; di++) {
     lit_doc *doc = p->docs[di];
     for (size_t bi = 0; bi < doc->nblocks; bi++) {
@@ -256,7 +311,7 @@ static void S_resolve(lit_project *p, lit_diags *d) {
         lit_chunk *c = lit_project_find(p, s->text, s->len);
         if (c && c->is_data) c = NULL;
         if (!c) {
-          const char *near = S_nearest(p, s->text, s->len);
+          const char *near = S_nearest(p, &sg, s->text, s->len);
           if (near)
             lit_diag(d, LIT_ERROR, doc->src.path, s->line, s->col, "undefined chunk '%.*s'; did you mean '%s'?",
                      (int)s->len, s->text, near);
@@ -265,13 +320,18 @@ static void S_resolve(lit_project *p, lit_diags *d) {
           continue;
         }
         s->target = c;
-        c->uses = lit_xrealloc(c->uses, (c->nuses + 1) * sizeof(lit_use));
+        c->uses = lit_grow(c->uses, &c->uses_cap, c->nuses + 1, sizeof(lit_use));
         c->uses[c->nuses].block = b;
         c->uses[c->nuses].seg = si;
         c->nuses++;
       }
     }
   }
+  if (sg.gave_up)
+    lit_diag(d, LIT_NOTE, NULL, 0, 0,
+             "more than %d different undefined chunks: the later ones are reported without a suggestion",
+             S_MAX_SUGGESTED);
+  S_suggester_free(&sg);
   for (size_t i = 0; i < p->nchunks; i++) {
     lit_chunk *c = p->chunks[i];
     if (c->is_data || c->nuses) continue;

@@ -88,9 +88,9 @@ struct lit_chunk {
   char *name;        /* NULL for the anonymous root of an unnamed file block */
   size_t name_len;
   lit_block **defs;  /* definitions in reading order */
-  size_t ndefs;
+  size_t ndefs, defs_cap;
   lit_use *uses;
-  size_t nuses;
+  size_t nuses, uses_cap;
   int is_data;       /* defined by .data blocks (weaver), not tangled */
   int active;        /* expansion in progress (tangle's cycle check) */
   int cycle_reported;

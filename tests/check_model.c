@@ -113,6 +113,66 @@ START_TEST(test_diagnostics) {
 }
 END_TEST
 
+static const struct {
+  const char *defined; /* the one chunk defined */
+  const char *used;    /* the reference */
+  const char *near;    /* suggested, or NULL */
+} S_suggest[] = {
+    {"ab", "ba", "ab"},                   /* two edits, allowed for a short name */
+    {"abcdef", "x", NULL},                /* too far */
+    {"reduction", "réduction", "reduction"}, /* é is two bytes: two edits */
+    {"warp-reduce", "warp-reduce-all", "warp-reduce"},  /* 4 edits: within len / 3 + 2 */
+    {"warp-reduce", "warp-reduce-across-the-lanes", NULL},
+    {"warp-reduce", "warp-reduc", "warp-reduce"},
+    {"load_tile", "load-tile", "load_tile"},
+    {"aaaa", "bbbb", NULL},
+};
+
+START_TEST(test_suggestions) {
+  char *index = lit_xasprintf(FM "```{.c file=out/x.c}\n<<%s>>\n```\n```{.c #%s}\nx\n```\n", S_suggest[_i].used,
+                              S_suggest[_i].defined);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  char *t = ck_diags_text(d);
+  char *want = S_suggest[_i].near
+                   ? lit_xasprintf("index.md:5:1: error: undefined chunk '%s'; did you mean '%s'?\n", S_suggest[_i].used,
+                                   S_suggest[_i].near)
+                   : lit_xasprintf("index.md:5:1: error: undefined chunk '%s'\n", S_suggest[_i].used);
+  ck_assert_msg(strncmp(t, want, strlen(want)) == 0, "got %s", t);
+  free(want);
+  free(t);
+  free(index);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* Suggestions stop after 100 different undefined names; the same name again
+ * gets the same suggestion without a new search. */
+START_TEST(test_suggestion_cap) {
+  lit_buf t = LIT_BUF_INIT;
+  lit_buf_puts(&t, FM "```{.c file=out/x.c}\n");
+  for (int i = 0; i < 150; i++) lit_buf_printf(&t, "<<name-%03dx>>\n", i);
+  lit_buf_puts(&t, "<<name-000x>>\n```\n");
+  for (int i = 0; i < 150; i++) lit_buf_printf(&t, "```{.c #name-%03d}\nx\n```\n", i);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(t.data, NULL, NULL, d);
+  char *text = ck_diags_text(d);
+  size_t suggested = 0;
+  for (const char *c = text; (c = strstr(c, "did you mean")) != NULL; c++) suggested++;
+  ck_assert_uint_eq(suggested, 101);
+  ck_assert_ptr_nonnull(strstr(text, "undefined chunk 'name-099x'; did you mean 'name-099'?"));
+  ck_assert_ptr_nonnull(strstr(text, "undefined chunk 'name-100x'\n"));
+  ck_assert_ptr_nonnull(strstr(text, "index.md:155:1: error: undefined chunk 'name-000x'; did you mean 'name-000'?"));
+  ck_assert_ptr_nonnull(strstr(text, "lit: note: more than 100 different undefined chunks"));
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 151);
+  free(text);
+  lit_project_free(p);
+  lit_diags_free(d);
+  lit_buf_free(&t);
+}
+END_TEST
+
 START_TEST(test_config) {
   const char *index = "---\ntangle-roots: kernels, skill/scripts/  extra\ntangle-record: build/rec\n---\n";
   lit_diags *d = lit_diags_new();
@@ -179,6 +239,8 @@ Suite *model_suite(void) {
   tcase_add_test(tc, test_reading_order_and_appends);
   tcase_add_test(tc, test_many_chunks);
   tcase_add_loop_test(tc, test_diagnostics, 0, sizeof S_diag_cases / sizeof S_diag_cases[0]);
+  tcase_add_loop_test(tc, test_suggestions, 0, sizeof S_suggest / sizeof S_suggest[0]);
+  tcase_add_test(tc, test_suggestion_cap);
   tcase_add_test(tc, test_config);
   tcase_add_test(tc, test_deep_chain);
   tcase_add_loop_test(tc, test_comment_style, 0, sizeof S_styles / sizeof S_styles[0]);
