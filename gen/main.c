@@ -18,7 +18,7 @@ static const char S_usage[] =
     "usage: lit tangle [--check] [--force] [--line-directives] [-q] [--root DIR] [--entry FILE]\n"
     "       lit dump   [--root DIR] [--entry FILE]     (also: lit --list)\n"
     "       lit stats  [--min-tangled PERCENT]         share of code lines that is tangled\n"
-    "       lit skill  [--out DIR] [--root DIR]        the agent skill bundle\n"
+    "       lit skill  [--out DIR] [--root DIR] [--check]  the agent skill bundle (build/skill/NAME)\n"
     "       lit book   [--out DIR] [--root DIR] [--check]  the HTML book\n"
     "       lit skill install (--claude|--codex|--opencode|--global|--dest DIR) [--force] [--from DIR]\n"
     "\n"
