@@ -6,6 +6,7 @@
 #include "html_book.h"
 #include "render.h"
 #include "skill.h"
+#include "tree.h"
 #include "weave.h"
 
 static const char S_index[] = "---\nskill-name: t\nskill-description: A test skill. Use in tests.\n---\n"
@@ -327,6 +328,40 @@ START_TEST(test_broken_links_fail) {
 }
 END_TEST
 
+START_TEST(test_tree_install_and_compare) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/out/book", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
+  lit_tree_add(&t, "sub/b.css", lit_xstrdup("BB"), 2);
+  ck_assert_int_eq(lit_tree_install(&t, out, d), 0);
+  char *a = ck_read(out, "a.html"), *b = ck_read(out, "sub/b.css");
+  ck_assert_str_eq(a, "A");
+  ck_assert_str_eq(b, "BB");
+  free(a);
+  free(b);
+  ck_assert_uint_eq(lit_tree_compare(&t, out, d), 0);
+  ck_write(out, "extra.txt", "x");
+  ck_write(out, "a.html", "changed");
+  ck_assert_uint_eq(lit_tree_compare(&t, out, d), 2);
+  /* installing again replaces the whole folder: the extra file is gone */
+  ck_assert_int_eq(lit_tree_install(&t, out, d), 0);
+  ck_assert_ptr_null(ck_read(out, "extra.txt"));
+  ck_assert_uint_eq(lit_tree_compare(&t, out, d), 0);
+  char *cmd = lit_xasprintf("ls -a '%s/out' | grep -c lit- > '%s/n'", dir, dir);
+  ck_assert_int_ne(system(cmd), -1);
+  free(cmd);
+  char *n = ck_read(dir, "n");
+  ck_assert_str_eq(n, "0\n"); /* no staging folder left beside it */
+  free(n);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *weave_suite(void) {
   Suite *s = suite_create("weave");
   TCase *tc = tcase_create("weave");
@@ -342,6 +377,7 @@ Suite *weave_suite(void) {
   tcase_add_test(tc, test_skill_bundle);
   tcase_add_test(tc, test_book_pages);
   tcase_add_test(tc, test_broken_links_fail);
+  tcase_add_test(tc, test_tree_install_and_compare);
   suite_add_tcase(s, tc);
   return s;
 }
