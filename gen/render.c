@@ -434,6 +434,13 @@ static int S_render_block(lit_render *r, const lit_block *b, char **md, lit_diag
 
 int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, lit_line_map *map, lit_diags *d) {
   S_writer w = {out, map, 0, 1};
+  lua_State *L = lit_lua_state(r->h);
+  lua_getglobal(L, "lit"); /* lit: lit.doc names the document being woven */
+  if (lua_istable(L, -1)) {
+    lua_pushstring(L, doc->src.path);
+    lua_setfield(L, -2, "doc");
+  }
+  lua_pop(L, 1);
   const lit_source *src = &doc->src;
   int next = 1, status = 0;
   for (size_t i = 0; i < doc->nblocks; i++) {

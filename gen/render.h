@@ -14,6 +14,7 @@
  *   fmt.num(x [, digits])  x with `digits` decimals (default 0).
  *   fmt.pct(x [, digits])  the fraction x as a percentage ("87.5%").
  *   lit.output          "book" or "skill".
+ *   lit.doc             the path of the document being woven.
  *
  * Weaving a document copies its prose and replaces its code blocks:
  *   .data and .filter blocks vanish; a .render block becomes the Markdown
