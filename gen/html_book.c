@@ -66,7 +66,8 @@ static const char *const S_css[] = {
     "@media print{.sidebar,.toc,.pager,.anchor,.skip{display:none}main{margin:0;max-width:none;padding:0}"
     "body{font-size:11pt;color:#000;background:#fff}a{color:#000}pre,figure.code,table,img{break-inside:avoid}"
     "h1,h2,h3{break-after:avoid}pre{white-space:pre-wrap;border-color:#999}"
-    "pre,figcaption,th,:not(pre)>code{background:#fff}footer{display:none}}\n"
+    "pre,figcaption,th,:not(pre)>code{background:#fff}footer{display:none}"
+    "table{display:table;width:100%;font-size:9pt}td,th{overflow-wrap:anywhere}@page{margin:1.8cm}}\n"
     , NULL};
 
 typedef struct {
