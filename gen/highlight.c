@@ -9,10 +9,10 @@ static S_family S_family_of(const char *lang) {
   static const struct {
     const char *name;
     S_family f;
-  } names[] = {{"c", S_C},       {"h", S_C},        {"cpp", S_C},    {"c++", S_C},   {"cxx", S_C},
-               {"cc", S_C},      {"hpp", S_C},      {"cuda", S_C},   {"cu", S_C},    {"cuh", S_C},
-               {"python", S_PY}, {"py", S_PY},      {"python3", S_PY}, {"toml", S_TOML}, {"sh", S_SH},
-               {"bash", S_SH},   {"shell", S_SH},   {"console", S_SH}, {"zsh", S_SH},  {NULL, S_NONE}};
+  } names[] = {{"c", S_C},       {"h", S_C},      {"cpp", S_C},      {"c++", S_C},     {"cxx", S_C},
+               {"cc", S_C},      {"hpp", S_C},    {"cuda", S_C},     {"cu", S_C},      {"cuh", S_C},
+               {"python", S_PY}, {"py", S_PY},    {"python3", S_PY}, {"toml", S_TOML}, {"sh", S_SH},
+               {"bash", S_SH},   {"shell", S_SH}, {"console", S_SH}, {"zsh", S_SH},    {NULL, S_NONE}};
   if (!lang) return S_NONE;
   for (size_t i = 0; names[i].name; i++)
     if (strcmp(lang, names[i].name) == 0) return names[i].f;
@@ -22,29 +22,85 @@ static S_family S_family_of(const char *lang) {
 int lit_highlight_knows(const char *lang) { return S_family_of(lang) != S_NONE; }
 
 /* Word lists. */
-static const char *S_c_kw[] = {"__constant__", "__device__", "__forceinline__", "__global__", "__host__",
-                               "__launch_bounds__", "__noinline__", "__restrict__", "__shared__", "__syncthreads",
-                               "__syncwarp", "alignas", "alignof", "asm", "break", "case", "catch", "class", "const",
-                               "const_cast", "constexpr", "continue", "decltype", "default", "delete", "do", "else",
-                               "enum", "explicit", "extern", "false", "for", "goto", "if", "inline", "namespace", "new",
-                               "noexcept", "nullptr", "operator", "private", "protected", "public", "register",
-                               "reinterpret_cast", "return", "sizeof", "static", "static_assert", "static_cast",
-                               "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typename",
-                               "union", "using", "virtual", "volatile", "while"};
-static const char *S_c_ty[] = {"__half", "__half2", "__nv_bfloat16", "__nv_bfloat162", "auto", "blockDim", "blockIdx",
-                               "bool", "char", "gridDim", "threadIdx", "warpSize",
-                               "cudaError_t", "cudaStream_t", "dim3", "double", "float", "float2", "float4", "half",
-                               "int", "int16_t", "int2", "int32_t", "int4", "int64_t", "int8_t", "long", "short",
-                               "signed", "size_t", "uint16_t", "uint2", "uint32_t", "uint4", "uint64_t", "uint8_t",
-                               "unsigned", "void"};
-static const char *S_py_kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-                                "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-                                "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-                                "return", "try", "while", "with", "yield"};
+static const char *S_c_kw[] = {"__constant__",
+                               "__device__",
+                               "__forceinline__",
+                               "__global__",
+                               "__host__",
+                               "__launch_bounds__",
+                               "__noinline__",
+                               "__restrict__",
+                               "__shared__",
+                               "__syncthreads",
+                               "__syncwarp",
+                               "alignas",
+                               "alignof",
+                               "asm",
+                               "break",
+                               "case",
+                               "catch",
+                               "class",
+                               "const",
+                               "const_cast",
+                               "constexpr",
+                               "continue",
+                               "decltype",
+                               "default",
+                               "delete",
+                               "do",
+                               "else",
+                               "enum",
+                               "explicit",
+                               "extern",
+                               "false",
+                               "for",
+                               "goto",
+                               "if",
+                               "inline",
+                               "namespace",
+                               "new",
+                               "noexcept",
+                               "nullptr",
+                               "operator",
+                               "private",
+                               "protected",
+                               "public",
+                               "register",
+                               "reinterpret_cast",
+                               "return",
+                               "sizeof",
+                               "static",
+                               "static_assert",
+                               "static_cast",
+                               "struct",
+                               "switch",
+                               "template",
+                               "this",
+                               "throw",
+                               "true",
+                               "try",
+                               "typedef",
+                               "typename",
+                               "union",
+                               "using",
+                               "virtual",
+                               "volatile",
+                               "while"};
+static const char *S_c_ty[] = {
+    "__half", "__half2",  "__nv_bfloat16", "__nv_bfloat162", "auto",        "blockDim",     "blockIdx", "bool",
+    "char",   "gridDim",  "threadIdx",     "warpSize",       "cudaError_t", "cudaStream_t", "dim3",     "double",
+    "float",  "float2",   "float4",        "half",           "int",         "int16_t",      "int2",     "int32_t",
+    "int4",   "int64_t",  "int8_t",        "long",           "short",       "signed",       "size_t",   "uint16_t",
+    "uint2",  "uint32_t", "uint4",         "uint64_t",       "uint8_t",     "unsigned",     "void"};
+static const char *S_py_kw[] = {"False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+                                "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+                                "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+                                "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 static const char *S_py_ty[] = {"bool", "bytes", "dict", "float", "int", "list", "object", "set", "str", "tuple"};
 static const char *S_toml_kw[] = {"false", "inf", "nan", "true"};
-static const char *S_sh_kw[] = {"case", "cd", "do", "done", "echo", "elif", "else", "esac", "exit", "export", "fi",
-                                "for", "function", "if", "in", "local", "return", "set", "then", "until", "while"};
+static const char *S_sh_kw[] = {"case", "cd",    "do",     "done", "echo", "elif",     "else",
+                                "esac", "exit",  "export", "fi",   "for",  "function", "if",
+                                "in",   "local", "return", "set",  "then", "until",    "while"};
 
 /* Each list becomes a small open-addressing hash set on first use: the
  * lookup runs once per identifier, so it must cost a hash and one compare. */
@@ -56,14 +112,16 @@ typedef struct {
 
 static unsigned S_hash(const char *w, size_t len) {
   unsigned h = 2166136261u;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)w[i]) * 16777619u;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)w[i]) * 16777619u;
   return h;
 }
 
 static void S_fill(S_set *set, const char **list, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned h = S_hash(list[i], strlen(list[i])) & 255;
-    while (set->slot[h]) h = (h + 1) & 255;
+    while (set->slot[h])
+      h = (h + 1) & 255;
     set->slot[h] = list[i];
   }
 }
@@ -129,11 +187,13 @@ static size_t S_string_end(const char *s, size_t len, size_t i, int escapes) {
   char q = s[i];
   if (i + 2 < len && s[i + 1] == q && s[i + 2] == q && q != '`') { /* triple-quoted */
     size_t j = i + 3;
-    while (j + 2 < len && !(s[j] == q && s[j + 1] == q && s[j + 2] == q)) j += (escapes && s[j] == '\\') ? 2 : 1;
+    while (j + 2 < len && !(s[j] == q && s[j + 1] == q && s[j + 2] == q))
+      j += (escapes && s[j] == '\\') ? 2 : 1;
     return j + 2 < len ? j + 3 : len;
   }
   size_t j = i + 1;
-  while (j < len && s[j] != q && s[j] != '\n') j += (escapes && s[j] == '\\' && j + 1 < len) ? 2 : 1;
+  while (j < len && s[j] != q && s[j] != '\n')
+    j += (escapes && s[j] == '\\' && j + 1 < len) ? 2 : 1;
   return j < len && s[j] == q ? j + 1 : j;
 }
 
@@ -164,7 +224,8 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
     line_start = 0;
     if (f == S_C && c == '/' && i + 1 < len && s[i + 1] == '/') {
       end = i;
-      while (end < len && s[end] != '\n') end++;
+      while (end < len && s[end] != '\n')
+        end++;
       cls = "co";
     } else if (f == S_C && c == '/' && i + 1 < len && s[i + 1] == '*') {
       const char *e = NULL;
@@ -175,13 +236,16 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
         }
       end = e ? (size_t)(e - s) : len;
       cls = "co";
-    } else if (f != S_C && c == '#' && (f != S_SH || i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n')) {
+    } else if (f != S_C && c == '#' &&
+               (f != S_SH || i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n')) {
       end = i;
-      while (end < len && s[end] != '\n') end++;
+      while (end < len && s[end] != '\n')
+        end++;
       cls = "co";
     } else if (f == S_C && c == '#' && at_line_start) {
       end = i;
-      while (end < len && s[end] != '\n') end += (s[end] == '\\' && end + 1 < len) ? 2 : 1;
+      while (end < len && s[end] != '\n')
+        end += (s[end] == '\\' && end + 1 < len) ? 2 : 1;
       cls = "pp";
     } else if (c == '"' || c == '\'') {
       if (f == S_C && c == '\'' && i > 0 && S_ident(s[i - 1])) { /* 1'000 digit separators: rare, leave plain */
@@ -198,44 +262,53 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
       cls = "nu";
     } else if (f == S_PY && c == '@' && i + 1 < len && S_ident_start(s[i + 1])) {
       end = i + 1;
-      while (end < len && (S_ident(s[end]) || s[end] == '.')) end++;
+      while (end < len && (S_ident(s[end]) || s[end] == '.'))
+        end++;
       cls = "pp";
     } else if (f == S_SH && c == '$' && i + 1 < len && (S_ident_start(s[i + 1]) || s[i + 1] == '{')) {
       end = i + 1;
       if (s[end] == '{') {
-        while (end < len && s[end] != '}' && s[end] != '\n') end++;
+        while (end < len && s[end] != '}' && s[end] != '\n')
+          end++;
         if (end < len && s[end] == '}') end++;
       } else {
-        while (end < len && S_ident(s[end])) end++;
+        while (end < len && S_ident(s[end]))
+          end++;
       }
       cls = "va";
     } else if (f == S_TOML && c == '[' && at_line_start) {
       end = i;
-      while (end < len && s[end] != '\n' && s[end] != '#') end++;
+      while (end < len && s[end] != '\n' && s[end] != '#')
+        end++;
       cls = "at";
     } else if (S_ident_start(c)) {
       end = i + 1;
-      while (end < len && (S_ident(s[end]) || (f == S_TOML && s[end] == '-'))) end++;
+      while (end < len && (S_ident(s[end]) || (f == S_TOML && s[end] == '-')))
+        end++;
       size_t n = end - i;
       size_t k = end;
-      while (k < len && (s[k] == ' ' || s[k] == '\t')) k++;
+      while (k < len && (s[k] == ' ' || s[k] == '\t'))
+        k++;
       switch (f) {
       case S_C:
-        cls = S_in(&S_c_kw_set, s + i, n) ? "kw" : S_in(&S_c_ty_set, s + i, n) ? "ty"
-              : (k < len && s[k] == '(') ? "fn" : NULL;
+        cls = S_in(&S_c_kw_set, s + i, n)   ? "kw"
+              : S_in(&S_c_ty_set, s + i, n) ? "ty"
+              : (k < len && s[k] == '(')    ? "fn"
+                                            : NULL;
         break;
       case S_PY:
-        cls = S_in(&S_py_kw_set, s + i, n) ? "kw" : S_in(&S_py_ty_set, s + i, n) ? "ty"
-              : (k < len && s[k] == '(') ? "fn" : NULL;
+        cls = S_in(&S_py_kw_set, s + i, n)   ? "kw"
+              : S_in(&S_py_ty_set, s + i, n) ? "ty"
+              : (k < len && s[k] == '(')     ? "fn"
+                                             : NULL;
         break;
       case S_TOML:
-        cls = S_in(&S_toml_kw_set, s + i, n) ? "kw" : (at_line_start && k < len && (s[k] == '=' || s[k] == '.')) ? "at" : NULL;
+        cls = S_in(&S_toml_kw_set, s + i, n)                               ? "kw"
+              : (at_line_start && k < len && (s[k] == '=' || s[k] == '.')) ? "at"
+                                                                           : NULL;
         break;
-      case S_SH:
-        cls = S_in(&S_sh_kw_set, s + i, n) ? "kw" : NULL;
-        break;
-      default:
-        break;
+      case S_SH: cls = S_in(&S_sh_kw_set, s + i, n) ? "kw" : NULL; break;
+      default: break;
       }
       if (!cls) { /* a plain word: skip it whole so its digits are not numbers */
         i = end;

@@ -14,7 +14,8 @@
 static const char *const S_css[] = {
     "/* style.css: the book's only stylesheet (lit writes it; edit gen/html_book.c). */\n",
     ":root{--fg:#1f2328;--muted:#59636e;--bg:#fff;--side:#f6f8fa;--line:#d1d9e0;--code:#f6f8fa;--link:#0959c2;"
-    "--kw:#8250df;--ty:#0a7a83;--st:#0a3069;--co:#6e7781;--nu:#0550ae;--pp:#953800;--fn:#6639ba;--va:#953800;--at:#116329;}\n",
+    "--kw:#8250df;--ty:#0a7a83;--st:#0a3069;--co:#6e7781;--nu:#0550ae;--pp:#953800;--fn:#6639ba;--va:#953800;--at:#"
+    "116329;}\n",
     "@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--side:#151b23;--line:#3d444d;"
     "--code:#151b23;--link:#4493f8;--kw:#d2a8ff;--ty:#76e3ea;--st:#a5d6ff;--co:#9198a1;--nu:#79c0ff;--pp:#ffa657;"
     "--fn:#d2a8ff;--va:#ffa657;--at:#7ee787;}}\n",
@@ -67,8 +68,8 @@ static const char *const S_css[] = {
     "body{font-size:11pt;color:#000;background:#fff}a{color:#000}pre,figure.code,table,img{break-inside:avoid}"
     "h1,h2,h3{break-after:avoid}pre{white-space:pre-wrap;border-color:#999}"
     "pre,figcaption,th,:not(pre)>code{background:#fff}footer{display:none}"
-    "table{display:table;width:100%;font-size:9pt}td,th{overflow-wrap:anywhere}@page{margin:1.8cm}}\n"
-    , NULL};
+    "table{display:table;width:100%;font-size:9pt}td,th{overflow-wrap:anywhere}@page{margin:1.8cm}}\n",
+    NULL};
 
 typedef struct {
   const lit_weave *w;
@@ -190,7 +191,8 @@ static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
       if (s->target) lit_buf_puts(out, "</a>");
       lit_buf_puts(out, "&#10217;</span>\n");
       int dup = 0;
-      for (size_t k = 0; k < nseen && !dup; k++) dup = seen[k] == s->target;
+      for (size_t k = 0; k < nseen && !dup; k++)
+        dup = seen[k] == s->target;
       if (!s->target || dup) continue;
       if (nseen < 16) seen[nseen++] = s->target;
       lit_buf_puts(&defs, defs.len ? "; " : "");
@@ -211,7 +213,9 @@ static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
   }
   int example = (b->flags & LIT_BLOCK_EXAMPLE) != 0;
   if (example) {
-    lit_buf_printf(out, "<figure class=\"code example\" id=\"block-%zu\">\n<figcaption><span class=\"label\">example</span>", b->index);
+    lit_buf_printf(out,
+                   "<figure class=\"code example\" id=\"block-%zu\">\n<figcaption><span class=\"label\">example</span>",
+                   b->index);
     lit_buf_puts(out, "</figcaption>\n");
   }
   lit_buf_puts(out, "<pre><code class=\"language-");
@@ -223,7 +227,8 @@ static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
 }
 
 static int S_line_of(cmark_node *n) {
-  while (n && cmark_node_get_start_line(n) == 0) n = cmark_node_parent(n);
+  while (n && cmark_node_get_start_line(n) == 0)
+    n = cmark_node_parent(n);
   return n ? cmark_node_get_start_line(n) : 0;
 }
 
@@ -260,8 +265,7 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
       codes = lit_grow(codes, &cc, nc + 1, sizeof *codes);
       codes[nc++] = n;
       break;
-    default:
-      break;
+    default: break;
     }
   }
   cmark_iter_free(it);
@@ -271,7 +275,8 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
     if (r == 1) cmark_node_set_url(links[i], to);
     if (r < 0) { /* the link becomes its text */
       cmark_node *c;
-      while ((c = cmark_node_first_child(links[i]))) cmark_node_insert_before(links[i], c);
+      while ((c = cmark_node_first_child(links[i])))
+        cmark_node_insert_before(links[i], c);
       cmark_node_free(links[i]);
     }
     free(to);
@@ -280,7 +285,8 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
     const lit_heading *h = &x->pg->heads[i];
     char *html = cmark_render_html(heads[i], CMARK_OPT_UNSAFE, x->w->exts);
     size_t len = strlen(html);
-    while (len && html[len - 1] == '\n') len--;
+    while (len && html[len - 1] == '\n')
+      len--;
     lit_buf b = LIT_BUF_INIT;
     lit_buf_put(&b, html, 3); /* "<h2" */
     lit_buf_puts(&b, " id=\"");
@@ -352,7 +358,8 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
 /* The page's table of contents: its level 2 and 3 headings. */
 static void S_toc(const lit_wdoc *pg, lit_buf *out) {
   size_t n = 0;
-  for (size_t i = 0; i < pg->nheads; i++) n += pg->heads[i].level == 2 || pg->heads[i].level == 3;
+  for (size_t i = 0; i < pg->nheads; i++)
+    n += pg->heads[i].level == 2 || pg->heads[i].level == 3;
   if (n < 2) return;
   lit_buf_puts(out, "<details class=\"toc\" open>\n<summary>On this page</summary>\n<ul>\n");
   for (size_t i = 0; i < pg->nheads; i++) {
@@ -434,9 +441,11 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
   S_ctx x = {w, NULL, NULL};
   lit_buf_puts(out, "<h1 id=\"index\">Index of chunks and files</h1>\n");
   lit_buf_puts(out, "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the document "
-                    "that writes it.</p>\n<table>\n<thead><tr><th>file</th><th>written by</th><th>chunk</th></tr></thead>\n<tbody>\n");
+                    "that writes it.</p>\n<table>\n<thead><tr><th>file</th><th>written "
+                    "by</th><th>chunk</th></tr></thead>\n<tbody>\n");
   const lit_file **files = lit_xmalloc((p->nfiles + 1) * sizeof *files);
-  for (size_t i = 0; i < p->nfiles; i++) files[i] = &p->files[i];
+  for (size_t i = 0; i < p->nfiles; i++)
+    files[i] = &p->files[i];
   if (p->nfiles) qsort(files, p->nfiles, sizeof *files, S_cmp_file);
   for (size_t i = 0; i < p->nfiles; i++) {
     const lit_file *f = files[i];
@@ -522,11 +531,13 @@ int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d) {
   if (!title) title = w->docs[0].title;
   size_t nnav = w->ndocs + 1;
   S_nav *nav = lit_xcalloc(nnav, sizeof *nav);
-  for (size_t i = 0; i < w->ndocs; i++) nav[i] = (S_nav){w->docs[i].out_path, w->docs[i].title};
+  for (size_t i = 0; i < w->ndocs; i++)
+    nav[i] = (S_nav){w->docs[i].out_path, w->docs[i].title};
   nav[w->ndocs] = (S_nav){"chunks.html", "Index of chunks and files"};
-  S_job job = {w, title, nav, nnav, lit_xcalloc(w->ndocs + 1, sizeof(lit_buf)),
-               lit_xcalloc(w->ndocs + 1, sizeof(lit_diags *))};
-  for (size_t i = 0; i < w->ndocs; i++) job.diags[i] = lit_diags_new();
+  S_job job = {
+      w, title, nav, nnav, lit_xcalloc(w->ndocs + 1, sizeof(lit_buf)), lit_xcalloc(w->ndocs + 1, sizeof(lit_diags *))};
+  for (size_t i = 0; i < w->ndocs; i++)
+    job.diags[i] = lit_diags_new();
   lit_weave_parallel(w->ndocs, S_render_page, &job);
   for (size_t i = 0; i < w->ndocs; i++) { /* messages in reading order, as if rendered one by one */
     lit_diags_append(d, job.diags[i]);
@@ -544,7 +555,8 @@ int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d) {
   size_t n = page.len;
   lit_tree_add(tree, "chunks.html", lit_buf_detach(&page), n);
   lit_buf css = LIT_BUF_INIT;
-  for (size_t i = 0; S_css[i]; i++) lit_buf_puts(&css, S_css[i]);
+  for (size_t i = 0; S_css[i]; i++)
+    lit_buf_puts(&css, S_css[i]);
   n = css.len;
   lit_tree_add(tree, "style.css", lit_buf_detach(&css), n);
   lit_tree_sort(tree);
@@ -564,7 +576,9 @@ int lit_book_run(lit_project *p, const lit_book_opts *o, lit_diags *d) {
   if (r == 0) {
     if (o->check) {
       size_t n = lit_tree_compare(&t, dir, d);
-      if (n) lit_diag(d, LIT_NOTE, NULL, 0, 0, "%zu difference%s: run `make book` and commit %s/", n, n == 1 ? "" : "s", dir);
+      if (n)
+        lit_diag(d, LIT_NOTE, NULL, 0, 0, "%zu difference%s: run `make book` and commit %s/", n, n == 1 ? "" : "s",
+                 dir);
       r = n ? 1 : 0;
     } else {
       double t0 = S_now();

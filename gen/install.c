@@ -39,13 +39,15 @@ int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   int picked[3] = {o->claude, o->codex, o->opencode};
   int any_agent = o->claude || o->codex || o->opencode;
   if (!any_agent && !o->global && !o->dest) {
-    lit_diag(d, LIT_ERROR, NULL, 0, 0, "skill install: say where: --claude, --codex, --opencode, --global or --dest DIR");
+    lit_diag(d, LIT_ERROR, NULL, 0, 0,
+             "skill install: say where: --claude, --codex, --opencode, --global or --dest DIR");
     return 2;
   }
   char *src;
   if (o->from && o->from[0]) {
     size_t fl = strlen(o->from);
-    while (fl > 1 && o->from[fl - 1] == '/') fl--;
+    while (fl > 1 && o->from[fl - 1] == '/')
+      fl--;
     src = lit_xstrndup(o->from, fl);
   } else { /* build/skill/NAME, NAME from index.md as `lit skill` names it */
     lit_source ix;

@@ -89,7 +89,8 @@ static int S_string(S_parser *p) {
   luaL_buffinit(p->L, &b); /* ... buffer */
   for (;;) {
     const char *run = p->s;
-    while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20) p->s++;
+    while (p->s < p->end && *p->s != '"' && *p->s != '\\' && (unsigned char)*p->s >= 0x20)
+      p->s++;
     luaL_addlstring(&b, run, (size_t)(p->s - run));
     if (p->s >= p->end) return S_fail(p, "unterminated string");
     char c = *p->s++;
@@ -125,9 +126,7 @@ static int S_string(S_parser *p) {
       S_utf8(&b, cp);
       break;
     }
-    default:
-      p->s -= 2;
-      return S_fail(p, "bad escape in string");
+    default: p->s -= 2; return S_fail(p, "bad escape in string");
     }
   }
   luaL_pushresult(&b); /* ... string */
@@ -139,21 +138,25 @@ static int S_number(S_parser *p) {
   int is_float = 0;
   if (p->s < p->end && *p->s == '-') p->s++;
   if (p->s >= p->end || *p->s < '0' || *p->s > '9') return S_fail(p, "bad number");
-  if (*p->s == '0') p->s++;
+  if (*p->s == '0')
+    p->s++;
   else
-    while (p->s < p->end && *p->s >= '0' && *p->s <= '9') p->s++;
+    while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+      p->s++;
   if (p->s < p->end && *p->s == '.') {
     is_float = 1;
     p->s++;
     if (p->s >= p->end || *p->s < '0' || *p->s > '9') return S_fail(p, "bad number: digits must follow '.'");
-    while (p->s < p->end && *p->s >= '0' && *p->s <= '9') p->s++;
+    while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+      p->s++;
   }
   if (p->s < p->end && (*p->s == 'e' || *p->s == 'E')) {
     is_float = 1;
     p->s++;
     if (p->s < p->end && (*p->s == '+' || *p->s == '-')) p->s++;
     if (p->s >= p->end || *p->s < '0' || *p->s > '9') return S_fail(p, "bad number: digits must follow the exponent");
-    while (p->s < p->end && *p->s >= '0' && *p->s <= '9') p->s++;
+    while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+      p->s++;
   }
   char tmp[64];
   size_t n = (size_t)(p->s - start);
@@ -184,14 +187,14 @@ static int S_missing(lua_State *L);
 /* Gives the table on top a metatable {__index = S_missing, file=, path=}. */
 static void S_strict(S_parser *p, const char *path, size_t plen) {
   lua_State *L = p->L;
-  lua_createtable(L, 0, 3);             /* t mt */
-  lua_pushvalue(L, p->mt_index);        /* t mt file */
-  lua_setfield(L, -2, "file");          /* t mt */
-  lua_pushlstring(L, path, plen);       /* t mt path */
-  lua_setfield(L, -2, "path");          /* t mt */
-  lua_pushcfunction(L, S_missing);      /* t mt f */
-  lua_setfield(L, -2, "__index");       /* t mt */
-  lua_setmetatable(L, -2);              /* t */
+  lua_createtable(L, 0, 3);        /* t mt */
+  lua_pushvalue(L, p->mt_index);   /* t mt file */
+  lua_setfield(L, -2, "file");     /* t mt */
+  lua_pushlstring(L, path, plen);  /* t mt path */
+  lua_setfield(L, -2, "path");     /* t mt */
+  lua_pushcfunction(L, S_missing); /* t mt f */
+  lua_setfield(L, -2, "__index");  /* t mt */
+  lua_setmetatable(L, -2);         /* t */
 }
 
 /* The field path of the value being read, for strict errors; a path too
@@ -285,9 +288,7 @@ static int S_value(S_parser *p, int depth, S_path *path) {
     if (p->strict) S_strict(p, path->text, path->len);
     return 0;
   }
-  case '"':
-    p->s++;
-    return S_string(p);
+  case '"': p->s++; return S_string(p);
   case 't':
     if (S_literal(p, "true")) return -1;
     lua_pushboolean(L, 1);
@@ -300,17 +301,16 @@ static int S_value(S_parser *p, int depth, S_path *path) {
     if (S_literal(p, "null")) return -1;
     lua_pushlightuserdata(L, NULL);
     return 0;
-  default:
-    return S_number(p);
+  default: return S_number(p);
   }
 }
 
 /* __index for strict tables: t[k] where k is not there. */
 static int S_missing(lua_State *L) {
   if (lua_type(L, 2) != LUA_TSTRING) return 0; /* integer keys past the end: nil, so ipairs stops */
-  lua_getmetatable(L, 1);        /* t k mt */
-  lua_getfield(L, 3, "file");    /* t k mt file */
-  lua_getfield(L, 3, "path");    /* t k mt file path */
+  lua_getmetatable(L, 1);                      /* t k mt */
+  lua_getfield(L, 3, "file");                  /* t k mt file */
+  lua_getfield(L, 3, "path");                  /* t k mt file path */
   const char *file = lua_tostring(L, 4);
   const char *path = lua_tostring(L, 5);
   lua_newtable(L); /* t k mt file path keys */

@@ -41,7 +41,7 @@ static void S_hook(lua_State *L, lua_Debug *ar) {
   lua_getallocf(L, (void **)&h);
   h->instr += S_HOOK_EVERY;
   if (h->instr > h->instr_limit) {
-    h->instr = 0; /* leave room for the error handler to run */
+    h->instr = 0;     /* leave room for the error handler to run */
     luaL_where(L, 0); /* where: in a hook, level 0 is the Lua function that was running */
     lua_pushfstring(L, "instruction budget of %I exceeded (an endless loop?)", (lua_Integer)h->instr_limit);
     lua_concat(L, 2); /* where..message */
@@ -58,10 +58,12 @@ static int S_load_text(lua_State *L) {
     return luaL_error(L, "load: only text chunks may be loaded (mode \"t\")");
   lua_pushvalue(L, lua_upvalueindex(1)); /* ... load */
   lua_pushvalue(L, 1);                   /* ... load chunk */
-  if (n >= 2) lua_pushvalue(L, 2);
-  else lua_pushnil(L);                   /* ... load chunk name */
-  lua_pushliteral(L, "t");               /* ... load chunk name "t" */
-  if (n >= 4) lua_pushvalue(L, 4);       /* ... load chunk name "t" env */
+  if (n >= 2)
+    lua_pushvalue(L, 2);
+  else
+    lua_pushnil(L);                /* ... load chunk name */
+  lua_pushliteral(L, "t");         /* ... load chunk name "t" */
+  if (n >= 4) lua_pushvalue(L, 4); /* ... load chunk name "t" env */
   lua_call(L, n >= 4 ? 4 : 3, LUA_MULTRET);
   return lua_gettop(L) - n;
 }
@@ -97,16 +99,16 @@ static int S_open(lua_State *L) {
   lua_pushnil(L);
   lua_setfield(L, -2, "dump");
   lua_pop(L, 1);
-  lua_getglobal(L, "load"); /* load */
+  lua_getglobal(L, "load");            /* load */
   lua_pushcclosure(L, S_load_text, 1); /* wrapped */
   lua_setglobal(L, "load");
   lua_pushcfunction(L, S_print);
   lua_setglobal(L, "print");
   /* a fixed seed: the same documents weave to the same bytes */
-  lua_getglobal(L, "math");            /* math */
-  lua_getfield(L, -1, "randomseed");   /* math randomseed */
-  lua_pushinteger(L, 0);               /* math randomseed 0 */
-  lua_call(L, 1, 0);                   /* math */
+  lua_getglobal(L, "math");          /* math */
+  lua_getfield(L, -1, "randomseed"); /* math randomseed */
+  lua_pushinteger(L, 0);             /* math randomseed 0 */
+  lua_call(L, 1, 0);                 /* math */
   lua_pop(L, 1);
   return 0;
 }
@@ -131,7 +133,8 @@ lit_lua *lit_lua_new(const lit_lua_limits *limits) {
 void lit_lua_free(lit_lua *h) {
   if (!h) return;
   lua_close(h->L);
-  for (size_t i = 0; i < h->npaths; i++) free(h->paths[i]);
+  for (size_t i = 0; i < h->npaths; i++)
+    free(h->paths[i]);
   free(h->paths);
   free(h);
 }
@@ -147,7 +150,9 @@ static void S_remember(lit_lua *h, const char *path) {
 
 static int S_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int S_path_end(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '<' || c == '\'' || c == '"' || c == '('; }
+static int S_path_end(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '<' || c == '\'' || c == '"' || c == '(';
+}
 
 /* Lua shortens long chunk names to "...tail"; finds the path with that tail. */
 static const char *S_untruncate(const lit_lua *h, const char *tail, size_t len) {
@@ -165,13 +170,16 @@ static char *S_map(const lit_lua *h, const char *msg) {
     if (msg[i] != ':' || !S_digit(msg[i + 1])) continue;
     size_t j = i + 1;
     long base = 0, rel = 0;
-    while (S_digit(msg[j])) base = base * 10 + (msg[j++] - '0');
+    while (S_digit(msg[j]))
+      base = base * 10 + (msg[j++] - '0');
     if (msg[j] != ':' || !S_digit(msg[j + 1])) continue;
     j++;
-    while (S_digit(msg[j])) rel = rel * 10 + (msg[j++] - '0');
+    while (S_digit(msg[j]))
+      rel = rel * 10 + (msg[j++] - '0');
     if (msg[j] != ':' && msg[j] != '>') continue;
     size_t start = i;
-    while (start > copied && !S_path_end(msg[start - 1])) start--;
+    while (start > copied && !S_path_end(msg[start - 1]))
+      start--;
     if (start == i) continue;
     const char *path = msg + start;
     size_t plen = i - start;
@@ -221,7 +229,8 @@ static void S_report(lit_lua *h, const char *raw, const char *path, int line, li
       if (*end == ':') {
         file = h->paths[i];
         text = end + 1;
-        while (*text == ' ') text++;
+        while (*text == ' ')
+          text++;
       }
       break;
     }
@@ -230,14 +239,14 @@ static void S_report(lit_lua *h, const char *raw, const char *path, int line, li
   if (tb) {
     size_t frames = 0;
     for (char *l = strtok(tb, "\n"); l; l = strtok(NULL, "\n")) {
-      while (*l == '\t' || *l == ' ') l++;
+      while (*l == '\t' || *l == ' ')
+        l++;
       for (size_t i = 0; i < h->npaths; i++) {
         size_t pl = strlen(h->paths[i]);
         if (strncmp(l, h->paths[i], pl) == 0 && l[pl] == ':' && S_digit(l[pl + 1])) {
           char *end;
           int fl = (int)strtol(l + pl + 1, &end, 10);
-          if (frames++ > 0 && *end == ':')
-            lit_diag(d, LIT_NOTE, h->paths[i], fl, 1, "called from here%s", end + 1);
+          if (frames++ > 0 && *end == ':') lit_diag(d, LIT_NOTE, h->paths[i], fl, 1, "called from here%s", end + 1);
           break;
         }
       }

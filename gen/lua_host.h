@@ -25,7 +25,7 @@
 typedef struct lit_lua lit_lua;
 
 typedef struct {
-  size_t mem_limit;         /* bytes the whole state may hold; 0: 256 MiB */
+  size_t mem_limit;          /* bytes the whole state may hold; 0: 256 MiB */
   unsigned long instr_limit; /* VM instructions per top-level call; 0: 20 million */
 } lit_lua_limits;
 

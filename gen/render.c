@@ -45,7 +45,8 @@ static const char S_prelude[] =
     "  end\n"
     "  local out = { '| ' .. table.concat(h, ' | ') .. ' |', '| ' .. table.concat(sep, ' | ') .. ' |' }\n"
     "  for r, row in ipairs(rows) do\n"
-    "    if type(row) ~= 'table' then error(string.format('md.table: row %d is a %s, not a list of cells', r, type(row)), 2) end\n"
+    "    if type(row) ~= 'table' then error(string.format('md.table: row %d is a %s, not a list of cells', r, "
+    "type(row)), 2) end\n"
     "    if #row ~= n then error(string.format('md.table: row %d has %d cells for %d columns', r, #row, n), 2) end\n"
     "    local c = {}\n"
     "    for i = 1, n do c[i] = cell(row[i]) end\n"
@@ -55,7 +56,8 @@ static const char S_prelude[] =
     "end\n"
     "local function number(name, x, digits, default)\n"
     "  if type(x) ~= 'number' then\n"
-    "    error(string.format('%s: expected a number, got %s', name, type(x) == 'userdata' and 'JSON null' or type(x)), 3)\n"
+    "    error(string.format('%s: expected a number, got %s', name, type(x) == 'userdata' and 'JSON null' or type(x)), "
+    "3)\n"
     "  end\n"
     "  digits = digits or default\n"
     "  if math.type(digits) ~= 'integer' or digits < 0 or digits > 15 then\n"
@@ -80,18 +82,18 @@ static const char S_prelude[] =
 static void S_merge(lua_State *L, int to, int from) {
   lua_Integer n = (lua_Integer)lua_rawlen(L, to), m = (lua_Integer)lua_rawlen(L, from);
   for (lua_Integer i = 1; i <= m; i++) {
-    lua_rawgeti(L, from, i);     /* ... v */
-    lua_rawseti(L, to, n + i);   /* ... */
+    lua_rawgeti(L, from, i);   /* ... v */
+    lua_rawseti(L, to, n + i); /* ... */
   }
   lua_pushnil(L);
-  while (lua_next(L, from)) {    /* ... k v */
+  while (lua_next(L, from)) { /* ... k v */
     if (lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && lua_tointeger(L, -2) <= m) {
       lua_pop(L, 1);
       continue;
     }
-    lua_pushvalue(L, -2);        /* ... k v k */
-    lua_insert(L, -2);           /* ... k k v */
-    lua_rawset(L, to);           /* ... k */
+    lua_pushvalue(L, -2); /* ... k v k */
+    lua_insert(L, -2);    /* ... k k v */
+    lua_rawset(L, to);    /* ... k */
   }
 }
 
@@ -169,7 +171,7 @@ static int S_results(lua_State *L) {
   lit_render *r = lua_touserdata(L, lua_upvalueindex(1));
   lua_settop(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, "lit.results"); /* rel cache */
-  if (lua_getfield(L, 2, rel) != LUA_TNIL) return 1;  /* rel cache value */
+  if (lua_getfield(L, 2, rel) != LUA_TNIL) return 1; /* rel cache value */
   lua_pop(L, 1);
   char real[PATH_MAX], why[PATH_MAX + 200];
   size_t size = 0;
@@ -189,9 +191,9 @@ static int S_results(lua_State *L) {
 
 /* ---- the state ---- */
 
-static int S_blame(lit_render *r, const lit_block *b, lit_diags *d, const char *fmt, const char *arg) {
-  lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->col, fmt, arg);
-  (void)r;
+/* An error about block b as a whole, at its opening fence. */
+static int S_blame(const lit_block *b, lit_diags *d, const char *msg) {
+  lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->col, "%s", msg);
   return -1;
 }
 
@@ -201,7 +203,9 @@ static int S_has_class(const lit_block *b, const char *cls) {
   return 0;
 }
 
-static int S_is_filter(const lit_block *b) { return b->lang && strcmp(b->lang, "lua") == 0 && S_has_class(b, "filter"); }
+static int S_is_filter(const lit_block *b) {
+  return b->lang && strcmp(b->lang, "lua") == 0 && S_has_class(b, "filter");
+}
 
 /* Runs a filter block and appends the function it gives this output. */
 static void S_load_filter(lit_render *r, const lit_block *b, lit_diags *d) {
@@ -209,15 +213,17 @@ static void S_load_filter(lit_render *r, const lit_block *b, lit_diags *d) {
   const char *path = b->doc->src.path;
   if (lit_lua_load(r->h, path, b->code_line, b->code, b->code_len, d)) return;
   if (lit_lua_call(r->h, 0, 1, path, b->line, d)) return; /* result */
-  if (lua_istable(L, -1)) lua_getfield(L, -1, r->output); /* table f */
-  else lua_pushvalue(L, -1);                               /* f f */
+  if (lua_istable(L, -1))
+    lua_getfield(L, -1, r->output); /* table f */
+  else
+    lua_pushvalue(L, -1); /* f f */
   if (lua_isfunction(L, -1)) {
     lua_getfield(L, LUA_REGISTRYINDEX, "lit.filters"); /* result f filters */
     lua_insert(L, -2);                                 /* result filters f */
     lua_rawseti(L, -2, ++r->nfilters);                 /* result filters */
   } else if (!lua_isnil(L, -1) || !lua_istable(L, -2)) {
-    S_blame(r, b, d, "a .filter block must return a function(block), or a table of them keyed by output (%s)",
-            "book = f, skill = g");
+    S_blame(b, d,
+            "a .filter block must return a function(block), or a table of them keyed by output (book = f, skill = g)");
   }
   lua_pop(L, 2);
 }
@@ -236,9 +242,9 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, "lit.filters");
   static const luaL_Reg api[] = {{"data", S_data}, {"results", S_results}, {NULL, NULL}};
-  lua_pushglobaltable(L);         /* _G */
-  lua_pushlightuserdata(L, r);    /* _G r */
-  luaL_setfuncs(L, api, 1);       /* _G */
+  lua_pushglobaltable(L);      /* _G */
+  lua_pushlightuserdata(L, r); /* _G r */
+  luaL_setfuncs(L, api, 1);    /* _G */
   lua_pop(L, 1);
   if (luaL_loadbufferx(L, S_prelude, sizeof S_prelude - 1, "=lit", "t") != LUA_OK) { /* prelude */
     fprintf(stderr, "lit: the weaver's Lua prelude does not compile: %s\n", lua_tostring(L, -1));
@@ -275,8 +281,10 @@ int lit_line_map_source(const lit_line_map *m, int line) {
   size_t lo = 0, hi = m->n;
   while (hi - lo > 1) { /* last span with out <= line */
     size_t mid = (lo + hi) / 2;
-    if (m->spans[mid].out <= line) lo = mid;
-    else hi = mid;
+    if (m->spans[mid].out <= line)
+      lo = mid;
+    else
+      hi = mid;
   }
   if (m->n == 0) return line;
   const lit_line_span *s = &m->spans[lo];
@@ -287,15 +295,16 @@ int lit_line_map_source(const lit_line_map *m, int line) {
 
 int lit_block_end_line(const lit_block *b) {
   int n = 0;
-  for (const char *s = b->code, *end = b->code + b->code_len; (s = memchr(s, '\n', (size_t)(end - s))); s++) n++;
+  for (const char *s = b->code, *end = b->code + b->code_len; (s = memchr(s, '\n', (size_t)(end - s))); s++)
+    n++;
   return b->code_line + n + 1;
 }
 
 typedef struct {
   lit_buf *out;
   lit_line_map *map;
-  int line;          /* woven lines written so far */
-  int at_blank;      /* the last line written is blank (or nothing yet) */
+  int line;     /* woven lines written so far */
+  int at_blank; /* the last line written is blank (or nothing yet) */
 } S_writer;
 
 static void S_put_line(S_writer *w, const char *prefix, size_t plen, const char *s, size_t len) {
@@ -304,8 +313,10 @@ static void S_put_line(S_writer *w, const char *prefix, size_t plen, const char 
   lit_buf_putc(w->out, '\n');
   w->line++;
   int blank = 1;
-  for (size_t i = 0; i < plen && blank; i++) blank = prefix[i] == ' ' || prefix[i] == '>';
-  for (size_t i = 0; i < len && blank; i++) blank = s[i] == ' ' || s[i] == '\t';
+  for (size_t i = 0; i < plen && blank; i++)
+    blank = prefix[i] == ' ' || prefix[i] == '>';
+  for (size_t i = 0; i < len && blank; i++)
+    blank = s[i] == ' ' || s[i] == '\t';
   w->at_blank = blank;
 }
 
@@ -350,8 +361,10 @@ static size_t S_longest_run(const char *s, size_t len, char c) {
 /* Pushes the table a filter sees for block b. */
 static void S_push_block(lua_State *L, const lit_block *b) {
   lua_createtable(L, 0, 8); /* t */
-  if (b->lang) lua_pushstring(L, b->lang);
-  else lua_pushliteral(L, "");
+  if (b->lang)
+    lua_pushstring(L, b->lang);
+  else
+    lua_pushliteral(L, "");
   lua_setfield(L, -2, "lang");
   if (b->name) {
     lua_pushstring(L, b->name);
@@ -382,10 +395,10 @@ static void S_push_block(lua_State *L, const lit_block *b) {
 static int S_filter(lit_render *r, const lit_block *b, char **md, lit_diags *d) {
   lua_State *L = lit_lua_state(r->h);
   for (int i = 1; i <= r->nfilters; i++) {
-    lua_getfield(L, LUA_REGISTRYINDEX, "lit.filters"); /* filters */
-    lua_rawgeti(L, -1, i);                             /* filters f */
-    lua_remove(L, -2);                                 /* f */
-    S_push_block(L, b);                                /* f block */
+    lua_getfield(L, LUA_REGISTRYINDEX, "lit.filters");                     /* filters */
+    lua_rawgeti(L, -1, i);                                                 /* filters f */
+    lua_remove(L, -2);                                                     /* f */
+    S_push_block(L, b);                                                    /* f block */
     if (lit_lua_call(r->h, 1, 1, b->doc->src.path, b->line, d)) return -1; /* result */
     int t = lua_type(L, -1);
     if (t == LUA_TNIL) {
@@ -416,7 +429,7 @@ static int S_render_block(lit_render *r, const lit_block *b, char **md, lit_diag
   lua_State *L = lit_lua_state(r->h);
   const char *path = b->doc->src.path;
   if (!b->lang || strcmp(b->lang, "lua") != 0)
-    return S_blame(r, b, d, "a .render block is Lua code: write ```{.lua .render}%s", "");
+    return S_blame(b, d, "a .render block is Lua code: write ```{.lua .render}");
   if (lit_lua_load(r->h, path, b->code_line, b->code, b->code_len, d)) return -1;
   if (lit_lua_call(r->h, 0, 1, path, b->line, d)) return -1; /* result */
   int ok = lua_type(L, -1) == LUA_TSTRING || lua_isnil(L, -1);
@@ -480,7 +493,8 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
     } else {
       size_t run = bodies ? S_longest_run(b->code, b->code_len, '`') + 1 : 3;
       lit_buf fence = LIT_BUF_INIT;
-      for (size_t k = 0; k < (run < 3 ? 3 : run); k++) lit_buf_putc(&fence, '`');
+      for (size_t k = 0; k < (run < 3 ? 3 : run); k++)
+        lit_buf_putc(&fence, '`');
       size_t flen2 = fence.len;
       lit_buf_printf(&fence, "%s lit-block=%zu", b->lang ? b->lang : "text", b->index);
       S_map_add(w.map, w.line + 1, b->line, 0);

@@ -38,9 +38,11 @@ typedef struct {
 
 static int S_fence(const char *s, size_t len, size_t *prefix, char *fc, size_t *flen) {
   size_t i = 0;
-  while (i < len && (s[i] == ' ' || s[i] == '>')) i++;
+  while (i < len && (s[i] == ' ' || s[i] == '>'))
+    i++;
   size_t r = i;
-  while (r < len && (s[r] == '`' || s[r] == '~') && s[r] == s[i]) r++;
+  while (r < len && (s[r] == '`' || s[r] == '~') && s[r] == s[i])
+    r++;
   if (r - i < 3) return 0;
   *prefix = i;
   *fc = s[i];
@@ -97,7 +99,8 @@ static void S_refs(const S_ctx *x, const lit_block *b, lit_buf *out) {
     const lit_seg *s = &b->segs[i];
     if (s->kind != LIT_SEG_REF || !s->target) continue;
     int dup = 0;
-    for (size_t k = 0; k < nseen && !dup; k++) dup = seen[k] == s->target;
+    for (size_t k = 0; k < nseen && !dup; k++)
+      dup = seen[k] == s->target;
     if (dup) continue;
     if (nseen < 32) seen[nseen++] = s->target;
     lit_buf_puts(out, n++ ? "; " : "Included here: ");
@@ -113,11 +116,13 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
   size_t copied = 0, i = 0;
   /* a reference definition: [label]: url */
   size_t k = 0;
-  while (k < len && s[k] == ' ') k++;
+  while (k < len && s[k] == ' ')
+    k++;
   int refdef = 0;
   if (k < len && s[k] == '[') {
     size_t e = k + 1;
-    while (e < len && s[e] != ']') e++;
+    while (e < len && s[e] != ']')
+      e++;
     if (e + 1 < len && s[e + 1] == ':') {
       refdef = 1;
       i = e + 2;
@@ -127,16 +132,19 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
     size_t start;
     if (refdef) {
       start = i;
-      while (start < len && s[start] == ' ') start++;
+      while (start < len && s[start] == ' ')
+        start++;
       refdef = 0;
     } else {
       if (s[i] == '`') { /* skip a code span */
         size_t run = 0;
-        while (i + run < len && s[i + run] == '`') run++;
+        while (i + run < len && s[i + run] == '`')
+          run++;
         size_t j = i + run;
         for (; j < len; j++) {
           size_t r2 = 0;
-          while (j + r2 < len && s[j + r2] == '`') r2++;
+          while (j + r2 < len && s[j + r2] == '`')
+            r2++;
           if (r2 == run) break;
           if (r2) j += r2 - 1;
         }
@@ -152,7 +160,8 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
     size_t end = start;
     int angle = start < len && s[start] == '<';
     if (angle) {
-      while (end < len && s[end] != '>') end++;
+      while (end < len && s[end] != '>')
+        end++;
       start++;
     } else {
       int depth = 0;
@@ -172,12 +181,15 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
     } else if (r < 0 && s[i] == ']') {
       /* becomes text: drop "[" ... "](url)" around it, when both are on this line */
       size_t close = end;
-      while (close < len && s[close] != ')') close++;
+      while (close < len && s[close] != ')')
+        close++;
       size_t open = i, depth = 0;
       while (open > copied) {
         open--;
-        if (s[open] == ']') depth++;
-        else if (s[open] == '[' && depth-- == 0) break;
+        if (s[open] == ']')
+          depth++;
+        else if (s[open] == '[' && depth-- == 0)
+          break;
       }
       if (s[open] == '[' && close < len) {
         size_t bang = open > copied && s[open - 1] == '!' ? 1 : 0;
@@ -209,11 +221,13 @@ static void S_page(const S_ctx *x) {
     size_t pre, fl;
     char c;
     size_t ind = 0;
-    while (ind < len && ind < 3 && s[ind] == ' ') ind++;
+    while (ind < len && ind < 3 && s[ind] == ' ')
+      ind++;
     if (!in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0))) {
       /* an HTML comment block is a note to the authors: agents need not read it */
       int closes = 0;
-      for (size_t q = 0; q + 3 <= len && !closes; q++) closes = memcmp(s + q, "-->", 3) == 0;
+      for (size_t q = 0; q + 3 <= len && !closes; q++)
+        closes = memcmp(s + q, "-->", 3) == 0;
       in_comment = !closes;
     } else if (!in_fence && S_fence(s, len, &pre, &c, &fl)) {
       in_fence = 1;
@@ -230,7 +244,8 @@ static void S_page(const S_ctx *x) {
           lit_buf_put(x->out, s, pre);
           S_label(x, blk, x->out);
           lit_buf_putc(x->out, '\n');
-          for (size_t q = 0; q < pre; q++) lit_buf_putc(x->out, s[q] == '>' ? '>' : ' ');
+          for (size_t q = 0; q < pre; q++)
+            lit_buf_putc(x->out, s[q] == '>' ? '>' : ' ');
         } else {
           lit_buf_put(x->out, s, pre);
         }
@@ -244,18 +259,22 @@ static void S_page(const S_ctx *x) {
       lit_buf_put(x->out, s, len);
       lit_buf_putc(x->out, '\n');
       size_t q = 0;
-      while (q < len && (s[q] == ' ' || s[q] == '>')) q++;
+      while (q < len && (s[q] == ' ' || s[q] == '>'))
+        q++;
       size_t r = q;
-      while (r < len && s[r] == fc) r++;
+      while (r < len && s[r] == fc)
+        r++;
       size_t t = r;
-      while (t < len && s[t] == ' ') t++;
+      while (t < len && s[t] == ' ')
+        t++;
       if (r - q >= flen && t == len) {
         in_fence = 0;
         if (blk && (blk->flags & LIT_BLOCK_TANGLED)) {
           lit_buf refs = LIT_BUF_INIT;
           S_refs(x, blk, &refs);
           if (refs.len) {
-            for (size_t z = 0; z < q; z++) lit_buf_putc(x->out, s[z] == '>' ? '>' : ' ');
+            for (size_t z = 0; z < q; z++)
+              lit_buf_putc(x->out, s[z] == '>' ? '>' : ' ');
             lit_buf_put(x->out, refs.data, refs.len);
             lit_buf_putc(x->out, '\n');
           }
@@ -339,8 +358,10 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
     S_ctx x = {w, &w->docs[i], &body, d};
     S_page(&x);
     size_t skip = 0; /* front matter lines were blanked: drop leading blank lines */
-    while (skip < body.len && (body.data[skip] == '\n' || body.data[skip] == ' ')) skip++;
-    while (skip > 0 && body.data[skip - 1] != '\n') skip--;
+    while (skip < body.len && (body.data[skip] == '\n' || body.data[skip] == ' '))
+      skip++;
+    while (skip > 0 && body.data[skip - 1] != '\n')
+      skip--;
     if (i == 0) {
       lit_buf_puts(&page, "---\n");
       S_yaml(&page, "name", name);
@@ -351,13 +372,15 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
       if ((v = S_meta(ix, "skill-allowed-tools", "allowed-tools", NULL))) S_yaml(&page, "allowed-tools", v);
       lit_buf_puts(&page, "---\n");
       size_t lines = 0;
-      for (size_t k = skip; k < body.len; k++) lines += body.data[k] == '\n';
+      for (size_t k = skip; k < body.len; k++)
+        lines += body.data[k] == '\n';
       size_t tokens = (body.len - skip) / 4; /* the usual estimate: four characters a token */
       if (lines >= 500 || tokens >= 5000)
-        lit_diag(d, LIT_ERROR, ix->path, 0, 0,
-                 "SKILL.md's body is %zu lines and about %zu tokens (characters / 4); the Agent Skills limit is under 500 "
-                 "lines and 5,000 tokens: move detail into a reference",
-                 lines, tokens);
+        lit_diag(
+            d, LIT_ERROR, ix->path, 0, 0,
+            "SKILL.md's body is %zu lines and about %zu tokens (characters / 4); the Agent Skills limit is under 500 "
+            "lines and 5,000 tokens: move detail into a reference",
+            lines, tokens);
     }
     lit_buf_put(&page, body.data + skip, body.len - skip);
     size_t n = page.len;
@@ -378,7 +401,8 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
   }
   lit_tree_sort(tree);
   lit_buf man = LIT_BUF_INIT;
-  for (size_t i = 0; i < tree->n; i++) lit_buf_printf(&man, "%s\n", tree->files[i].path);
+  for (size_t i = 0; i < tree->n; i++)
+    lit_buf_printf(&man, "%s\n", tree->files[i].path);
   size_t n = man.len;
   lit_tree_add(tree, "manifest.txt", lit_buf_detach(&man), n);
   lit_tree_sort(tree);
@@ -393,8 +417,10 @@ int lit_skill_run(lit_project *p, const lit_skill_opts *o, lit_diags *d) {
   int r = lit_skill_build(p, &t, &name, d);
   if (r == 0) {
     char *dir = lit_xasprintf("%s/%s", o->out && o->out[0] ? o->out : "build/skill", name);
-    if (o->check) r = lit_tree_compare(&t, dir, d) ? 1 : 0;
-    else r = lit_tree_install(&t, dir, d);
+    if (o->check)
+      r = lit_tree_compare(&t, dir, d) ? 1 : 0;
+    else
+      r = lit_tree_install(&t, dir, d);
     free(dir);
   }
   free(name);

@@ -81,7 +81,8 @@ static int S_write(const char *path, const char *data, size_t len, int exec) {
 
 int lit_tree_install(const lit_tree *t, const char *dir, lit_diags *d) {
   size_t dl = strlen(dir);
-  while (dl > 1 && dir[dl - 1] == '/') dl--;
+  while (dl > 1 && dir[dl - 1] == '/')
+    dl--;
   char *target = lit_xstrndup(dir, dl);
   char *stage = lit_xasprintf("%s.lit-new-%ld", target, (long)getpid());
   char *old = lit_xasprintf("%s.lit-old-%ld", target, (long)getpid());
@@ -205,7 +206,8 @@ size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d) {
       k++;
       diffs++;
     } else {
-      if (want.files[i].len != disk.files[k].len || memcmp(want.files[i].data, disk.files[k].data, disk.files[k].len) != 0) {
+      if (want.files[i].len != disk.files[k].len ||
+          memcmp(want.files[i].data, disk.files[k].data, disk.files[k].len) != 0) {
         lit_diag(d, LIT_ERROR, dir, 0, 0, "%s differs from a fresh weave", want.files[i].path);
         diffs++;
       }

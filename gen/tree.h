@@ -19,7 +19,7 @@ typedef struct {
   char *path; /* relative to the tree's root, '/'-separated */
   char *data;
   size_t len;
-  int exec;   /* mode 0755 instead of 0644 */
+  int exec; /* mode 0755 instead of 0644 */
 } lit_tree_file;
 
 typedef struct {
@@ -27,7 +27,8 @@ typedef struct {
   size_t n, cap;
 } lit_tree;
 
-#define LIT_TREE_INIT {NULL, 0, 0}
+#define LIT_TREE_INIT                                                                                                  \
+  { NULL, 0, 0 }
 
 /* Adds a file; the tree takes ownership of data (malloc'd, len bytes). */
 void lit_tree_add(lit_tree *t, const char *path, char *data, size_t len);

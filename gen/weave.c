@@ -21,13 +21,15 @@ typedef struct {
 
 static size_t S_hash(const char *s, size_t len) {
   size_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
   return h;
 }
 
 static size_t S_slot(const S_table *t, const char *key, size_t len) {
   size_t i = S_hash(key, len) & (t->cap - 1);
-  while (t->keys[i] && (strlen(t->keys[i]) != len || memcmp(t->keys[i], key, len) != 0)) i = (i + 1) & (t->cap - 1);
+  while (t->keys[i] && (strlen(t->keys[i]) != len || memcmp(t->keys[i], key, len) != 0))
+    i = (i + 1) & (t->cap - 1);
   return i;
 }
 
@@ -63,7 +65,8 @@ static void S_put(S_table *t, const char *key, size_t len, void *val) {
 
 static void S_table_free(S_table *t) {
   if (!t) return;
-  for (size_t i = 0; i < t->cap; i++) free(t->keys[i]);
+  for (size_t i = 0; i < t->cap; i++)
+    free(t->keys[i]);
   free(t->keys);
   free(t->vals);
   free(t);
@@ -75,12 +78,16 @@ void lit_weave_slug(const char *text, size_t len, lit_buf *out) {
   size_t start = out->len;
   for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)text[i];
-    if (c >= 'A' && c <= 'Z') lit_buf_putc(out, (char)(c - 'A' + 'a'));
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') lit_buf_putc(out, (char)c);
-    else if (c == ' ') lit_buf_putc(out, '-');
+    if (c >= 'A' && c <= 'Z')
+      lit_buf_putc(out, (char)(c - 'A' + 'a'));
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')
+      lit_buf_putc(out, (char)c);
+    else if (c == ' ')
+      lit_buf_putc(out, '-');
     else if (c == 0xE2 && i + 2 < len && ((unsigned char)text[i + 1] == 0x80 || (unsigned char)text[i + 1] == 0x81))
       i += 2; /* general punctuation (dashes, quotes): dropped, as GitHub does */
-    else if (c >= 0x80) lit_buf_putc(out, (char)c);
+    else if (c >= 0x80)
+      lit_buf_putc(out, (char)c);
   }
   if (out->len == start) lit_buf_puts(out, "section");
 }
@@ -124,10 +131,12 @@ static char *S_resolve(const char *from, const char *url, size_t ulen) {
     char *e = strchr(s, '/');
     size_t n = e ? (size_t)(e - s) : strlen(s);
     if (n == 2 && s[0] == '.' && s[1] == '.') {
-      if (out.len == 0) bad = 1;
+      if (out.len == 0)
+        bad = 1;
       else {
         size_t k = out.len;
-        while (k > 0 && out.data[k - 1] != '/') k--;
+        while (k > 0 && out.data[k - 1] != '/')
+          k--;
         lit_buf_truncate(&out, k ? k - 1 : 0);
       }
     } else if (n && !(n == 1 && s[0] == '.')) {
@@ -175,14 +184,16 @@ void lit_weave_parallel(size_t n, void (*fn)(void *ctx, size_t i), void *ctx) {
   for (size_t t = 1; t < nt; t++)
     if (pthread_create(&threads[started], NULL, S_worker, &pool) == 0) started++;
   S_worker(&pool); /* this thread works too; with no threads it does it all */
-  for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
+  for (size_t t = 0; t < started; t++)
+    pthread_join(threads[t], NULL);
 }
 
 /* ---- building ---- */
 
 static cmark_parser *S_parser(cmark_llist *exts) {
   cmark_parser *ps = cmark_parser_new(CMARK_OPT_DEFAULT);
-  for (cmark_llist *l = exts; l; l = l->next) cmark_parser_attach_syntax_extension(ps, l->data);
+  for (cmark_llist *l = exts; l; l = l->next)
+    cmark_parser_attach_syntax_extension(ps, l->data);
   return ps;
 }
 
@@ -193,8 +204,10 @@ static void S_text_of(cmark_node *n, lit_buf *out) {
     if (ev != CMARK_EVENT_ENTER) continue;
     cmark_node *c = cmark_iter_get_node(it);
     cmark_node_type t = cmark_node_get_type(c);
-    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE) lit_buf_puts(out, cmark_node_get_literal(c));
-    else if (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK) lit_buf_putc(out, ' ');
+    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE)
+      lit_buf_puts(out, cmark_node_get_literal(c));
+    else if (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK)
+      lit_buf_putc(out, ' ');
   }
   cmark_iter_free(it);
 }
@@ -207,7 +220,8 @@ static void S_index(lit_wdoc *pg, cmark_node *root) {
   size_t cap = 0;
   long current = -1; /* index into heads: they move while the array grows */
   long *at = lit_xcalloc(pg->doc->nblocks + 1, sizeof(long));
-  for (size_t i = 0; i < pg->doc->nblocks; i++) at[i] = -1;
+  for (size_t i = 0; i < pg->doc->nblocks; i++)
+    at[i] = -1;
   cmark_iter *it = cmark_iter_new(root);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -237,7 +251,8 @@ static void S_index(lit_wdoc *pg, cmark_node *root) {
     }
   }
   cmark_iter_free(it);
-  for (size_t i = 0; i < pg->doc->nblocks; i++) pg->section[i] = at[i] >= 0 ? &pg->heads[at[i]] : NULL;
+  for (size_t i = 0; i < pg->doc->nblocks; i++)
+    pg->section[i] = at[i] >= 0 ? &pg->heads[at[i]] : NULL;
   free(at);
   if (!pg->title) pg->title = lit_xstrdup(pg->nheads ? pg->heads[0].text : pg->doc->src.path);
 }
@@ -251,8 +266,10 @@ static void S_parse_page(void *ctx, size_t i) {
   cmark_node *root = cmark_parser_finish(ps);
   cmark_parser_free(ps);
   S_index(pg, root);
-  if (w->kind == LIT_WEAVE_BOOK) pg->tree = root;
-  else cmark_node_free(root);
+  if (w->kind == LIT_WEAVE_BOOK)
+    pg->tree = root;
+  else
+    cmark_node_free(root);
 }
 
 static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
@@ -262,32 +279,37 @@ static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
   base = base ? base + 1 : path;
   size_t n = strlen(base);
   if (n > 3 && strcmp(base + n - 3, ".md") == 0) n -= 3;
-  return kind == LIT_WEAVE_BOOK ? lit_xasprintf("%.*s.html", (int)n, base) : lit_xasprintf("references/%.*s.md", (int)n, base);
+  return kind == LIT_WEAVE_BOOK ? lit_xasprintf("%.*s.html", (int)n, base)
+                                : lit_xasprintf("references/%.*s.md", (int)n, base);
 }
 
 static int S_under(const char *path, const char *root) {
   size_t n = strlen(root);
-  while (n && root[n - 1] == '/') n--;
+  while (n && root[n - 1] == '/')
+    n--;
   return strncmp(path, root, n) == 0 && path[n] == '/';
 }
 
-lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots,
-                         size_t nshipped, const lit_lua_limits *limits, lit_diags *d) {
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots, size_t nshipped,
+                         const lit_lua_limits *limits, lit_diags *d) {
   lit_weave *w = lit_xcalloc(1, sizeof *w);
   w->p = p;
   w->kind = kind;
   w->ndocs = p->ndocs;
   w->docs = lit_xcalloc(p->ndocs + 1, sizeof(lit_wdoc));
-  S_table *by_path = lit_xcalloc(1, sizeof *by_path), *files = lit_xcalloc(1, sizeof *files), *outs = lit_xcalloc(1, sizeof *outs);
+  S_table *by_path = lit_xcalloc(1, sizeof *by_path), *files = lit_xcalloc(1, sizeof *files),
+          *outs = lit_xcalloc(1, sizeof *outs);
   w->by_path = by_path;
   w->files = files;
-  for (size_t i = 0; i < p->nfiles; i++) S_put(files, p->files[i].path, strlen(p->files[i].path), &p->files[i]);
+  for (size_t i = 0; i < p->nfiles; i++)
+    S_put(files, p->files[i].path, strlen(p->files[i].path), &p->files[i]);
   if (kind == LIT_WEAVE_SKILL) {
     w->shipped = lit_xcalloc(p->nfiles + 1, sizeof(char *));
     S_table *names = lit_xcalloc(1, sizeof *names);
     for (size_t i = 0; i < p->nfiles; i++) {
       int ship = 0;
-      for (size_t k = 0; k < nshipped && !ship; k++) ship = S_under(p->files[i].path, shipped_roots[k]);
+      for (size_t k = 0; k < nshipped && !ship; k++)
+        ship = S_under(p->files[i].path, shipped_roots[k]);
       if (!ship) continue;
       const char *base = strrchr(p->files[i].path, '/');
       base = base ? base + 1 : p->files[i].path;
@@ -357,7 +379,8 @@ void lit_weave_free(lit_weave *w) {
   }
   free(w->docs);
   if (w->shipped) {
-    for (size_t i = 0; i < w->p->nfiles; i++) free(w->shipped[i]);
+    for (size_t i = 0; i < w->p->nfiles; i++)
+      free(w->shipped[i]);
     free(w->shipped);
   }
   cmark_llist_free(cmark_get_default_mem_allocator(), w->exts);
@@ -375,14 +398,18 @@ int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len) {
 }
 
 static int S_external(const char *url) {
-  if (url[0] == '/' ) return 1;
+  if (url[0] == '/') return 1;
   size_t i = 0;
-  while ((url[i] >= 'a' && url[i] <= 'z') || (url[i] >= 'A' && url[i] <= 'Z') || (i && ((url[i] >= '0' && url[i] <= '9') || url[i] == '+' || url[i] == '.' || url[i] == '-'))) i++;
+  while ((url[i] >= 'a' && url[i] <= 'z') || (url[i] >= 'A' && url[i] <= 'Z') ||
+         (i && ((url[i] >= '0' && url[i] <= '9') || url[i] == '+' || url[i] == '.' || url[i] == '-')))
+    i++;
   return i > 0 && url[i] == ':';
 }
 
 /* Book anchors of code blocks are not headings but are valid targets. */
-static int S_block_anchor(const char *frag) { return strncmp(frag, "chunk-", 6) == 0 || strncmp(frag, "file-", 5) == 0; }
+static int S_block_anchor(const char *frag) {
+  return strncmp(frag, "chunk-", 6) == 0 || strncmp(frag, "file-", 5) == 0;
+}
 
 /* The column of url on its source line (cmark gives inline nodes no
  * position), else 1. */
@@ -419,7 +446,8 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   if (to) {
     int r = 1;
     if (frag && !lit_weave_has_anchor(to, frag, strlen(frag)) && !S_block_anchor(frag)) {
-      lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': %s has no heading with the anchor '%s'", url, target, frag);
+      lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': %s has no heading with the anchor '%s'", url, target,
+               frag);
       r = -1;
     } else {
       char *rel = lit_weave_relative(from->out_path, to->out_path);
@@ -455,9 +483,10 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   int exists = stat(full, &st) == 0;
   free(full);
   if (exists)
-    lit_diag(d, LIT_WARNING, path, src_line, col,
-             "link '%s': %s is neither a document nor a generated file, so the %s cannot carry it; the link becomes text",
-             url, target, w->kind == LIT_WEAVE_BOOK ? "book" : "skill");
+    lit_diag(
+        d, LIT_WARNING, path, src_line, col,
+        "link '%s': %s is neither a document nor a generated file, so the %s cannot carry it; the link becomes text",
+        url, target, w->kind == LIT_WEAVE_BOOK ? "book" : "skill");
   else
     lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': no document or generated file %s", url, target);
   free(target);

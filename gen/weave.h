@@ -26,41 +26,41 @@
 typedef enum { LIT_WEAVE_BOOK, LIT_WEAVE_SKILL } lit_weave_kind;
 
 typedef struct {
-  char *slug;  /* anchor, unique in its page */
-  char *text;  /* plain text */
+  char *slug; /* anchor, unique in its page */
+  char *text; /* plain text */
   int level;
 } lit_heading;
 
 typedef struct {
   const lit_doc *doc;
-  char *md;              /* woven Markdown, code fences marked "lit-block=N" */
+  char *md; /* woven Markdown, code fences marked "lit-block=N" */
   size_t len;
-  lit_line_map map;      /* woven line -> line of doc */
-  cmark_node *tree;      /* the parse of md (book only; NULL for the skill) */
-  char *out_path;        /* "index.html", "h100.html"; "SKILL.md", "references/h100.md" */
-  char *title;           /* the first heading's text, else the document's path */
+  lit_line_map map; /* woven line -> line of doc */
+  cmark_node *tree; /* the parse of md (book only; NULL for the skill) */
+  char *out_path;   /* "index.html", "h100.html"; "SKILL.md", "references/h100.md" */
+  char *title;      /* the first heading's text, else the document's path */
   lit_heading *heads;
   size_t nheads;
   const lit_heading **section; /* per block index: the heading of its section, NULL before any */
-  void *anchors;         /* private: set of heading anchors */
+  void *anchors;               /* private: set of heading anchors */
 } lit_wdoc;
 
 typedef struct lit_weave {
   const lit_project *p;
   lit_weave_kind kind;
-  lit_wdoc *docs;        /* reading order, like p->docs */
+  lit_wdoc *docs; /* reading order, like p->docs */
   size_t ndocs;
-  cmark_llist *exts;     /* the syntax extensions, for cmark_render_html */
-  void *by_path;         /* private: document path -> page, file path -> lit_file */
+  cmark_llist *exts; /* the syntax extensions, for cmark_render_html */
+  void *by_path;     /* private: document path -> page, file path -> lit_file */
   void *files;
-  char **shipped;        /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
+  char **shipped; /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
 } lit_weave;
 
 /* shipped_roots (SKILL only, may be NULL): folders whose tangled files the
  * bundle ships under scripts/. Returns NULL if a document failed to weave
  * (errors in d). */
-lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots,
-                         size_t nshipped, const lit_lua_limits *limits, lit_diags *d);
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots, size_t nshipped,
+                         const lit_lua_limits *limits, lit_diags *d);
 void lit_weave_free(lit_weave *w);
 
 /* The page holding document `path` (project-relative), or NULL. */

@@ -31,8 +31,8 @@ static char *S_eval(lit_lua *h, const char *code) {
 
 START_TEST(test_only_safe_libraries) {
   lit_lua *h = lit_lua_new(NULL);
-  static const char *const gone[] = {"io",      "os",       "package", "debug",          "require",
-                                     "dofile",  "loadfile", "collectgarbage", "string.dump", NULL};
+  static const char *const gone[] = {"io",     "os",       "package",        "debug",       "require",
+                                     "dofile", "loadfile", "collectgarbage", "string.dump", NULL};
   for (size_t i = 0; gone[i]; i++) {
     char *code = lit_xasprintf("return type(%s)", gone[i]);
     char *v = S_eval(h, code);

@@ -48,8 +48,9 @@ END_TEST
 
 START_TEST(test_render_data_and_output) {
   char *diags;
-  const char *doc = "# A\n\n```{.lua .data #d}\nreturn { 1, 2, k = 'v' }\n```\n\n```{.lua .data #d}\nreturn { 3 }\n```\n\n"
-                    "```{.lua .render}\nlocal t = data('d')\nreturn lit.output .. #t .. t.k\n```\n";
+  const char *doc =
+      "# A\n\n```{.lua .data #d}\nreturn { 1, 2, k = 'v' }\n```\n\n```{.lua .data #d}\nreturn { 3 }\n```\n\n"
+      "```{.lua .render}\nlocal t = data('d')\nreturn lit.output .. #t .. t.k\n```\n";
   char *md = S_weave(doc, "skill", &diags);
   ck_assert_str_eq(diags, "");
   ck_assert_ptr_nonnull(strstr(md, "skill3v"));
@@ -100,7 +101,8 @@ END_TEST
 static char *S_results_project(const char *render, char **diags) {
   char *dir = ck_tempdir();
   ck_write(dir, "index.md", "# Home\n\n1. [A](r/a.md)\n");
-  ck_write(dir, "r/results/x.json", "{\"gpu\": \"H100\", \"add\": {\"gbs\": 2712.5, \"runs\": [1, 2]}, \"none\": null}\n");
+  ck_write(dir, "r/results/x.json",
+           "{\"gpu\": \"H100\", \"add\": {\"gbs\": 2712.5, \"runs\": [1, 2]}, \"none\": null}\n");
   ck_write(dir, "r/bad.json", "{\"a\": [1, 2,, 3]}\n");
   char *doc = lit_xasprintf("# A\n\n```{.lua .render}\n%s\n```\n", render);
   ck_write(dir, "r/a.md", doc);
@@ -126,8 +128,8 @@ START_TEST(test_results) {
   } cases[] = {
       {"local r = results('r/results/x.json')\nreturn r.gpu .. ' ' .. fmt.num(r.add.gbs, 1) .. ' ' .. #r.add.runs",
        "H100 2712.5 2", ""},
-      {"local n = 0\nfor _, v in ipairs(results('r/results/x.json').add.runs) do n = n + v end\nreturn tostring(n)", "3",
-       ""},
+      {"local n = 0\nfor _, v in ipairs(results('r/results/x.json').add.runs) do n = n + v end\nreturn tostring(n)",
+       "3", ""},
       {"return results('r/results/x.json').add.median", NULL,
        "r/a.md:4:1: error: r/results/x.json has no field 'add.median'; fields there: gbs, runs"},
       {"local r = results('r/results/x.json')\nreturn r.missing", NULL,
@@ -143,8 +145,10 @@ START_TEST(test_results) {
     char *diags;
     char *md = S_results_project(cases[i].render, &diags);
     if (cases[i].want_md) ck_assert_msg(strstr(md, cases[i].want_md) != NULL, "case %zu: %s", i, md);
-    if (cases[i].want_diag[0]) ck_assert_msg(strstr(diags, cases[i].want_diag) != NULL, "case %zu: %s", i, diags);
-    else ck_assert_msg(diags[0] == '\0', "case %zu: %s", i, diags);
+    if (cases[i].want_diag[0])
+      ck_assert_msg(strstr(diags, cases[i].want_diag) != NULL, "case %zu: %s", i, diags);
+    else
+      ck_assert_msg(diags[0] == '\0', "case %zu: %s", i, diags);
     free(md);
     free(diags);
   }
@@ -181,17 +185,22 @@ START_TEST(test_highlight) {
   static const struct {
     const char *lang, *code, *want;
   } cases[] = {
-      {"cuda", "__global__ void k() {}", "<span class=\"kw\">__global__</span> <span class=\"ty\">void</span> "
-                                         "<span class=\"fn\">k</span>() {}"},
-      {"c", "#include <x.h>\nint a = 1; // c", "<span class=\"pp\">#include &lt;x.h&gt;</span>\n<span class=\"ty\">"
-                                               "int</span> a = <span class=\"nu\">1</span>; <span class=\"co\">// c</span>"},
-      {"python", "def f(): return 'x'  # y", "<span class=\"kw\">def</span> <span class=\"fn\">f</span>(): "
-                                               "<span class=\"kw\">return</span> <span class=\"st\">'x'</span>  "
-                                               "<span class=\"co\"># y</span>"},
-      {"toml", "[general]\nname = \"x\"", "<span class=\"at\">[general]</span>\n<span class=\"at\">name</span> = "
-                                         "<span class=\"st\">&quot;x&quot;</span>"},
-      {"sh", "echo $HOME # c", "<span class=\"kw\">echo</span> <span class=\"va\">$HOME</span> "
-                              "<span class=\"co\"># c</span>"},
+      {"cuda", "__global__ void k() {}",
+       "<span class=\"kw\">__global__</span> <span class=\"ty\">void</span> "
+       "<span class=\"fn\">k</span>() {}"},
+      {"c", "#include <x.h>\nint a = 1; // c",
+       "<span class=\"pp\">#include &lt;x.h&gt;</span>\n<span class=\"ty\">"
+       "int</span> a = <span class=\"nu\">1</span>; <span class=\"co\">// c</span>"},
+      {"python", "def f(): return 'x'  # y",
+       "<span class=\"kw\">def</span> <span class=\"fn\">f</span>(): "
+       "<span class=\"kw\">return</span> <span class=\"st\">'x'</span>  "
+       "<span class=\"co\"># y</span>"},
+      {"toml", "[general]\nname = \"x\"",
+       "<span class=\"at\">[general]</span>\n<span class=\"at\">name</span> = "
+       "<span class=\"st\">&quot;x&quot;</span>"},
+      {"sh", "echo $HOME # c",
+       "<span class=\"kw\">echo</span> <span class=\"va\">$HOME</span> "
+       "<span class=\"co\"># c</span>"},
       {"text", "<b> & \"q\"", "&lt;b&gt; &amp; &quot;q&quot;"},
       {"python", "s = \"\"\"a\nb\"\"\"", "s = <span class=\"st\">&quot;&quot;&quot;a\nb&quot;&quot;&quot;</span>"},
       {"c", "x1 = y2;", "x1 = y2;"},
@@ -209,8 +218,8 @@ START_TEST(test_skill_name_rules) {
   static const struct {
     const char *name;
     int ok;
-  } cases[] = {{"cuda-kernels", 1}, {"a", 1},     {"a1-b2", 1},        {"", 0},       {"-a", 0},
-               {"a-", 0},           {"a--b", 0},  {"Cuda", 0},         {"a_b", 0},    {"a b", 0}};
+  } cases[] = {{"cuda-kernels", 1}, {"a", 1},    {"a1-b2", 1}, {"", 0},    {"-a", 0},
+               {"a-", 0},           {"a--b", 0}, {"Cuda", 0},  {"a_b", 0}, {"a b", 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     ck_assert_msg((lit_skill_check_name(cases[i].name) == NULL) == cases[i].ok, "name '%s'", cases[i].name);
   char long_name[70];
@@ -234,8 +243,9 @@ END_TEST
 static const char S_a[] = "# A\n\nSee [home](index.md) and [the part](#the-part) and [b](b.md#b-part).\n\n"
                           "## The part\n\n```cuda {file=kernels/k.cu}\nint x;\n<<body>>\n```\n";
 static const char S_b[] = "# B\n\n## B part\n\n```cuda {#body}\nx = 1;\n```\n\n[k](kernels/k.cu)\n";
-static const char S_ix[] = "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n---\n"
-                           "# Home\n\n1. [A](a.md)\n2. [B](b.md)\n";
+static const char S_ix[] =
+    "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n---\n"
+    "# Home\n\n1. [A](a.md)\n2. [B](b.md)\n";
 
 static lit_tree_file *S_find(lit_tree *t, const char *path) {
   for (size_t i = 0; i < t->n; i++)
@@ -259,8 +269,8 @@ START_TEST(test_skill_bundle) {
   f = S_find(&t, "references/b.md");
   ck_assert_msg(strstr(f->data, "[k](a.md#the-part)") != NULL, "%s", f->data);
   f = S_find(&t, "SKILL.md");
-  ck_assert_msg(strncmp(f->data, "---\nname: t\ndescription: A test skill. Use in tests.\n---\n# Home\n", 62) == 0, "%s",
-                f->data);
+  ck_assert_msg(strncmp(f->data, "---\nname: t\ndescription: A test skill. Use in tests.\n---\n# Home\n", 62) == 0,
+                "%s", f->data);
   f = S_find(&t, "manifest.txt");
   ck_assert_str_eq(f->data, "SKILL.md\nreferences/a.md\nreferences/b.md\n");
   free(name);
@@ -281,7 +291,8 @@ START_TEST(test_book_pages) {
                     strstr(f->data, "href=\"b.html#b-part\"") && strstr(f->data, "id=\"file-kernels/k.cu\"") &&
                     strstr(f->data, "<a href=\"b.html#chunk-body-1\" title=\"defined in B\">body</a>") &&
                     strstr(f->data, "<a href=\"a.html\" aria-current=\"page\">A</a>") &&
-                    strstr(f->data, "rel=\"prev\" href=\"index.html\"") && strstr(f->data, "rel=\"next\" href=\"b.html\""),
+                    strstr(f->data, "rel=\"prev\" href=\"index.html\"") &&
+                    strstr(f->data, "rel=\"next\" href=\"b.html\""),
                 "%s", f->data);
   f = S_find(&t, "b.html");
   ck_assert_msg(strstr(f->data, "used in <a href=\"a.html#file-kernels/k.cu\"><code>kernels/k.cu</code></a>") &&
@@ -305,7 +316,8 @@ START_TEST(test_broken_links_fail) {
   } cases[] = {
       {"# A\n\n[x](nowhere.md)\n", "a.md:3:5: error: link 'nowhere.md': no document or generated file nowhere.md"},
       {"# A\n\n[x](#nope)\n", "a.md:3:5: error: link '#nope': this document has no heading with that anchor"},
-      {"# A\n\ntext\n\n[x](b.md#nope)\n", "a.md:5:5: error: link 'b.md#nope': b.md has no heading with the anchor 'nope'"},
+      {"# A\n\ntext\n\n[x](b.md#nope)\n",
+       "a.md:5:5: error: link 'b.md#nope': b.md has no heading with the anchor 'nope'"},
       {"# A\n\n[x](../../etc/passwd)\n", "a.md:3:5: error: link '../../etc/passwd' leads outside the project"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
