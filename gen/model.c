@@ -114,13 +114,12 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       }
       return;
     }
-    for (size_t i = 0; i < p->nfiles; i++) {
-      if (strcmp(p->files[i].path, b->file) == 0) {
-        lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "'%s' is already written by another block", b->file);
-        lit_diag(d, LIT_NOTE, p->files[i].block->doc->src.path, p->files[i].block->line,
-                 p->files[i].block->file_col, "first claimed here; a file has one root block (append with a #name instead)");
-        return;
-      }
+    size_t i;
+    if (lit_index_get(&p->file_index, b->file, strlen(b->file), &i)) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "'%s' is already written by another block", b->file);
+      lit_diag(d, LIT_NOTE, p->files[i].block->doc->src.path, p->files[i].block->line, p->files[i].block->file_col,
+               "first claimed here; a file has one root block (append with a #name instead)");
+      return;
     }
     why = p->in_memory ? NULL : lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
     if (why) {
@@ -137,6 +136,7 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     p->files = lit_grow(p->files, file_cap, p->nfiles + 1, sizeof(lit_file));
     lit_file *f = &p->files[p->nfiles++];
     f->path = lit_xstrdup(b->file);
+    lit_index_put(&p->file_index, f->path, p->nfiles - 1);
     f->block = b;
     f->root = root;
   }
@@ -560,6 +560,7 @@ void lit_project_free(lit_project *p) {
   free(p->anon);
   for (size_t i = 0; i < p->nfiles; i++) free(p->files[i].path);
   free(p->files);
+  lit_index_free(&p->file_index);
   for (size_t i = 0; i < p->nroots; i++) free(p->tangle_roots[i]);
   free(p->tangle_roots);
   free(p->record_path);

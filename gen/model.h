@@ -18,6 +18,7 @@
 
 #include "diag.h"
 #include "source.h"
+#include "util.h"
 
 typedef struct lit_chunk lit_chunk;
 typedef struct lit_block lit_block;
@@ -117,6 +118,7 @@ typedef struct lit_project {
   lit_chunk **anon;  /* anonymous file roots, owned here */
   size_t nanon;
   int in_memory;     /* loaded by lit_project_load_memory: no disk checks */
+  lit_index file_index; /* path -> position in files (private to model.c) */
 } lit_project;
 
 enum {

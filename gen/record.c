@@ -90,32 +90,33 @@ int lit_record_read(lit_record *rec, const char *root, const char *relpath, lit_
 void lit_record_free(lit_record *rec) {
   for (size_t i = 0; i < rec->len; i++) free(rec->items[i].path);
   free(rec->items);
+  lit_index_free(&rec->index);
   memset(rec, 0, sizeof *rec);
 }
 
 const lit_record_entry *lit_record_find(const lit_record *rec, const char *path) {
-  for (size_t i = 0; i < rec->len; i++)
-    if (strcmp(rec->items[i].path, path) == 0) return &rec->items[i];
-  return NULL;
+  size_t i;
+  return lit_index_get(&rec->index, path, strlen(path), &i) ? &rec->items[i] : NULL;
 }
 
 void lit_record_set(lit_record *rec, const char *path, const char hash[LIT_HASH_HEX + 1]) {
   lit_record_entry *e = (lit_record_entry *)lit_record_find(rec, path);
   if (!e) {
     rec->items = lit_grow(rec->items, &rec->cap, rec->len + 1, sizeof(lit_record_entry));
-    e = &rec->items[rec->len++];
+    e = &rec->items[rec->len];
     e->path = lit_xstrdup(path);
+    lit_index_put(&rec->index, e->path, rec->len++);
   }
   memcpy(e->hash, hash, LIT_HASH_HEX + 1);
 }
 
 void lit_record_remove(lit_record *rec, const char *path) {
-  for (size_t i = 0; i < rec->len; i++)
-    if (strcmp(rec->items[i].path, path) == 0) {
-      free(rec->items[i].path);
-      rec->items[i] = rec->items[--rec->len];
-      return;
-    }
+  size_t i;
+  if (!lit_index_get(&rec->index, path, strlen(path), &i)) return;
+  lit_index_del(&rec->index, path);
+  free(rec->items[i].path);
+  rec->items[i] = rec->items[--rec->len];
+  if (i < rec->len) lit_index_put(&rec->index, rec->items[i].path, i); /* the last entry moved here */
 }
 
 static int S_cmp(const void *a, const void *b) {

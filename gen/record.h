@@ -25,6 +25,7 @@ typedef struct {
 typedef struct {
   lit_record_entry *items;
   size_t len, cap;
+  lit_index index; /* path -> position in items (private to record.c) */
 } lit_record;
 
 /* Reads root/relpath into rec (empty if the file does not exist). Returns 0,

@@ -113,6 +113,77 @@ void lit_buf_free(lit_buf *b) {
   b->len = b->cap = 0;
 }
 
+static size_t S_hash(const char *s, size_t len) {
+  size_t h = (size_t)1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
+  return h;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t S_slot(const lit_index *x, const char *key, size_t len) {
+  size_t mask = x->cap - 1;
+  for (size_t i = S_hash(key, len) & mask;; i = (i + 1) & mask) {
+    const char *k = x->keys[i];
+    if (!k) return i;
+    size_t j = 0;
+    while (j < len && k[j] && k[j] == key[j]) j++;
+    if (j == len && k[len] == '\0') return i;
+  }
+}
+
+void lit_index_put(lit_index *x, const char *key, size_t val) {
+  if ((x->len + 1) * 2 > x->cap) {
+    lit_index old = *x;
+    x->cap = old.cap ? old.cap * 2 : 64;
+    x->keys = lit_xcalloc(x->cap, sizeof(char *));
+    x->vals = lit_xcalloc(x->cap, sizeof(size_t));
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.keys[i]) {
+        size_t j = S_slot(x, old.keys[i], strlen(old.keys[i]));
+        x->keys[j] = old.keys[i];
+        x->vals[j] = old.vals[i];
+      }
+    free(old.keys);
+    free(old.vals);
+  }
+  size_t i = S_slot(x, key, strlen(key));
+  if (!x->keys[i]) x->len++;
+  x->keys[i] = key;
+  x->vals[i] = val;
+}
+
+int lit_index_get(const lit_index *x, const char *key, size_t len, size_t *val) {
+  if (!x->cap) return 0;
+  size_t i = S_slot(x, key, len);
+  if (!x->keys[i]) return 0;
+  if (val) *val = x->vals[i];
+  return 1;
+}
+
+void lit_index_del(lit_index *x, const char *key) {
+  if (!x->cap) return;
+  size_t mask = x->cap - 1, i = S_slot(x, key, strlen(key));
+  if (!x->keys[i]) return;
+  /* Backward-shift deletion: pull later entries of the probe run into the
+   * hole unless their home slot lies cyclically in (hole, their slot]. */
+  for (size_t j = (i + 1) & mask; x->keys[j]; j = (j + 1) & mask) {
+    size_t home = S_hash(x->keys[j], strlen(x->keys[j])) & mask;
+    int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+    if (stays) continue;
+    x->keys[i] = x->keys[j];
+    x->vals[i] = x->vals[j];
+    i = j;
+  }
+  x->keys[i] = NULL;
+  x->len--;
+}
+
+void lit_index_free(lit_index *x) {
+  free(x->keys);
+  free(x->vals);
+  memset(x, 0, sizeof *x);
+}
+
 int lit_read_file(const char *path, lit_buf *out) {
   FILE *f = fopen(path, "rb");
   if (!f) return errno;

@@ -40,6 +40,26 @@ void lit_buf_truncate(lit_buf *b, size_t len);
 char *lit_buf_detach(lit_buf *b);
 void lit_buf_free(lit_buf *b);
 
+/* A string -> number map (open addressing, FNV-1a) for lookups that would
+ * otherwise scan a list: record entries, file paths. Keys are borrowed: the
+ * caller keeps each key's string alive and unchanged while it is in the map.
+ * Zero-initialise (LIT_INDEX_INIT); lit_index_free releases the table. */
+typedef struct {
+  const char **keys;
+  size_t *vals;
+  size_t cap, len;
+} lit_index;
+
+#define LIT_INDEX_INIT {NULL, NULL, 0, 0}
+
+/* Adds key, or gives an existing key a new value. */
+void lit_index_put(lit_index *x, const char *key, size_t val);
+/* 1 and *val if the first len bytes of key are in the map, else 0. */
+int lit_index_get(const lit_index *x, const char *key, size_t len, size_t *val);
+/* Removes key if present. */
+void lit_index_del(lit_index *x, const char *key);
+void lit_index_free(lit_index *x);
+
 /* Reads a whole file into *out (owned by the caller). Returns 0, or an errno. */
 int lit_read_file(const char *path, lit_buf *out);
 

@@ -137,6 +137,48 @@ START_TEST(test_read_file) {
 }
 END_TEST
 
+START_TEST(test_index) {
+  lit_index x = LIT_INDEX_INIT;
+  size_t v = 99;
+  ck_assert_int_eq(lit_index_get(&x, "a", 1, &v), 0); /* empty map */
+  enum { N = 5000 };
+  char **keys = lit_xmalloc(N * sizeof(char *));
+  for (size_t i = 0; i < N; i++) {
+    keys[i] = lit_xasprintf("out/dir%zu/file%zu.c", i % 7, i);
+    lit_index_put(&x, keys[i], i);
+  }
+  ck_assert_uint_eq(x.len, N);
+  for (size_t i = 0; i < N; i++) {
+    ck_assert_int_eq(lit_index_get(&x, keys[i], strlen(keys[i]), &v), 1);
+    ck_assert_uint_eq(v, i);
+  }
+  lit_index_put(&x, keys[10], 12345); /* a new value for an existing key */
+  ck_assert_uint_eq(x.len, N);
+  ck_assert_int_eq(lit_index_get(&x, keys[10], strlen(keys[10]), &v), 1);
+  ck_assert_uint_eq(v, 12345);
+  /* only the first len bytes are the key: a prefix or an extension is another key */
+  ck_assert_int_eq(lit_index_get(&x, "out/dir0/file0.cX", 16, &v), 1);
+  ck_assert_uint_eq(v, 0);
+  ck_assert_int_eq(lit_index_get(&x, "out/dir0/file0.", 15, NULL), 0);
+  ck_assert_int_eq(lit_index_get(&x, "out/dir0/file0.cc", 17, NULL), 0);
+  ck_assert_int_eq(lit_index_get(&x, "out/dir0/file0\0c", 16, NULL), 0);
+  /* deleting every third key keeps every other key reachable */
+  for (size_t i = 0; i < N; i += 3) lit_index_del(&x, keys[i]);
+  lit_index_del(&x, "not a key");
+  ck_assert_uint_eq(x.len, N - (N + 2) / 3);
+  for (size_t i = 0; i < N; i++) {
+    int found = lit_index_get(&x, keys[i], strlen(keys[i]), &v);
+    ck_assert_int_eq(found, i % 3 != 0);
+    if (found) ck_assert_uint_eq(v, i == 10 ? 12345 : i);
+  }
+  lit_index_free(&x);
+  ck_assert_uint_eq(x.len, 0);
+  ck_assert_int_eq(lit_index_get(&x, keys[0], strlen(keys[0]), &v), 0);
+  for (size_t i = 0; i < N; i++) free(keys[i]);
+  free(keys);
+}
+END_TEST
+
 Suite *util_suite(void) {
   Suite *s = suite_create("util");
   TCase *tc = tcase_create("core");
@@ -147,6 +189,7 @@ Suite *util_suite(void) {
   tcase_add_test(tc, test_buf_ops);
   tcase_add_test(tc, test_buf_detach_empty);
   tcase_add_test(tc, test_read_file);
+  tcase_add_test(tc, test_index);
   suite_add_tcase(s, tc);
   return s;
 }
