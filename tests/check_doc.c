@@ -129,6 +129,10 @@ static const struct {
      "if it is only an illustration\n"},
     {"```c {.c #x\nx\n```\n", "d.md:1:12: error: attribute list has no closing '}'\n"},
     {"````{.c #x}\n```\n````\n", ""}, /* a shorter fence inside is content */
+    /* a last line that merely ends in backticks does not close the block */
+    {"```{.c #open}\nint x; ```\n", "d.md:1:1: error: code fence is never closed: add a closing '```' line (the "
+                                     "block runs to the end of its container)\n"},
+    {"> ```{.c #q}\n> x\n> ```\n", ""}, /* closed inside a block quote */
     {"```{.c #x}\nx\n```   \n", ""},  /* trailing spaces after the closing fence */
 };
 

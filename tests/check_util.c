@@ -33,6 +33,12 @@ START_TEST(test_grow) {
   int *same = lit_grow(a, &cap, first, sizeof(int));
   ck_assert_ptr_eq(same, a); /* no growth needed: same block */
   ck_assert_uint_eq(cap, first);
+  size_t bc = 0;
+  int *b = lit_grow(NULL, &bc, 100, sizeof(int));
+  size_t before = bc;
+  b = lit_grow(b, &bc, before + 1, sizeof(int));
+  ck_assert_uint_ge(bc, 2 * before); /* geometric growth: appends stay amortised O(1) */
+  free(b);
   a = lit_grow(a, &cap, 1000, sizeof(int));
   ck_assert_uint_ge(cap, 1000);
   for (int i = 0; i < 1000; i++) a[i] = i; /* the whole capacity is usable */

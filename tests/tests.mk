@@ -76,7 +76,8 @@ $(FUZZ_BUILD)/corpus/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*
 
 fuzz: $(FUZZ_BUILD)/fuzz_tangle $(FUZZ_BUILD)/corpus/.seeded
 	$(FUZZ_BUILD)/fuzz_tangle -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-	  -jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS) -dict=tests/fuzz/lit.dict -artifact_prefix=$(FUZZ_BUILD)/ \
+	  $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
+	  -dict=tests/fuzz/lit.dict -artifact_prefix=$(FUZZ_BUILD)/ \
 	  -print_final_stats=1 $(FUZZ_BUILD)/corpus
 
 fuzz-smoke:
