@@ -296,8 +296,11 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       }
     } else if (!err) {
       if (strcmp(h, e->hash) != 0) {
-        lit_diag(d, LIT_WARNING, e->path, 0, 0,
-                 "no document writes this file any more, but it was edited by hand since lit wrote it: left in place");
+        /* --check lists it: the tree holds a file no document writes. */
+        lit_diag(d, o->check ? LIT_ERROR : LIT_WARNING, e->path, 0, 0,
+                 "no document writes this file any more, but it was edited by hand since lit wrote it: %s",
+                 o->check ? "delete it or give it a block again" : "left in place");
+        if (o->check) differs = 1;
       } else if (o->check) {
         lit_diag(d, LIT_ERROR, e->path, 0, 0, "orphan: no document writes this file any more (make tangle removes it)");
         differs = 1;

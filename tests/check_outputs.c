@@ -204,6 +204,10 @@ START_TEST(test_orphans) {
   free(r.diags);
   ck_write(dir, "out/b.c", "kept\n");
   ck_write(dir, "index.md", INDEX_A);
+  r = S_run(dir, 1, 0); /* --check lists it: the tree holds a file nothing writes */
+  ck_assert_int_eq(r.result, 1);
+  ck_assert_ptr_nonnull(strstr(r.diags, "out/b.c: error: no document writes this file any more"));
+  free(r.diags);
   r = S_run(dir, 0, 0);
   ck_assert_int_eq(r.result, 0);
   ck_assert_uint_eq(r.st.removed, 0);
