@@ -114,6 +114,11 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       }
       return;
     }
+    if (strcmp(b->file, p->record_path) == 0) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col,
+               "cannot write '%s': lit keeps its record of generated files there (tangle-record)", b->file);
+      return;
+    }
     size_t i;
     if (lit_index_get(&p->file_index, b->file, strlen(b->file), &i)) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "'%s' is already written by another block", b->file);

@@ -83,7 +83,12 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
     }
     if (e->directives && (doc != e->last_doc || line != e->last_line + 1)) {
       lit_buf_put(&e->pend, e->prefix.data ? e->prefix.data : "", e->prefix.len);
-      lit_buf_printf(&e->pend, "#line %d \"%s\"\n", line, doc->src.path);
+      lit_buf_printf(&e->pend, "#line %d \"", line);
+      for (const char *c = doc->src.path; *c; c++) { /* a C string literal: escape \\ and " */
+        if (*c == '\\' || *c == '"') lit_buf_putc(&e->pend, '\\');
+        lit_buf_putc(&e->pend, *c);
+      }
+      lit_buf_puts(&e->pend, "\"\n");
     }
     if (!blank) lit_buf_put(&e->pend, e->prefix.data ? e->prefix.data : "", e->prefix.len);
     lit_buf_put(&e->pend, p, len);

@@ -102,6 +102,23 @@ START_TEST(test_line_directives) {
 }
 END_TEST
 
+/* A document name is a C string literal in #line: quotes and backslashes escaped. */
+START_TEST(test_line_directive_escapes) {
+  const char *names[2] = {"index.md", "we\"ird\\name.md"};
+  const char *texts[2] = {"---\ntangle-roots: out\n---\n1. [x](we\"ird\\\\name.md)\n\n```{.c file=out/x.c}\n<<w>>\n```\n",
+                          "```{.c #w}\nint w;\n```\n"};
+  size_t lens[2] = {strlen(texts[0]), strlen(texts[1])};
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load_memory(names, texts, lens, 2, d);
+  ck_assert_uint_eq(p->ndocs, 2);
+  char *got = ck_tangle(p, "out/x.c", 1, d);
+  ck_assert_ptr_nonnull(strstr(got, "\n#line 2 \"we\\\"ird\\\\name.md\"\nint w;\n"));
+  free(got);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 /* 10,000 nested references: an explicit stack, so no C stack overflow, and
  * the indentation accumulates one space per level. */
 START_TEST(test_deep_chain) {
@@ -181,6 +198,7 @@ Suite *tangle_suite(void) {
   tcase_add_loop_test(tc, test_table, 0, sizeof S_cases / sizeof S_cases[0]);
   tcase_add_test(tc, test_header_names_documents_in_reading_order);
   tcase_add_test(tc, test_line_directives);
+  tcase_add_test(tc, test_line_directive_escapes);
   tcase_add_test(tc, test_deep_chain);
   tcase_add_test(tc, test_stream_large);
   tcase_add_test(tc, test_cycle_in_tangle);
