@@ -349,10 +349,27 @@ static void S_resolve(lit_project *p, lit_diags *d) {
 }
 
 /* Normalises "a/./b" and "a/x/../b" in a link target; NULL if it climbs out. */
+static int S_hexval(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 static char *S_normalize(const char *base_dir, const char *url) {
   const char *hash = strchr(url, '#');
   size_t ulen = hash ? (size_t)(hash - url) : strlen(url);
-  char *joined = base_dir[0] ? lit_xasprintf("%s/%.*s", base_dir, (int)ulen, url) : lit_xstrndup(url, ulen);
+  /* Percent-escapes name the file as a browser (or GitHub) would open it. */
+  lit_buf dec = LIT_BUF_INIT;
+  for (size_t i = 0; i < ulen; i++) {
+    if (url[i] == '%' && i + 2 < ulen && S_hexval(url[i + 1]) >= 0 && S_hexval(url[i + 2]) >= 0 &&
+        (url[i + 1] != '0' || url[i + 2] != '0')) { /* %00 stays: a NUL cannot be in a file name */
+      lit_buf_putc(&dec, (char)(S_hexval(url[i + 1]) * 16 + S_hexval(url[i + 2])));
+      i += 2;
+    } else {
+      lit_buf_putc(&dec, url[i]);
+    }
+  }
+  char *path = lit_buf_detach(&dec);
+  char *joined = base_dir[0] ? lit_xasprintf("%s/%s", base_dir, path) : lit_xstrdup(path);
+  free(path);
   char **parts = NULL;
   size_t np = 0, cap = 0;
   char *save = NULL;
