@@ -190,11 +190,19 @@ int lit_read_file(const char *path, lit_buf *out) {
   /* One allocation of the file's size, then one read: large documents are
    * read at memory speed without regrowing the buffer. */
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-    lit_buf_reserve(out, (size_t)st.st_size + 1);
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    /* Exactly: the bytes, the NUL, and one spare byte so the read that
+     * meets the end of the file needs no growth (lit_buf_reserve rounds up
+     * to a power of two, up to twice the input). */
+    size_t want = out->len + (size_t)st.st_size + 2;
+    if (want > out->cap) {
+      out->data = lit_xrealloc(out->data, want);
+      out->cap = want;
+    }
+  }
   size_t n;
   for (;;) {
-    lit_buf_reserve(out, 65536);
+    if (out->cap - out->len < 2) lit_buf_reserve(out, 65536);
     n = fread(out->data + out->len, 1, out->cap - out->len - 1, f);
     if (n == 0) break;
     out->len += n;
