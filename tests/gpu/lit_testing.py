@@ -1,0 +1,79 @@
+"""Helpers shared by the GPU test suites of the kernel package.
+
+- lit(): the package, imported from $LIT_KERNELS_PATH or the newest local
+  build under <repo>/build/ (kernels/build_local.py puts it there);
+- rand(): fresh random data (never ones, never zeros), new seed every call;
+- poison(): an output filled with NaN so unwritten elements show;
+- check(): ||out - ref|| / ||ref|| against the float64 reference, under the
+  tolerance of BENCH.md for the dtype, and every element finite.
+"""
+
+import glob
+import importlib
+import os
+import sys
+
+import torch
+
+try:
+    import pytest  # noqa: F401
+except ImportError:  # plain `python3 test_x.py`
+    from _minipytest import pytest  # noqa: F401
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOLERANCE = {torch.bfloat16: 1e-2, torch.float16: 2e-3, torch.float32: 1e-5}
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+_PKG = None
+_SEED = [20261122]
+
+
+def lit():
+    global _PKG
+    if _PKG is None:
+        path = os.environ.get("LIT_KERNELS_PATH")
+        if not path:
+            found = sorted(glob.glob(os.path.join(REPO, "build", "*", "lit_kernels", "__init__.py")),
+                           key=os.path.getmtime)
+            if found:
+                path = os.path.dirname(os.path.dirname(found[-1]))
+        if path and path not in sys.path:
+            sys.path.insert(0, path)
+        _PKG = importlib.import_module("lit_kernels")
+    return _PKG
+
+
+def gen():
+    _SEED[0] += 1
+    return torch.Generator(device="cuda").manual_seed(_SEED[0])
+
+
+def rand(shape, dtype, scale=1.0, offset=0.0):
+    """Normal random numbers in float32, cast to dtype; a fresh seed per call."""
+    t = torch.randn(shape, generator=gen(), device="cuda", dtype=torch.float32)
+    return (t * scale + offset).to(dtype)
+
+
+def poison(shape, dtype):
+    return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
+
+
+def rel_err(out, ref):
+    out = out.double()
+    ref = ref.double()
+    return float((out - ref).norm() / ref.norm().clamp_min(1e-300))
+
+
+def check(out, ref, dtype, what=""):
+    assert out.shape == ref.shape, f"{what}: shape {tuple(out.shape)} != {tuple(ref.shape)}"
+    bad = (~torch.isfinite(out)).sum().item()
+    assert bad == 0, f"{what}: {bad} non-finite elements (unwritten or overflow)"
+    if ref.numel() == 0:
+        return 0.0
+    e = rel_err(out, ref)
+    assert e < TOLERANCE[dtype], f"{what}: relative error {e:.3e} >= {TOLERANCE[dtype]:.0e} ({dtype})"
+    return e
+
+
+def requires_cuda():
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")

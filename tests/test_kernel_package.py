@@ -1,0 +1,127 @@
+"""Checks of the kernel package that need no GPU (CI):
+
+- build.toml has kernel-builder's edition-5 keys, every source it lists
+  exists, every .cu in csrc/ belongs to a [kernel.*] table;
+- every .cu compiles with nvcc for sm_75, sm_80 and sm_90 with warnings as
+  errors, and the sm_90 ptxas report shows no spills in any kernel;
+- the kernel sources include no torch header.
+
+    python3 tests/test_kernel_package.py      (or under pytest)
+Set NVCC to the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc).
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS = os.path.join(REPO, "kernels")
+ARCHS = ["75", "80", "90"]
+
+
+def nvcc():
+    exe = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    return exe if os.path.exists(exe) else None
+
+
+def load_build_toml():
+    path = os.path.join(KERNELS, "build.toml")
+    assert os.path.exists(path), "kernels/build.toml is missing (run make tangle)"
+    if tomllib is None:
+        raise RuntimeError("needs Python 3.11+ for tomllib")
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def test_build_toml_keys():
+    cfg = load_build_toml()
+    g = cfg["general"]
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", g["name"]) and "-" in g["name"], g["name"]
+    assert isinstance(g["version"], int) and g["version"] >= 1
+    assert g["edition"] == 5
+    assert isinstance(g["license"], str) and g["license"]
+    assert g["backends"] == ["cuda"]
+    allowed_general = {"name", "version", "edition", "license", "backends", "upstream", "source",
+                       "minver", "cuda", "hub", "kernel-depends", "python-depends"}
+    assert set(g) <= allowed_general, set(g) - allowed_general
+    torch_src = cfg["torch"]["src"]
+    assert "torch-ext/torch_binding.cpp" in torch_src and "torch-ext/torch_binding.h" in torch_src
+    pkg = g["name"].replace("-", "_")
+    assert os.path.exists(os.path.join(KERNELS, "torch-ext", pkg, "__init__.py"))
+    listed = set()
+    for name, k in cfg["kernel"].items():
+        assert k["backend"] == "cuda", name
+        assert k["depends"] == ["torch"], name
+        assert "cuda-capabilities" not in k, f"{name}: no hard-coded capabilities"
+        assert set(k) <= {"backend", "depends", "src", "include", "cuda-flags", "cxx-flags",
+                          "cuda-minver"}, (name, set(k))
+        for s in k["src"]:
+            assert os.path.exists(os.path.join(KERNELS, s)), f"{name}: {s} missing"
+            listed.add(s)
+    for s in torch_src:
+        assert os.path.exists(os.path.join(KERNELS, s)), s
+    for cu in glob.glob(os.path.join(KERNELS, "csrc", "*.cu")):
+        assert os.path.relpath(cu, KERNELS) in listed, f"{cu} is in no [kernel.*] table"
+
+
+def test_kernel_sources_are_torch_free():
+    for path in glob.glob(os.path.join(KERNELS, "csrc", "*")):
+        with open(path) as f:
+            text = f.read()
+        bad = re.findall(r'#\s*include\s*[<"](torch/|ATen/|c10/)[^>"]*[>"]', text)
+        assert not bad, f"{path} includes torch headers: {bad}"
+
+
+def compile_cu(cu, arch, extra=()):
+    exe = nvcc()
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [exe, "-std=c++17", "-O3", "--Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra",
+               f"-gencode=arch=compute_{arch},code=sm_{arch}", "-c", cu, "-o",
+               os.path.join(tmp, "k.o"), *extra]
+        return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def test_cu_compile_all_targets_no_spills():
+    exe = nvcc()
+    if exe is None:
+        raise AssertionError("nvcc not found (set NVCC)")
+    cus = sorted(glob.glob(os.path.join(KERNELS, "csrc", "*.cu")))
+    assert cus, "no .cu sources"
+    for cu in cus:
+        for arch in ARCHS:
+            extra = ["-Xptxas", "-v"] if arch == "90" else []
+            proc = compile_cu(cu, arch, extra)
+            assert proc.returncode == 0, f"{cu} sm_{arch}:\n{proc.stderr[-4000:]}"
+            if arch == "90":
+                spills = []
+                current = None
+                for line in proc.stderr.splitlines():
+                    m = re.search(r"Compiling entry function '([^']+)'", line)
+                    if m:
+                        current = m.group(1)
+                    m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+                    if m and (int(m.group(1)) or int(m.group(2))):
+                        spills.append((current, line.strip()))
+                assert not spills, f"{cu}: register spills on sm_90: {spills[:5]}"
+
+
+if __name__ == "__main__":
+    failed = 0
+    for name, fn in list(globals().items()):
+        if name.startswith("test_") and callable(fn):
+            try:
+                fn()
+                print("PASSED", name, flush=True)
+            except Exception as e:  # report every check, then fail
+                failed += 1
+                print("FAILED", name, e, flush=True)
+    sys.exit(1 if failed else 0)
