@@ -406,9 +406,40 @@ static int S_external(const char *url) {
   return i > 0 && url[i] == ':';
 }
 
+static int S_hexval(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+/* url[0..len) with %XX escapes decoded; the caller frees the result. */
+static char *S_unescape(const char *url, size_t len) {
+  char *out = lit_xmalloc(len + 1);
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (url[i] == '%' && i + 2 < len && S_hexval(url[i + 1]) >= 0 && S_hexval(url[i + 2]) >= 0) {
+      out[o++] = (char)(S_hexval(url[i + 1]) * 16 + S_hexval(url[i + 2]));
+      i += 2;
+    } else {
+      out[o++] = url[i];
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
 /* Book anchors of code blocks are not headings but are valid targets. */
 static int S_block_anchor(const char *frag) {
   return strncmp(frag, "chunk-", 6) == 0 || strncmp(frag, "file-", 5) == 0;
+}
+
+/* 1 if page has the (possibly %-escaped) fragment as an anchor. */
+static int S_has_fragment(const lit_wdoc *page, const char *frag) {
+  char *f = S_unescape(frag, strlen(frag));
+  int r = lit_weave_has_anchor(page, f, strlen(f)) || S_block_anchor(f);
+  free(f);
+  return r;
 }
 
 /* The column of url on its source line (cmark gives inline nodes no
@@ -431,13 +462,15 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   size_t plen = hash ? (size_t)(hash - url) : strlen(url);
   const char *frag = hash ? hash + 1 : NULL;
   if (plen == 0) {
-    if (frag && !lit_weave_has_anchor(from, frag, strlen(frag)) && !S_block_anchor(frag)) {
+    if (frag && !S_has_fragment(from, frag)) {
       lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': this document has no heading with that anchor", url);
       return -1;
     }
     return 0;
   }
-  char *target = S_resolve(path, url, plen);
+  char *decoded = S_unescape(url, plen); /* [A](my%20doc.md) names 'my doc.md', as on GitHub */
+  char *target = S_resolve(path, decoded, strlen(decoded));
+  free(decoded);
   if (!target) {
     lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s' leads outside the project", url);
     return -1;
@@ -445,7 +478,7 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   const lit_wdoc *to = S_get(w->by_path, target, strlen(target));
   if (to) {
     int r = 1;
-    if (frag && !lit_weave_has_anchor(to, frag, strlen(frag)) && !S_block_anchor(frag)) {
+    if (frag && !S_has_fragment(to, frag)) {
       lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': %s has no heading with the anchor '%s'", url, target,
                frag);
       r = -1;

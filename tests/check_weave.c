@@ -240,8 +240,9 @@ START_TEST(test_skill_name_rules) {
 }
 END_TEST
 
-static const char S_a[] = "# A\n\nSee [home](index.md) and [the part](#the-part) and [b](b.md#b-part).\n\n"
-                          "## The part\n\n```cuda {file=kernels/k.cu}\nint x;\n<<body>>\n```\n";
+static const char S_a[] =
+    "# A\n\nSee [home](index.md) and [the part](#the-part) and [b](b.md#b-part) and [b2](%62.md#b%2Dpart).\n\n"
+    "## The part\n\n```cuda {file=kernels/k.cu}\nint x;\n<<body>>\n```\n";
 static const char S_b[] = "# B\n\n## B part\n\n```cuda {#body}\nx = 1;\n```\n\n[k](kernels/k.cu)\n";
 static const char S_ix[] =
     "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n---\n"
@@ -263,7 +264,7 @@ START_TEST(test_skill_bundle) {
   lit_tree_file *f = S_find(&t, "references/a.md");
   ck_assert_ptr_nonnull(f);
   ck_assert_msg(strstr(f->data, "[home](../SKILL.md)") && strstr(f->data, "[b](b.md#b-part)") &&
-                    strstr(f->data, "File `kernels/k.cu`:\n```cuda\n") &&
+                    strstr(f->data, "[b2](b.md#b%2Dpart)") && strstr(f->data, "File `kernels/k.cu`:\n```cuda\n") &&
                     strstr(f->data, "`<<body>>` is defined in [B](b.md#b-part)"),
                 "%s", f->data);
   f = S_find(&t, "references/b.md");
