@@ -70,7 +70,7 @@ $(FUZZ_BUILD)/fuzz_tangle: tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(wildcard gen/*.
 	$(CLANG) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS) -Igen \
 	  -o $@ tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(DEPS_LIBS)
 
-$(FUZZ_BUILD)/corpus/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*/input/*.md) | $(FUZZ_BUILD)
+$(FUZZ_BUILD)/corpus/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*/input/index.md) | $(FUZZ_BUILD)
 	tests/fuzz/make_seeds.sh tests/golden $(FUZZ_BUILD)/corpus
 	touch $@
 
