@@ -15,7 +15,6 @@
 // 16-byte aligned, else 1 (coalesced scalar accesses: odd hidden sizes,
 // offset views).
 #include <algorithm>
-#include <cmath>
 
 #include "lit_common.cuh"
 #include "rms_norm.h"
