@@ -102,11 +102,20 @@ static void S_block_name(const lit_block *b, lit_buf *out) {
   }
 }
 
+/* A link to block b named by where it is: "§ Section" on this page, the
+ * page's title elsewhere. */
 static void S_page_link(const S_ctx *x, const lit_block *b, lit_buf *out) {
+  const lit_wdoc *to = lit_weave_page(x->w, b->doc->src.path);
+  const lit_heading *sec = to->section[b->index];
   lit_buf_puts(out, "<a href=\"");
   S_href(x, b, out);
   lit_buf_puts(out, "\">");
-  S_esc(out, lit_weave_page(x->w, b->doc->src.path)->title);
+  if (to == x->pg && sec) {
+    lit_buf_puts(out, "&#167;&#160;");
+    S_esc(out, sec->text);
+  } else {
+    S_esc(out, to->title);
+  }
   lit_buf_puts(out, "</a>");
 }
 
