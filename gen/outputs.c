@@ -173,7 +173,7 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     const char *doc;
     int line, col;
     S_block_loc(f, &doc, &line, &col);
-    char new_hash[LIT_HASH_HEX + 1], disk_hash[LIT_HASH_HEX + 1];
+    char new_hash[LIT_HASH_HEX + 1] = "", disk_hash[LIT_HASH_HEX + 1] = ""; /* set on every path, even a failed stage */
     char *full = lit_path_join(p->root, f->path);
     int read_err = lit_hash_file(full, disk_hash);
     int exists = read_err == 0;
