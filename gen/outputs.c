@@ -90,7 +90,10 @@ static int S_stage_begin(S_txn *t, const char *full, const char *rel, S_file_sin
   s->fd = -1;
   int err = S_make_parents(t, full);
   if (err) return err;
-  s->temp = lit_xasprintf("%s.lit-tmp-XXXXXX", full);
+  /* Named after the folder, not the file: a name near NAME_MAX plus a
+   * suffix would be too long to create. */
+  const char *slash = strrchr(full, '/');
+  s->temp = slash ? lit_xasprintf("%.*s/.lit-tmp-XXXXXX", (int)(slash - full), full) : lit_xstrdup(".lit-tmp-XXXXXX");
   s->fd = mkstemp(s->temp);
   if (s->fd < 0) {
     err = errno;

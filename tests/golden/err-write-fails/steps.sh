@@ -6,5 +6,5 @@ LIT_TEST_FAIL_WRITE=out/b.c $LIT tangle
 status=$?
 cmp -s a.before out/a.c && echo "out/a.c left as it was" >&2
 rm a.before
-ls out | grep -c lit-tmp >&2
+ls -A out | grep -c lit-tmp >&2
 exit $status
