@@ -252,6 +252,10 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
   }
   lua_pushstring(L, output); /* prelude output */
   lua_call(L, 1, 0);
+  lua_getglobal(L, "lit");        /* lit */
+  lua_pushlightuserdata(L, NULL); /* lit null: what JSON null decodes to */
+  lua_setfield(L, -2, "null");
+  lua_pop(L, 1);
   for (size_t i = 0; i < p->ndocs; i++)
     for (size_t k = 0; k < p->docs[i]->nblocks; k++)
       if (S_is_filter(p->docs[i]->blocks[k])) S_load_filter(r, p->docs[i]->blocks[k], d);

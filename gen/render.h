@@ -15,6 +15,7 @@
  *   fmt.pct(x [, digits])  the fraction x as a percentage ("87.5%").
  *   lit.output          "book" or "skill".
  *   lit.doc             the path of the document being woven.
+ *   lit.null            the value JSON null decodes to (r.x == lit.null).
  *
  * Weaving a document copies its prose and replaces its code blocks:
  *   .data and .filter blocks vanish; a .render block becomes the Markdown

@@ -140,6 +140,7 @@ START_TEST(test_results) {
       {"return results('/etc/passwd').x", NULL, "relative to the project root"},
       {"return results('r/bad.json').a", NULL, "r/bad.json:1:13: bad number"},
       {"return fmt.num(results('r/results/x.json').none)", NULL, "fmt.num: expected a number, got JSON null"},
+      {"return tostring(results('r/results/x.json').none == lit.null)", "true", ""},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *diags;
