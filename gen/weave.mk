@@ -33,6 +33,8 @@ check-weave: $(LIT)
 check-skill: skill
 	python3 tests/weave/skill_check.py $(SKILL_OUT)/*/
 	tests/weave/skill_install.sh $(LIT)
+	@tmp=$$(mktemp -d) && $(LIT) skill install --dest $$tmp && python3 tests/weave/skill_check.py $$tmp/*/; \
+	  status=$$?; rm -rf $$tmp; exit $$status
 
 check-book: $(LIT)
 	$(LIT) book --check
