@@ -445,13 +445,32 @@ static int S_cmp_file(const void *a, const void *b) {
 }
 
 /* The index of generated files and of chunks. */
+/* "page § Section" for the index: the page by its file name, which stays
+ * short where titles do not. */
+static void S_where_link(const S_ctx *x, const lit_block *b, lit_buf *out) {
+  const lit_wdoc *to = lit_weave_page(x->w, b->doc->src.path);
+  const lit_heading *sec = to->section[b->index];
+  size_t n = strlen(to->out_path);
+  lit_buf_puts(out, "<a href=\"");
+  S_href(x, b, out);
+  lit_buf_puts(out, "\" title=\"");
+  S_esc(out, to->title);
+  lit_buf_puts(out, "\">");
+  lit_html_escape(out, to->out_path, n > 5 ? n - 5 : n); /* without ".html" */
+  if (sec) {
+    lit_buf_puts(out, " &#167;&#160;");
+    S_esc(out, sec->text);
+  }
+  lit_buf_puts(out, "</a>");
+}
+
 static void S_index_page(const lit_weave *w, lit_buf *out) {
   const lit_project *p = w->p;
   S_ctx x = {w, NULL, NULL};
   lit_buf_puts(out, "<h1 id=\"index\">Index of chunks and files</h1>\n");
-  lit_buf_puts(out, "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the document "
-                    "that writes it.</p>\n<table>\n<thead><tr><th>file</th><th>written "
-                    "by</th><th>chunk</th></tr></thead>\n<tbody>\n");
+  lit_buf_puts(out,
+               "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the section "
+               "that writes it.</p>\n<table>\n<thead><tr><th>file</th><th>written by</th></tr></thead>\n<tbody>\n");
   const lit_file **files = lit_xmalloc((p->nfiles + 1) * sizeof *files);
   for (size_t i = 0; i < p->nfiles; i++)
     files[i] = &p->files[i];
@@ -463,9 +482,12 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
     lit_buf_puts(out, "\"><code>");
     S_esc(out, f->path);
     lit_buf_puts(out, "</code></a></td><td>");
-    S_page_link(&x, f->block, out);
-    lit_buf_puts(out, "</td><td>");
-    if (f->root->name) S_block_name(f->block, out);
+    S_where_link(&x, f->block, out);
+    if (f->root->name) {
+      lit_buf_puts(out, " (");
+      S_block_name(f->block, out);
+      lit_buf_puts(out, ")");
+    }
     lit_buf_puts(out, "</td></tr>\n");
   }
   free(files);
@@ -481,15 +503,15 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
     S_block_name(c->defs[0], out);
     lit_buf_puts(out, "</a></td><td>");
     for (size_t k = 0; k < c->ndefs; k++) {
-      if (k) lit_buf_puts(out, ", ");
-      S_page_link(&x, c->defs[k], out);
+      if (k) lit_buf_puts(out, "<br>");
+      S_where_link(&x, c->defs[k], out);
     }
     lit_buf_puts(out, "</td><td>");
     const lit_block *last = NULL;
     for (size_t k = 0; k < c->nuses; k++) {
       const lit_block *ub = c->uses[k].block;
       if (ub == last) continue;
-      if (last) lit_buf_puts(out, ", ");
+      if (last) lit_buf_puts(out, "<br>");
       last = ub;
       lit_buf_puts(out, "<a href=\"");
       S_href(&x, ub, out);
