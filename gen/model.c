@@ -314,7 +314,12 @@ static void S_resolve(lit_project *p, lit_diags *d) {
         lit_seg *s = &b->segs[si];
         if (s->kind != LIT_SEG_REF) continue;
         lit_chunk *c = lit_project_find(p, s->text, s->len);
-        if (c && c->is_data) c = NULL;
+        if (c && c->is_data) {
+          lit_diag(d, LIT_ERROR, doc->src.path, s->line, s->col,
+                   "'%.*s' is a .data block for the weaver, not a code chunk: it cannot be included", (int)s->len,
+                   s->text);
+          continue;
+        }
         if (!c) {
           const char *near = S_nearest(p, &sg, s->text, s->len);
           if (near)

@@ -92,7 +92,7 @@ static const struct {
      "index.md:5:1: note: 'b' is used in 'a' here\n"
      "index.md:8:1: note: 'a' is used in 'b' here, closing the cycle\n"},
     {FM "```{.lua .data #s}\nreturn 1\n```\n```{.c file=out/x.c}\n<<s>>\n```\n",
-     "index.md:8:1: error: undefined chunk 's'\n"},
+     "index.md:8:1: error: 's' is a .data block for the weaver, not a code chunk: it cannot be included\n"},
     {"---\ntangle-roots: ../up /abs ok\n---\n",
      "index.md:2:1: error: tangle-roots entry '../up' must be a folder inside the project\n"
      "index.md:2:1: error: tangle-roots entry '/abs' must be a folder inside the project\n"},
