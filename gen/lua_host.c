@@ -68,6 +68,22 @@ static int S_load_text(lua_State *L) {
   return lua_gettop(L) - n;
 }
 
+/* setmetatable without finalizers: Lua runs __gc with hooks off, so a
+ * finalizer could loop past the instruction budget. Upvalue 1 is the base
+ * library's setmetatable. */
+static int S_setmetatable(lua_State *L) {
+  if (lua_istable(L, 2)) {
+    lua_pushliteral(L, "__gc"); /* t mt "__gc" */
+    if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "setmetatable: __gc finalizers are not allowed here");
+    lua_pop(L, 1);
+  }
+  lua_settop(L, 2);
+  lua_pushvalue(L, lua_upvalueindex(1)); /* t mt setmetatable */
+  lua_insert(L, 1);                      /* setmetatable t mt */
+  lua_call(L, 2, 1);                     /* t */
+  return 1;
+}
+
 /* print goes to stderr: stdout may carry a command's real output. */
 static int S_print(lua_State *L) {
   int n = lua_gettop(L);
@@ -104,6 +120,9 @@ static int S_open(lua_State *L) {
   lua_setglobal(L, "load");
   lua_pushcfunction(L, S_print);
   lua_setglobal(L, "print");
+  lua_getglobal(L, "setmetatable");       /* setmetatable */
+  lua_pushcclosure(L, S_setmetatable, 1); /* wrapped */
+  lua_setglobal(L, "setmetatable");
   /* a fixed seed: the same documents weave to the same bytes */
   lua_getglobal(L, "math");          /* math */
   lua_getfield(L, -1, "randomseed"); /* math randomseed */
@@ -122,6 +141,7 @@ lit_lua *lit_lua_new(const lit_lua_limits *limits) {
     fputs("lit: cannot create a Lua state\n", stderr);
     abort();
   }
+  lua_sethook(h->L, S_hook, LUA_MASKCOUNT, S_HOOK_EVERY); /* always on; each lit_lua_call resets the budget */
   lua_pushcfunction(h->L, S_open);
   if (lua_pcall(h->L, 0, 0, 0) != LUA_OK) {
     fprintf(stderr, "lit: cannot open the Lua libraries: %s\n", lua_tostring(h->L, -1));
@@ -283,9 +303,7 @@ int lit_lua_call(lit_lua *h, int nargs, int nresults, const char *path, int line
   lua_pushcfunction(L, S_msghandler); /* f args handler */
   lua_insert(L, base);                /* handler f args */
   h->instr = 0;
-  lua_sethook(L, S_hook, LUA_MASKCOUNT, S_HOOK_EVERY);
   int r = lua_pcall(L, nargs, nresults, base);
-  lua_sethook(L, NULL, 0, 0);
   if (r != LUA_OK) { /* handler msg */
     if (r == LUA_ERRMEM) {
       char msg[128];

@@ -2,7 +2,9 @@
  *
  * The state opens only the base, string, table, math and utf8 libraries.
  * dofile, loadfile, require, collectgarbage and string.dump are gone, and
- * load accepts text chunks only, so no bytecode ever reaches the VM. Every
+ * load accepts text chunks only, so no bytecode ever reaches the VM;
+ * setmetatable refuses __gc (Lua runs finalizers with hooks off, out of
+ * the budget's reach). Every
  * call runs under an instruction budget (a count hook) and the whole state
  * under a memory cap (a counting allocator); both end the call with an
  * ordinary Lua error.

@@ -85,6 +85,20 @@ START_TEST(test_instruction_budget) {
 }
 END_TEST
 
+START_TEST(test_no_finalizers) {
+  lit_lua *h = lit_lua_new(NULL);
+  char *diags;
+  /* Lua runs __gc with hooks off, so a looping finalizer would escape the budget: none may be set */
+  ck_assert_int_eq(S_run(h, "setmetatable({}, { __gc = function() while true do end end })", 3, &diags), -1);
+  ck_assert_msg(strstr(diags, "x.md:3:1: error: setmetatable: __gc finalizers are not allowed") != NULL, "%s", diags);
+  free(diags);
+  char *v = S_eval(h, "return getmetatable(setmetatable({}, { __index = { a = 7 } })).__index.a");
+  ck_assert_str_eq(v, "7");
+  free(v);
+  lit_lua_free(h);
+}
+END_TEST
+
 START_TEST(test_memory_cap) {
   lit_lua_limits lim = {4u << 20, 0};
   lit_lua *h = lit_lua_new(&lim);
@@ -150,6 +164,7 @@ Suite *lua_host_suite(void) {
   tcase_add_test(tc, test_load_refuses_bytecode);
   tcase_add_test(tc, test_instruction_budget);
   tcase_add_test(tc, test_memory_cap);
+  tcase_add_test(tc, test_no_finalizers);
   tcase_add_test(tc, test_error_names_markdown_line);
   tcase_add_test(tc, test_map_locations);
   tcase_add_test(tc, test_print_is_not_stdout);
