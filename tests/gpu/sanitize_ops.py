@@ -1,0 +1,59 @@
+"""Run every op once on small shapes that take both the 16-byte and the scalar
+paths, for compute-sanitizer:
+
+    compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_ops.py
+    compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_ops.py
+
+Exits non-zero if an output is not finite (unwritten poisoned memory)."""
+import sys
+
+import torch
+
+import lit_kernels as lk
+
+dev = "cuda"
+bad = []
+
+
+def check(name, *ts):
+    torch.cuda.synchronize()
+    for t in ts:
+        if not torch.isfinite(t.float()).all():
+            bad.append(name)
+
+
+def r(*s, dtype=torch.bfloat16):
+    return torch.randn(*s, device=dev).to(dtype)
+
+
+for dt in (torch.bfloat16, torch.float32):
+    for D in (2048, 1000, 7):  # vector path, scalar path, tiny
+        x = r(3, 5, D, dtype=dt)
+        check(f"layer_norm {D}", lk.layer_norm(x, r(D, dtype=dt), r(D, dtype=dt)))
+        check(f"ada {D}", lk.ada_layer_norm(x, r(3, 1, D, dtype=dt), r(3, D, dtype=dt)))
+    check("layer_norm long", lk.layer_norm(r(2, 40000, dtype=dt)))
+    for n in (4096 + 3, 1001):
+        check(f"gelu {n}", lk.gelu(r(n, dtype=dt), "tanh"), lk.gelu(r(n, dtype=dt)))
+    check("geglu", lk.geglu(r(5, 2 * 1024, dtype=dt)), lk.geglu(r(5, 2 * 13, dtype=dt)))
+    check("swiglu", lk.swiglu(r(5, 2 * 1024, dtype=dt)), lk.swiglu(r(5, 2 * 13, dtype=dt)))
+    gu = r(9, 2048, dtype=dt)
+    check("act_and_mul", lk.act_and_mul(gu[:, :1024], gu[:, 1024:], "gelu"))
+    for hs, rot, neox in ((128, 128, True), (128, 64, False), (10, 6, True)):
+        cache = lk.rope_cos_sin_cache(100, rot, 1e4, torch.float32, dev)
+        pos = torch.randint(0, 100, (7,), device=dev)
+        q, k = r(7, 4 * hs, dtype=dt), r(7, 2 * hs, dtype=dt)
+        check(f"rope {hs} {rot}", *lk.rope(pos, q, k, hs, cache, neox))
+        lk.rope_(pos, q, k, hs, cache, neox)
+        check(f"rope_ {hs} {rot}", q, k)
+    for D in (2048, 130):
+        grid = lk.ltx_video_coords(2, 2, 2, 3, (8 / 25, 32, 32), device=dev)
+        freqs = lk.ltx_rope_freqs(D, device=dev)
+        q, k = r(2, 12, D, dtype=dt), r(2, 12, D, dtype=dt)
+        check(f"rope_3d_grid {D}", *lk.rope_3d_grid(q, k, grid, freqs))
+        cos = torch.rand(2, 12, D, device=dev)
+        sin = torch.rand(1, 12, D, device=dev)
+        check(f"rope_3d {D}", lk.rope_3d(q, cos, cos), lk.rope_3d(q, sin, sin))
+
+torch.cuda.synchronize()
+print("sanitize_ops: not finite:", bad if bad else "none")
+sys.exit(1 if bad else 0)
