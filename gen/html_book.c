@@ -613,7 +613,7 @@ int lit_book_run(lit_project *p, const lit_book_opts *o, lit_diags *d) {
       r = n ? 1 : 0;
     } else {
       double t0 = S_now();
-      r = lit_tree_install(&t, dir, d);
+      r = lit_tree_install(&t, dir, "chunks.html", d);
       if (getenv("LIT_TIMINGS")) fprintf(stderr, "lit: book: write %.1f ms\n", (S_now() - t0) * 1e3);
     }
   }

@@ -420,7 +420,7 @@ int lit_skill_run(lit_project *p, const lit_skill_opts *o, lit_diags *d) {
     if (o->check)
       r = lit_tree_compare(&t, dir, d) ? 1 : 0;
     else
-      r = lit_tree_install(&t, dir, d);
+      r = lit_tree_install(&t, dir, "manifest.txt", d);
     free(dir);
   }
   free(name);

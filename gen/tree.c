@@ -79,7 +79,19 @@ static int S_write(const char *path, const char *data, size_t len, int exec) {
   return close(fd);
 }
 
-int lit_tree_install(const lit_tree *t, const char *dir, lit_diags *d) {
+/* 1 if dir holds nothing but "." and "..". */
+static int S_empty_dir(const char *dir) {
+  DIR *dh = opendir(dir);
+  if (!dh) return 0;
+  struct dirent *e;
+  int empty = 1;
+  while (empty && (e = readdir(dh)))
+    empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+  closedir(dh);
+  return empty;
+}
+
+int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d) {
   size_t dl = strlen(dir);
   while (dl > 1 && dir[dl - 1] == '/')
     dl--;
@@ -87,6 +99,21 @@ int lit_tree_install(const lit_tree *t, const char *dir, lit_diags *d) {
   char *stage = lit_xasprintf("%s.lit-new-%ld", target, (long)getpid());
   char *old = lit_xasprintf("%s.lit-old-%ld", target, (long)getpid());
   int status = -1;
+  struct stat st;
+  if (guard && lstat(target, &st) == 0 && S_ISDIR(st.st_mode) && !S_empty_dir(target)) {
+    char *g = lit_xasprintf("%s/%s", target, guard);
+    int ok = lstat(g, &st) == 0;
+    free(g);
+    if (!ok) {
+      lit_diag(d, LIT_ERROR, target, 0, 0,
+               "is not empty and holds no %s, so it is not an earlier output of this command: refusing to replace it",
+               guard);
+      free(target);
+      free(stage);
+      free(old);
+      return -1;
+    }
+  }
   lit_tree_remove(stage);
   char *parents = lit_xasprintf("%s/", target);
   if (S_mkdirs(parents) != 0 && errno != EEXIST) {
@@ -104,7 +131,6 @@ int lit_tree_install(const lit_tree *t, const char *dir, lit_diags *d) {
     free(full);
     if (r != 0) goto out;
   }
-  struct stat st;
   if (lstat(target, &st) != 0) {
     if (rename(stage, target) != 0) {
       lit_diag(d, LIT_ERROR, target, 0, 0, "cannot move the new folder into place: %s", strerror(errno));

@@ -36,9 +36,12 @@ void lit_tree_free(lit_tree *t);
 /* Sorts the files by path (for manifests and stable comparisons). */
 void lit_tree_sort(lit_tree *t);
 
-/* Makes dir hold exactly the tree's files. Returns 0, or -1 after reporting
- * through d, with dir untouched. */
-int lit_tree_install(const lit_tree *t, const char *dir, lit_diags *d);
+/* Makes dir hold exactly the tree's files. An existing dir is replaced
+ * only if it is empty or holds `guard` (a file every earlier output had,
+ * such as chunks.html for the book): a mistyped --out never swallows a
+ * folder of other work. Returns 0, or -1 after reporting through d, with dir
+ * untouched. */
+int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d);
 /* Reports every difference between the tree and dir (missing, extra or
  * changed files) as an error; returns how many there are. */
 size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d);

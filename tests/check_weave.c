@@ -351,7 +351,7 @@ START_TEST(test_tree_install_and_compare) {
   lit_tree t = LIT_TREE_INIT;
   lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
   lit_tree_add(&t, "sub/b.css", lit_xstrdup("BB"), 2);
-  ck_assert_int_eq(lit_tree_install(&t, out, d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
   char *a = ck_read(out, "a.html"), *b = ck_read(out, "sub/b.css");
   ck_assert_str_eq(a, "A");
   ck_assert_str_eq(b, "BB");
@@ -362,9 +362,17 @@ START_TEST(test_tree_install_and_compare) {
   ck_write(out, "a.html", "changed");
   ck_assert_uint_eq(lit_tree_compare(&t, out, d), 2);
   /* installing again replaces the whole folder: the extra file is gone */
-  ck_assert_int_eq(lit_tree_install(&t, out, d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
   ck_assert_ptr_null(ck_read(out, "extra.txt"));
   ck_assert_uint_eq(lit_tree_compare(&t, out, d), 0);
+  /* a folder of other work is never replaced */
+  char *other = lit_xasprintf("%s/other", dir);
+  ck_write(dir, "other/precious.txt", "keep");
+  ck_assert_int_eq(lit_tree_install(&t, other, "a.html", d), -1);
+  char *kept = ck_read(other, "precious.txt");
+  ck_assert_str_eq(kept, "keep");
+  free(kept);
+  free(other);
   char *cmd = lit_xasprintf("ls -a '%s/out' | grep -c lit- > '%s/n'", dir, dir);
   ck_assert_int_ne(system(cmd), -1);
   free(cmd);
