@@ -338,7 +338,12 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
     pg->doc = p->docs[i];
     pg->out_path = S_out_path(pg->doc, kind);
     lit_doc *other = S_get(outs, pg->out_path, strlen(pg->out_path));
-    if (other) {
+    if (kind == LIT_WEAVE_BOOK &&
+        (strcmp(pg->out_path, "chunks.html") == 0 || strcmp(pg->out_path, "style.css") == 0)) {
+      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the book keeps %s for itself; rename this document",
+               pg->out_path);
+      status = -1;
+    } else if (other) {
       lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "this document and %s would both be woven to %s; rename one",
                other->src.path, pg->out_path);
       status = -1;
