@@ -155,6 +155,22 @@ __global__ void __launch_bounds__(RegBounds<VPT, ADD>::kThreads, RegBounds<VPT, 
       load_x_row<T, VEC, VPT, STRIDED>(p, row, lane, tpr, nvec, v);
     }
 
+    // The weight's loads go out before the reduction: issued after the
+    // barrier, their L2 latency would sit between the reduction and the
+    // stores of every row. Only where the registers are there: with four or
+    // more vectors a thread, or the prefetched next row, it would spill.
+    constexpr bool kHoistW = !kCacheW && !PREFETCH && VPT <= 2;
+    V wrow[kHoistW ? VPT : 1];
+    if constexpr (kHoistW) {
+      if (p.w != nullptr) {
+#pragma unroll
+        for (int k = 0; k < VPT; ++k) {
+          const int idx = lane + k * tpr;
+          if (idx < nvec) wrow[k] = load_vec<T, VEC>(p.w + static_cast<int64_t>(idx) * VEC);
+        }
+      }
+    }
+
     float ss = 0.f;
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
@@ -186,6 +202,8 @@ __global__ void __launch_bounds__(RegBounds<VPT, ADD>::kThreads, RegBounds<VPT, 
           V wv;
           if constexpr (kCacheW) {
             wv = wreg[k];
+          } else if constexpr (kHoistW) {
+            wv = wrow[k];
           } else {
             wv = load_vec<T, VEC>(p.w + static_cast<int64_t>(idx) * VEC);
           }
