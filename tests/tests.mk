@@ -7,6 +7,7 @@
 #   make fuzz-smoke     the same for 20 s (part of `make check`)
 #   make asan           ASan+UBSan build of lit and the unit tests, then unit + golden
 #   make valgrind       unit tests and some golden runs under valgrind
+#   make tsan           ThreadSanitizer build of lit (documents are parsed in parallel), golden suite
 #   make bench-tangle   50 MB synthetic corpus: lit vs notangle, time and memory
 
 TEST_BUILD   := $(BUILD)/tests
@@ -22,7 +23,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 CLANG        ?= clang
 
-.PHONY: check-unit check-golden check-diff fuzz fuzz-smoke asan valgrind bench-tangle
+.PHONY: check-unit check-golden check-diff fuzz fuzz-smoke asan tsan valgrind bench-tangle
 
 $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD):
 	mkdir -p $@
@@ -64,6 +65,14 @@ valgrind: $(TEST_BUILD)/check_lit $(LIT)
 	  ../$(TEST_BUILD)/check_lit
 	LIT_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 	  tests/run_golden.sh $(LIT) $(VALGRIND_CASES)
+
+TSAN_BUILD := $(BUILD)/tsan
+$(TSAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h)
+	mkdir -p $(TSAN_BUILD)
+	$(CLANG) -std=c11 -g -O1 -fsanitize=thread $(DEPS_CFLAGS) -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
+
+tsan: $(TSAN_BUILD)/lit
+	TSAN_OPTIONS=halt_on_error=1 tests/run_golden.sh $(TSAN_BUILD)/lit
 
 # ---- fuzzing ----
 $(FUZZ_BUILD)/fuzz_tangle: tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(wildcard gen/*.h) | $(FUZZ_BUILD)
