@@ -22,6 +22,8 @@ typedef struct {
   int directives;
   const lit_doc *last_doc;
   int last_line;
+  int continued;       /* the last line written ends in a backslash */
+  int pending;         /* a #line is owed once the continued line ends */
   const char *style;   /* comment style, NULL for none */
   const lit_doc **docs; /* documents that feed the file, in reading order */
   size_t ndocs;
@@ -81,18 +83,24 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
       }
       S_header(e);
     }
-    if (e->directives && (doc != e->last_doc || line != e->last_line + 1)) {
-      lit_buf_put(&e->pend, e->prefix.data ? e->prefix.data : "", e->prefix.len);
-      lit_buf_printf(&e->pend, "#line %d \"", line);
-      for (const char *c = doc->src.path; *c; c++) { /* a C string literal: escape \\ and " */
-        if (*c == '\\' || *c == '"') lit_buf_putc(&e->pend, '\\');
-        lit_buf_putc(&e->pend, *c);
+    if (e->directives && (doc != e->last_doc || line != e->last_line + 1 || e->pending)) {
+      /* Inside a continued line (a multi-line macro) a directive would end
+       * the macro: it waits for the first line after the continuation. */
+      e->pending = e->continued;
+      if (!e->pending) {
+        lit_buf_put(&e->pend, e->prefix.data ? e->prefix.data : "", e->prefix.len);
+        lit_buf_printf(&e->pend, "#line %d \"", line);
+        for (const char *c = doc->src.path; *c; c++) { /* a C string literal: escape \\ and " */
+          if (*c == '\\' || *c == '"') lit_buf_putc(&e->pend, '\\');
+          lit_buf_putc(&e->pend, *c);
+        }
+        lit_buf_puts(&e->pend, "\"\n");
       }
-      lit_buf_puts(&e->pend, "\"\n");
     }
     if (!blank) lit_buf_put(&e->pend, e->prefix.data ? e->prefix.data : "", e->prefix.len);
     lit_buf_put(&e->pend, p, len);
     lit_buf_putc(&e->pend, '\n');
+    e->continued = len > 0 && p[len - 1] == '\\';
     e->last_doc = doc;
     e->last_line = line;
     p = nl ? nl + 1 : end;

@@ -102,6 +102,21 @@ START_TEST(test_line_directives) {
 }
 END_TEST
 
+/* No #line inside a macro's continued lines: it would end the macro. */
+START_TEST(test_line_directives_skip_continuations) {
+  const char *index = FM "```{.c file=out/m.c}\n#define X(a) \\\n  <<body>>\nint y;\n```\n"
+                         "```{.c #body}\na + 1; \\\na + 2;\n```\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  char *got = ck_tangle(p, "out/m.c", 1, d);
+  ck_assert_str_eq(got, HDR_C "#line 5 \"index.md\"\n#define X(a) \\\n  a + 1; \\\n  a + 2;\n"
+                              "#line 7 \"index.md\"\nint y;\n");
+  free(got);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 /* A document name is a C string literal in #line: quotes and backslashes escaped. */
 START_TEST(test_line_directive_escapes) {
   const char *names[2] = {"index.md", "we\"ird\\name.md"};
@@ -199,6 +214,7 @@ Suite *tangle_suite(void) {
   tcase_add_test(tc, test_header_names_documents_in_reading_order);
   tcase_add_test(tc, test_line_directives);
   tcase_add_test(tc, test_line_directive_escapes);
+  tcase_add_test(tc, test_line_directives_skip_continuations);
   tcase_add_test(tc, test_deep_chain);
   tcase_add_test(tc, test_stream_large);
   tcase_add_test(tc, test_cycle_in_tangle);
