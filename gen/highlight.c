@@ -1,5 +1,7 @@
 #include "highlight.h"
 
+#include <pthread.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,16 +130,19 @@ static void S_fill(S_set *set, const char **list, size_t n) {
 
 static S_set S_c_kw_set, S_c_ty_set, S_py_kw_set, S_py_ty_set, S_toml_kw_set, S_sh_kw_set;
 
-static void S_sort_once(void) {
-  static int ready;
-  if (ready) return;
+static void S_fill_all(void) {
   S_fill(&S_c_kw_set, S_c_kw, S_N(S_c_kw));
   S_fill(&S_c_ty_set, S_c_ty, S_N(S_c_ty));
   S_fill(&S_py_kw_set, S_py_kw, S_N(S_py_kw));
   S_fill(&S_py_ty_set, S_py_ty, S_N(S_py_ty));
   S_fill(&S_toml_kw_set, S_toml_kw, S_N(S_toml_kw));
   S_fill(&S_sh_kw_set, S_sh_kw, S_N(S_sh_kw));
-  ready = 1;
+}
+
+/* Book pages are highlighted on several threads: fill the sets once. */
+static void S_sort_once(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, S_fill_all);
 }
 
 static int S_in(const S_set *set, const char *w, size_t len) {
@@ -148,11 +153,10 @@ static int S_in(const S_set *set, const char *w, size_t len) {
 }
 
 void lit_html_escape(lit_buf *out, const char *s, size_t len) {
-  static unsigned char special[256];
-  if (!special['&']) special['&'] = special['<'] = special['>'] = special['"'] = 1;
   size_t run = 0;
   for (size_t i = 0; i < len; i++) {
-    if (!special[(unsigned char)s[i]]) continue;
+    char c = s[i];
+    if (c != '&' && c != '<' && c != '>' && c != '"') continue;
     const char *rep = NULL;
     switch (s[i]) {
     case '&': rep = "&amp;"; break;
