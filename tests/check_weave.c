@@ -104,6 +104,9 @@ static char *S_results_project(const char *render, char **diags) {
   ck_write(dir, "r/results/x.json",
            "{\"gpu\": \"H100\", \"add\": {\"gbs\": 2712.5, \"runs\": [1, 2]}, \"none\": null}\n");
   ck_write(dir, "r/bad.json", "{\"a\": [1, 2,, 3]}\n");
+  char *link = lit_xasprintf("%s/r/results/escape.json", dir);
+  ck_assert_int_eq(symlink("/etc/hostname", link), 0); /* a link out of the project */
+  free(link);
   char *doc = lit_xasprintf("# A\n\n```{.lua .render}\n%s\n```\n", render);
   ck_write(dir, "r/a.md", doc);
   free(doc);
@@ -138,6 +141,7 @@ START_TEST(test_results) {
        "r/a.md:4:1: error: cannot read results file 'r/results/nope.json'"},
       {"return results('../etc/passwd').x", NULL, "may not contain '..'"},
       {"return results('/etc/passwd').x", NULL, "relative to the project root"},
+      {"return results('r/results/escape.json').x", NULL, "the file lies outside the project"},
       {"return results('r/bad.json').a", NULL, "r/bad.json:1:13: bad number"},
       {"return fmt.num(results('r/results/x.json').none)", NULL, "fmt.num: expected a number, got JSON null"},
       {"return tostring(results('r/results/x.json').none == lit.null)", "true", ""},
