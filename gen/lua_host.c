@@ -1,6 +1,9 @@
+#define _POSIX_C_SOURCE 200809L
 #include "lua_host.h"
 
 #include <lauxlib.h>
+#include <signal.h>
+#include <unistd.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 
 struct lit_lua {
   lua_State *L;
+  unsigned seconds; /* wall-clock limit of one call */
   size_t used, mem_limit;
   unsigned long instr, instr_limit;
   char **paths; /* every chunk path loaded, to undo Lua's "..." truncation */
@@ -132,8 +136,24 @@ static int S_open(lua_State *L) {
   return 0;
 }
 
+/* The instruction budget cannot stop a C function (a slow string pattern,
+ * say), so each call also runs under an alarm. Its handler can only say
+ * where and exit: nothing has been written yet, since outputs are written
+ * after the whole weave. The message is formatted before the call. */
+static char S_alarm_msg[700];
+static size_t S_alarm_len;
+
+static void S_on_alarm(int sig) {
+  (void)sig;
+  ssize_t n = write(2, S_alarm_msg, S_alarm_len);
+  (void)n;
+  _exit(1);
+}
+
 lit_lua *lit_lua_new(const lit_lua_limits *limits) {
   lit_lua *h = lit_xcalloc(1, sizeof *h);
+  const char *env = getenv("LIT_LUA_SECONDS");
+  h->seconds = env && atoi(env) > 0 ? (unsigned)atoi(env) : 60;
   h->mem_limit = limits && limits->mem_limit ? limits->mem_limit : (size_t)256 << 20;
   h->instr_limit = limits && limits->instr_limit ? limits->instr_limit : 20000000UL;
   h->L = lua_newstate(S_alloc, h);
@@ -303,7 +323,18 @@ int lit_lua_call(lit_lua *h, int nargs, int nresults, const char *path, int line
   lua_pushcfunction(L, S_msghandler); /* f args handler */
   lua_insert(L, base);                /* handler f args */
   h->instr = 0;
+  int n = snprintf(S_alarm_msg, sizeof S_alarm_msg,
+                   "%s:%d:1: error: this Lua block ran for more than %u s (a slow string pattern?)\n"
+                   "lit: note: nothing was written\n",
+                   path, line, h->seconds);
+  S_alarm_len = n < 0 ? 0 : (size_t)n < sizeof S_alarm_msg ? (size_t)n : sizeof S_alarm_msg - 1;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = S_on_alarm;
+  sigaction(SIGALRM, &sa, NULL);
+  alarm(h->seconds);
   int r = lua_pcall(L, nargs, nresults, base);
+  alarm(0);
   if (r != LUA_OK) { /* handler msg */
     if (r == LUA_ERRMEM) {
       char msg[128];

@@ -7,7 +7,9 @@
  * the budget's reach). Every
  * call runs under an instruction budget (a count hook) and the whole state
  * under a memory cap (a counting allocator); both end the call with an
- * ordinary Lua error.
+ * ordinary Lua error. A C function the budget cannot interrupt (a slow
+ * string pattern) meets a wall-clock alarm instead (60 s a call, or
+ * LIT_LUA_SECONDS), which reports the block and exits with status 1.
  *
  * Chunks are named "@path:LINE" where LINE is the Markdown line of the
  * chunk's first line; lit_lua_call rewrites "path:LINE:n:" in messages and

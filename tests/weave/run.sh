@@ -5,6 +5,8 @@
 #                   expected/skill and expected/book; the bundle passes
 #                   skill_check.py; `book --check` passes on a fresh weave
 #                   and fails, naming the file, after a hand edit.
+#   slow/           a string pattern the instruction budget cannot stop:
+#                   the wall-clock alarm (LIT_LUA_SECONDS=1) must name it.
 #   errors/CASE/    a project that must fail to weave: the messages of
 #                   `lit skill` and `lit book` must equal CASE/expected.txt,
 #                   the exit status must be 1, and nothing may be written.
@@ -64,6 +66,15 @@ for dir in "$HERE"/errors/*/; do
   else bad "errors/$name: messages and exit status as expected"; cat "$TMP/diff"; fi
   if [ -e "$out" ]; then bad "errors/$name: nothing written"; else ok "errors/$name: nothing written"; fi
 done
+
+# ---- a C function the instruction budget cannot stop: the wall-clock alarm ----
+if (cd "$HERE/slow" && LIT_LUA_SECONDS=1 "$LIT" book --out "$TMP/slow-book" 2>"$TMP/slow.err"); then
+  bad "slow/: a slow string pattern is stopped"
+elif grep -q "references/a.md:3:1: error: this Lua block ran for more than 1 s" "$TMP/slow.err" && [ ! -e "$TMP/slow-book" ]; then
+  ok "slow/: a slow string pattern is stopped at its block, nothing written"
+else
+  bad "slow/: a slow string pattern is stopped at its block, nothing written"; cat "$TMP/slow.err"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
