@@ -588,7 +588,6 @@ std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query,
 }  // namespace lit_ops_torch
 
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
-TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   // ---- rms_norm family ----
   ops.def("rms_norm(Tensor x, Tensor? weight, float eps=1e-06) -> Tensor");
   ops.impl("rms_norm", c10::kCUDA, &rms_norm);
