@@ -34,6 +34,9 @@ trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 pass=0
 fail=0
 failed=""
+# A hung lit fails its case instead of the whole CI job.
+limit=
+command -v timeout >/dev/null && limit="timeout ${GOLDEN_TIMEOUT:-120}"
 
 for name in $cases; do
   case=$golden/$name
@@ -54,7 +57,7 @@ for name in $cases; do
         export "$kv"
       done <"$case/env"
     fi
-    LIT="${LIT_WRAPPER:-} $lit"
+    LIT="$limit ${LIT_WRAPPER:-} $lit"
     export LIT
     if [ -f "$case/steps.sh" ]; then
       CASE_DIR=$case sh "$case/steps.sh"
