@@ -325,15 +325,81 @@ static void S_put_line(S_writer *w, const char *prefix, size_t plen, const char 
 }
 
 /* Copies source lines [from, to) verbatim. */
-static void S_copy(S_writer *w, const lit_source *src, int from, int to) {
-  if (from >= to) return;
-  S_map_add(w->map, w->line + 1, from, 0);
+static void S_copy(S_writer *w, const lit_source *src, const char *skip, int from, int to) {
+  int mapped = 0;
   for (int l = from; l < to; l++) {
+    if (skip[l]) {
+      mapped = 0;
+      continue;
+    }
     size_t len;
     const char *s = lit_source_line(src, l, &len);
     if (!s) break;
+    if (!mapped) S_map_add(w->map, w->line + 1, l, 0);
+    mapped = 1;
     S_put_line(w, "", 0, s, len);
   }
+}
+
+/* Which source lines this output leaves out: the marker lines
+ *   <!-- only: book -->   <!-- only: skill -->   <!-- end only -->
+ * and, between an "only" marker for the other output and its end, every
+ * line. Markers inside code blocks are code. Returns a flag per line
+ * (index = line number; the caller frees it), or NULL after an error. */
+static char *S_regions(const lit_render *r, const lit_doc *doc, lit_diags *d) {
+  const lit_source *src = &doc->src;
+  char *skip = lit_xcalloc(src->nlines + 2, 1);
+  int open_line = 0, excluding = 0;
+  size_t bi = 0;
+  int bend = doc->nblocks ? lit_block_end_line(doc->blocks[0]) : 0; /* end of block bi, computed once */
+  for (int l = 1; l <= (int)src->nlines; l++) {
+    while (bi < doc->nblocks && bend <= l)
+      if (++bi < doc->nblocks) bend = lit_block_end_line(doc->blocks[bi]);
+    if (bi < doc->nblocks && doc->blocks[bi]->line <= l) { /* inside a code block */
+      skip[l] = (char)excluding;
+      continue;
+    }
+    size_t len;
+    const char *t = lit_source_line(src, l, &len);
+    while (len && (*t == ' ' || *t == '\t'))
+      t++, len--;
+    while (len && (t[len - 1] == ' ' || t[len - 1] == '\t'))
+      len--;
+    const char *only = "<!-- only: ", *end = "<!-- end only -->";
+    if (len > 15 && memcmp(t, only, 11) == 0 && memcmp(t + len - 4, " -->", 4) == 0) {
+      size_t wl = len - 15;
+      if (open_line) {
+        lit_diag(d, LIT_ERROR, src->path, l, 1, "'only' regions do not nest; close the one opened on line %d first",
+                 open_line);
+        free(skip);
+        return NULL;
+      }
+      if (!((wl == 4 && memcmp(t + 11, "book", 4) == 0) || (wl == 5 && memcmp(t + 11, "skill", 5) == 0))) {
+        lit_diag(d, LIT_ERROR, src->path, l, 1, "write <!-- only: book --> or <!-- only: skill -->");
+        free(skip);
+        return NULL;
+      }
+      open_line = l;
+      excluding = !(wl == strlen(r->output) && memcmp(t + 11, r->output, wl) == 0);
+      skip[l] = 1;
+    } else if (len == strlen(end) && memcmp(t, end, len) == 0) {
+      if (!open_line) {
+        lit_diag(d, LIT_ERROR, src->path, l, 1, "<!-- end only --> without an <!-- only: ... --> before it");
+        free(skip);
+        return NULL;
+      }
+      open_line = excluding = 0;
+      skip[l] = 1;
+    } else {
+      skip[l] = (char)excluding;
+    }
+  }
+  if (open_line) {
+    lit_diag(d, LIT_ERROR, src->path, open_line, 1, "this 'only' region is never closed with <!-- end only -->");
+    free(skip);
+    return NULL;
+  }
+  return skip;
 }
 
 /* Writes text line by line behind the container prefix; the first line gets
@@ -460,10 +526,13 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
   lua_pop(L, 1);
   const lit_source *src = &doc->src;
   int next = 1, status = 0;
+  char *skip = S_regions(r, doc, d);
+  if (!skip) return -1;
   for (size_t i = 0; i < doc->nblocks; i++) {
     const lit_block *b = doc->blocks[i];
-    S_copy(&w, src, next, b->line);
+    S_copy(&w, src, skip, next, b->line);
     next = lit_block_end_line(b);
+    if (skip[b->line]) continue; /* in a region for the other output: not even run */
     /* the container prefix: what precedes the fence on its line */
     size_t flen;
     const char *fl = lit_source_line(src, b->line, &flen);
@@ -488,7 +557,7 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
     /* a blank line after replaced text, unless the source has one next */
     size_t nlen;
     const char *nx = lit_source_line(src, next, &nlen);
-    int next_blank = !nx || nlen == strspn(nx, " \t>");
+    int next_blank = !nx || skip[next] || nlen == strspn(nx, " \t>");
     if (kind == 1) {
       S_put_text(&w, first, rest, plen, md, strlen(md), b->line, 1);
       if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
@@ -517,6 +586,7 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
     free(first);
     free(rest);
   }
-  S_copy(&w, src, next, (int)src->nlines + 1);
+  S_copy(&w, src, skip, next, (int)src->nlines + 1);
+  free(skip);
   return status;
 }

@@ -17,7 +17,10 @@
  *   lit.doc             the path of the document being woven.
  *   lit.null            the value JSON null decodes to (r.x == lit.null).
  *
- * Weaving a document copies its prose and replaces its code blocks:
+ * Weaving a document copies its prose and replaces its code blocks.
+ * Lines between <!-- only: book --> (or skill) and <!-- end only --> are
+ * woven into that output only, blocks among them included (and not run
+ * for the other); the marker lines themselves never appear.
  *   .data and .filter blocks vanish; a .render block becomes the Markdown
  *   string it returns; every other fenced block passes through the filters
  *   (a {.lua .filter} block returns a function(block) or a table

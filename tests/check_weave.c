@@ -84,6 +84,45 @@ START_TEST(test_filters_per_output) {
 }
 END_TEST
 
+START_TEST(test_only_regions) {
+  const char *doc = "# A\n\nBoth.\n\n<!-- only: book -->\nBook prose.\n\n```{.lua .render}\nreturn 'book render'\n```\n"
+                    "<!-- end only -->\n\n  <!-- only: skill -->\nSkill prose.\n<!-- end only -->\n\nEnd.\n";
+  char *diags;
+  char *md = S_weave(doc, "book", &diags);
+  ck_assert_str_eq(diags, "");
+  ck_assert_msg(strstr(md, "Both.") && strstr(md, "Book prose.") && strstr(md, "book render") && strstr(md, "End.") &&
+                    !strstr(md, "Skill prose.") && !strstr(md, "<!--"),
+                "%s", md);
+  free(md);
+  free(diags);
+  md = S_weave(doc, "skill", &diags);
+  ck_assert_msg(strstr(md, "Both.") && strstr(md, "Skill prose.") && strstr(md, "End.") && !strstr(md, "Book prose.") &&
+                    !strstr(md, "book render") && !strstr(md, "<!--"),
+                "%s", md);
+  free(md);
+  free(diags);
+  static const struct {
+    const char *doc, *want;
+  } bad[] = {
+      {"# A\n\n<!-- only: book -->\nx\n", "a.md:3:1: error: this 'only' region is never closed"},
+      {"# A\n\n<!-- end only -->\n", "a.md:3:1: error: <!-- end only --> without"},
+      {"# A\n\n<!-- only: pdf -->\n<!-- end only -->\n", "a.md:3:1: error: write <!-- only: book -->"},
+      {"# A\n\n<!-- only: book -->\n<!-- only: skill -->\n", "a.md:4:1: error: 'only' regions do not nest"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    md = S_weave(bad[i].doc, "book", &diags);
+    ck_assert_msg(strstr(diags, bad[i].want) != NULL, "case %zu: %s", i, diags);
+    free(md);
+    free(diags);
+  }
+  /* a marker inside a code block is code */
+  md = S_weave("# A\n\n```text\n<!-- only: skill -->\n```\n", "book", &diags);
+  ck_assert_msg(strstr(md, "<!-- only: skill -->") != NULL && diags[0] == '\0', "%s %s", md, diags);
+  free(md);
+  free(diags);
+}
+END_TEST
+
 START_TEST(test_fences_marked_and_prefixed) {
   char *diags;
   char *md = S_weave("# A\n\n- item\n\n  ```cuda {#k}\n  int x;\n  ```\n", "book", &diags);
@@ -398,6 +437,7 @@ Suite *weave_suite(void) {
   tcase_add_test(tc, test_render_data_and_output);
   tcase_add_test(tc, test_filters_per_output);
   tcase_add_test(tc, test_fences_marked_and_prefixed);
+  tcase_add_test(tc, test_only_regions);
   tcase_add_test(tc, test_results);
   tcase_add_test(tc, test_slugs_and_paths);
   tcase_add_test(tc, test_highlight);
