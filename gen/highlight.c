@@ -152,33 +152,46 @@ static int S_in(const S_set *set, const char *w, size_t len) {
   return 0;
 }
 
-void lit_html_escape(lit_buf *out, const char *s, size_t len) {
+/* Escapes s into dst (room for 6 bytes per input byte); returns the end. */
+static char *S_escape_to(char *dst, const char *s, size_t len) {
   size_t run = 0;
   for (size_t i = 0; i < len; i++) {
     char c = s[i];
     if (c != '&' && c != '<' && c != '>' && c != '"') continue;
-    const char *rep = NULL;
-    switch (s[i]) {
-    case '&': rep = "&amp;"; break;
-    case '<': rep = "&lt;"; break;
-    case '>': rep = "&gt;"; break;
-    case '"': rep = "&quot;"; break;
-    default: continue;
-    }
-    lit_buf_put(out, s + run, i - run);
-    lit_buf_put(out, rep, strlen(rep));
+    memcpy(dst, s + run, i - run);
+    dst += i - run;
+    const char *rep = c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&quot;";
+    size_t n = c == '"' ? 6 : c == '&' ? 5 : 4;
+    memcpy(dst, rep, n);
+    dst += n;
     run = i + 1;
   }
-  lit_buf_put(out, s + run, len - run);
+  memcpy(dst, s + run, len - run);
+  return dst + (len - run);
+}
+
+/* One reserve per call, then plain copies: the book's code is mostly this. */
+void lit_html_escape(lit_buf *out, const char *s, size_t len) {
+  if (!len) return;
+  lit_buf_reserve(out, 6 * len);
+  char *end = S_escape_to(out->data + out->len, s, len);
+  out->len = (size_t)(end - out->data);
+  out->data[out->len] = '\0';
 }
 
 /* cls is always two letters, so every length here is known */
 static void S_span(lit_buf *out, const char *cls, const char *s, size_t len) {
-  lit_buf_put(out, "<span class=\"", 13);
-  lit_buf_put(out, cls, 2);
-  lit_buf_put(out, "\">", 2);
-  lit_html_escape(out, s, len);
-  lit_buf_put(out, "</span>", 7);
+  lit_buf_reserve(out, 6 * len + 24);
+  char *d = out->data + out->len;
+  memcpy(d, "<span class=\"", 13);
+  d[13] = cls[0];
+  d[14] = cls[1];
+  d[15] = '"';
+  d[16] = '>';
+  d = S_escape_to(d + 17, s, len);
+  memcpy(d, "</span>", 7);
+  out->len = (size_t)(d + 7 - out->data);
+  out->data[out->len] = '\0';
 }
 
 static int S_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
