@@ -112,6 +112,8 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
 static void S_report_cycle(S_frame *stack, size_t depth, const lit_block *b, const lit_seg *s, lit_diags *d) {
   size_t first = 0;
   while (first < depth && stack[first].chunk != s->target) first++;
+  for (size_t i = first; i < depth; i++) /* entered elsewhere, this cycle was already reported */
+    if (stack[i].chunk->cycle_reported) return;
   lit_diag(d, LIT_ERROR, b->doc->src.path, s->line, s->col, "reference cycle: '%s' includes itself", s->target->name);
   for (size_t i = first + 1; i < depth; i++) {
     const S_frame *f = &stack[i];

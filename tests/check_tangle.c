@@ -206,6 +206,23 @@ START_TEST(test_cycle_in_tangle) {
 }
 END_TEST
 
+/* The load reports the cycle a -> b -> a at 'a'; a file that enters it at
+ * 'b' must not report it a second time. */
+START_TEST(test_cycle_entered_elsewhere) {
+  const char *index = FM "```{.c #a}\n<<b>>\n```\n```{.c #b}\n<<a>>\n```\n```{.c file=out/x.c}\n<<b>>\n```\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1);
+  lit_buf out = LIT_BUF_INIT;
+  lit_tangle_opts o = {0};
+  ck_assert_int_eq(lit_tangle_file(p, &p->files[0], &o, &out, d), -1);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1);
+  lit_buf_free(&out);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *tangle_suite(void) {
   Suite *s = suite_create("tangle");
   TCase *tc = tcase_create("core");
@@ -218,6 +235,7 @@ Suite *tangle_suite(void) {
   tcase_add_test(tc, test_deep_chain);
   tcase_add_test(tc, test_stream_large);
   tcase_add_test(tc, test_cycle_in_tangle);
+  tcase_add_test(tc, test_cycle_entered_elsewhere);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,1 @@
+// old generated file
