@@ -10,6 +10,7 @@
 Set NVCC to the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc).
 """
 
+import concurrent.futures
 import glob
 import os
 import re
@@ -96,32 +97,36 @@ def test_cu_compile_all_targets_no_spills():
         raise AssertionError("nvcc not found (set NVCC)")
     cus = sorted(glob.glob(os.path.join(KERNELS, "csrc", "*.cu")))
     assert cus, "no .cu sources"
-    for cu in cus:
-        for arch in ARCHS:
-            extra = ["-Xptxas", "-v"] if arch == "90" else []
-            proc = compile_cu(cu, arch, extra)
-            assert proc.returncode == 0, f"{cu} sm_{arch}:\n{proc.stderr[-4000:]}"
-            if arch == "90":
-                spills = []
-                current = None
-                for line in proc.stderr.splitlines():
-                    m = re.search(r"Compiling entry function '([^']+)'", line)
-                    if m:
-                        current = m.group(1)
-                    m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
-                    if m and (int(m.group(1)) or int(m.group(2))):
-                        spills.append((current, line.strip()))
-                assert not spills, f"{cu}: register spills on sm_90: {spills[:5]}"
-
+    jobs = [(cu, arch) for cu in cus for arch in ARCHS]
+    # nvcc is single-threaded per target: run the (source, target) pairs on
+    # every core, largest sources first.
+    jobs.sort(key=lambda j: -os.path.getsize(j[0]))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        procs = list(pool.map(lambda j: compile_cu(j[0], j[1], ["-Xptxas", "-v"] if j[1] == "90" else []), jobs))
+    for (cu, arch), proc in zip(jobs, procs):
+        assert proc.returncode == 0, f"{cu} sm_{arch}:\n{proc.stderr[-4000:]}"
+        if arch == "90":
+            spills = []
+            current = None
+            for line in proc.stderr.splitlines():
+                m = re.search(r"Compiling entry function '([^']+)'", line)
+                if m:
+                    current = m.group(1)
+                m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+                if m and (int(m.group(1)) or int(m.group(2))):
+                    spills.append((current, line.strip()))
+            assert not spills, f"{cu}: register spills on sm_90: {spills[:5]}"
 
 if __name__ == "__main__":
-    failed = 0
+    passed = failed = 0
     for name, fn in list(globals().items()):
         if name.startswith("test_") and callable(fn):
             try:
                 fn()
+                passed += 1
                 print("PASSED", name, flush=True)
             except Exception as e:  # report every check, then fail
                 failed += 1
                 print("FAILED", name, e, flush=True)
+    print(f"kernel package: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
