@@ -2,7 +2,7 @@
 # the book, and run every test. `make help` lists the targets.
 #
 # Quick start on a fresh Debian 12 machine (README.md):
-#   make deps all      install the packages, build lit, tangle, skill, book
+#   make deps && make all skill book   install the packages; build lit, tangle, skill, book
 #   make check         every test CI runs
 
 CC      ?= cc
