@@ -70,7 +70,8 @@ check-share: $(LIT)
 -include tests/tests.mk
 -include gen/weave.mk
 
-check: all check-tangle check-share check-kernels check-line-directives $(CHECK_TARGETS)
+# CI also runs the unit and golden suites under ASan and UBSan (make asan).
+check: all check-tangle check-share check-kernels check-line-directives $(CHECK_TARGETS) asan
 	@echo "make check: all suites ran"
 
 lint:
