@@ -48,20 +48,23 @@ static void S_err(S_errors *e, size_t off, const char *msg) {
 static size_t S_parse_braced(const char *info, size_t i, lit_attrs *a, S_errors *e) {
   size_t n = strlen(info);
   for (;;) {
-    while (i < n && S_is_space(info[i])) i++;
+    while (i < n && S_is_space(info[i]))
+      i++;
     if (i >= n) {
       S_err(e, i, "attribute list has no closing '}'");
       return n;
     }
     if (info[i] == '}') return i + 1;
     size_t start = i;
-    while (i < n && !S_is_space(info[i]) && info[i] != '}' && info[i] != '"' && info[i] != '=') i++;
+    while (i < n && !S_is_space(info[i]) && info[i] != '}' && info[i] != '"' && info[i] != '=')
+      i++;
     /* start..i is the token head */
     if (info[start] == '.') {
       size_t len = i - start - 1;
       if (i < n && info[i] == '=') {
         S_err(e, start, "a class cannot take a value");
-        while (i < n && !S_is_space(info[i]) && info[i] != '}') i++;
+        while (i < n && !S_is_space(info[i]) && info[i] != '}')
+          i++;
         continue;
       }
       if (len == 0) {
@@ -73,7 +76,8 @@ static size_t S_parse_braced(const char *info, size_t i, lit_attrs *a, S_errors 
       size_t len = i - start - 1;
       if (i < n && info[i] == '=') {
         S_err(e, start, "an identifier cannot take a value");
-        while (i < n && !S_is_space(info[i]) && info[i] != '}') i++;
+        while (i < n && !S_is_space(info[i]) && info[i] != '}')
+          i++;
         continue;
       }
       if (len == 0) {
@@ -120,7 +124,8 @@ static size_t S_parse_braced(const char *info, size_t i, lit_attrs *a, S_errors 
           i++;
         }
       } else {
-        while (i < n && !S_is_space(info[i]) && info[i] != '}') lit_buf_putc(&v, info[i++]);
+        while (i < n && !S_is_space(info[i]) && info[i] != '}')
+          lit_buf_putc(&v, info[i++]);
       }
       char *value = lit_buf_detach(&v);
       if (!bad && klen > 0) {
@@ -151,12 +156,15 @@ int lit_attrs_parse(const char *info, lit_attrs *out, lit_attrs_error_fn on_erro
   S_errors e = {on_error, ctx, 0};
   size_t n = strlen(info);
   size_t i = 0;
-  while (i < n && S_is_space(info[i])) i++;
+  while (i < n && S_is_space(info[i]))
+    i++;
   if (i < n && info[i] != '{') {
     size_t start = i;
-    while (i < n && S_is_word_char(info[i])) i++;
+    while (i < n && S_is_word_char(info[i]))
+      i++;
     if (i > start) S_add_class(out, info + start, i - start);
-    while (i < n && S_is_space(info[i])) i++;
+    while (i < n && S_is_space(info[i]))
+      i++;
     if (i < n && info[i] != '{') {
       out->extra_words = 1;
       return e.count; /* free text after the language, as plain Markdown allows */
@@ -165,7 +173,8 @@ int lit_attrs_parse(const char *info, lit_attrs *out, lit_attrs_error_fn on_erro
   if (i < n && info[i] == '{') {
     out->braced = 1;
     i = S_parse_braced(info, i + 1, out, &e);
-    while (i < n && S_is_space(info[i])) i++;
+    while (i < n && S_is_space(info[i]))
+      i++;
     if (i < n) S_err(&e, i, "text after the closing '}' of the attribute list");
   }
   return e.count;
@@ -175,7 +184,8 @@ void lit_attrs_free(lit_attrs *a) {
   free(a->lang);
   free(a->id);
   free(a->file);
-  for (size_t i = 0; i < a->nclasses; i++) free(a->classes[i]);
+  for (size_t i = 0; i < a->nclasses; i++)
+    free(a->classes[i]);
   free(a->classes);
   memset(a, 0, sizeof *a);
 }

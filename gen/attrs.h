@@ -15,14 +15,14 @@
 #include <stddef.h>
 
 typedef struct {
-  char *lang;     /* first class or bare word; NULL if none */
-  char *id;       /* #id; NULL if none */
-  size_t id_off;  /* offset of the '#' in the info string */
-  char *file;     /* file=...; NULL if none */
+  char *lang;    /* first class or bare word; NULL if none */
+  char *id;      /* #id; NULL if none */
+  size_t id_off; /* offset of the '#' in the info string */
+  char *file;    /* file=...; NULL if none */
   size_t file_off;
   char **classes; /* every class including the language, in order */
   size_t nclasses;
-  int braced;     /* 1 if a {...} list was present */
+  int braced;      /* 1 if a {...} list was present */
   int extra_words; /* words after a bare language with no braces (Markdown allows them) */
 } lit_attrs;
 

@@ -30,7 +30,8 @@ lit_diags *lit_diags_new(void) { return lit_xcalloc(1, sizeof(lit_diags)); }
 
 void lit_diags_free(lit_diags *d) {
   if (!d) return;
-  for (size_t i = 0; i < d->len; i++) free(d->items[i].text);
+  for (size_t i = 0; i < d->len; i++)
+    free(d->items[i].text);
   free(d->items);
   free(d);
 }
@@ -78,7 +79,8 @@ void lit_diag(lit_diags *d, lit_level level, const char *file, int line, int col
 size_t lit_diags_count(const lit_diags *d, lit_level level) { return d->counts[level]; }
 
 void lit_diags_print(const lit_diags *d, FILE *out) {
-  for (size_t i = 0; i < d->len; i++) fprintf(out, "%s\n", d->items[i].text);
+  for (size_t i = 0; i < d->len; i++)
+    fprintf(out, "%s\n", d->items[i].text);
   if (d->dropped) fprintf(out, "lit: note: %zu further messages not shown\n", d->dropped);
 }
 
@@ -87,7 +89,8 @@ void lit_diags_append(lit_diags *d, lit_diags *src) {
     d->items = lit_grow(d->items, &d->cap, d->len + 1, sizeof(S_message));
     d->items[d->len++] = src->items[i];
   }
-  for (int l = 0; l < 3; l++) d->counts[l] += src->counts[l];
+  for (int l = 0; l < 3; l++)
+    d->counts[l] += src->counts[l];
   d->dropped += src->dropped;
   src->len = 0;
   src->counts[0] = src->counts[1] = src->counts[2] = 0;

@@ -10,8 +10,8 @@
 #include "util.h"
 
 int lit_lang_needs_tag(const char *lang) {
-  static const char *const tagged[] = {"cuda", "cu", "cuh", "c", "h", "cpp", "c++", "cxx", "cc", "hpp",
-                                       "python", "py", "python3", "toml", NULL};
+  static const char *const tagged[] = {"cuda", "cu",  "cuh",    "c",  "h",       "cpp",  "c++", "cxx",
+                                       "cc",   "hpp", "python", "py", "python3", "toml", NULL};
   if (!lang) return 0;
   for (size_t i = 0; tagged[i]; i++)
     if (strcmp(lang, tagged[i]) == 0) return 1;
@@ -35,9 +35,12 @@ static int S_info_col(const lit_source *src, int line, int fence_col, char fence
   const char *s = lit_source_line(src, line, &len);
   if (!s) return fence_col;
   size_t i = fence_col > 0 ? (size_t)fence_col - 1 : 0;
-  while (i < len && s[i] != fence_char) i++;
-  while (i < len && s[i] == fence_char) i++;
-  while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+  while (i < len && s[i] != fence_char)
+    i++;
+  while (i < len && s[i] == fence_char)
+    i++;
+  while (i < len && (s[i] == ' ' || s[i] == '\t'))
+    i++;
   return (int)i + 1;
 }
 
@@ -47,9 +50,11 @@ static int S_fence_closed(const lit_source *src, int start_line, int end_line, c
   size_t len;
   const char *s = lit_source_line(src, end_line, &len);
   if (!s) return 0;
-  while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+  while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+    len--;
   size_t run = 0;
-  while (run < len && s[len - 1 - run] == fence_char) run++;
+  while (run < len && s[len - 1 - run] == fence_char)
+    run++;
   if ((int)run < fence_len) return 0;
   for (size_t i = 0; i < len - run; i++) /* only container markers and indentation before it */
     if (s[i] != ' ' && s[i] != '\t' && s[i] != '>') return 0;
@@ -61,10 +66,12 @@ static int S_space(char c) { return c == ' ' || c == '\t'; }
 /* If line s[0..len) is a reference, sets name/indent and returns 1. */
 static int S_match_ref(const char *s, size_t len, size_t *ind, size_t *name_start, size_t *name_len) {
   size_t i = 0;
-  while (i < len && S_space(s[i])) i++;
+  while (i < len && S_space(s[i]))
+    i++;
   if (len - i < 4 || s[i] != '<' || s[i + 1] != '<') return 0;
   size_t end = len;
-  while (end > i && S_space(s[end - 1])) end--;
+  while (end > i && S_space(s[end - 1]))
+    end--;
   if (end - i < 4 || s[end - 1] != '>' || s[end - 2] != '>') return 0;
   *ind = i;
   *name_start = i + 2;
@@ -210,9 +217,7 @@ lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
     if (ev != CMARK_EVENT_ENTER) continue;
     cmark_node *n = cmark_iter_get_node(it);
     switch (cmark_node_get_type(n)) {
-    case CMARK_NODE_CODE_BLOCK:
-      S_add_block(doc, n, &bcap, d);
-      break;
+    case CMARK_NODE_CODE_BLOCK: S_add_block(doc, n, &bcap, d); break;
     case CMARK_NODE_LINK: {
       const char *url = cmark_node_get_url(n);
       if (S_is_local_md(url)) {
@@ -221,14 +226,14 @@ lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
         l->url = lit_xstrdup(url);
         /* inline nodes carry no position in cmark-gfm 0.29; use the enclosing block's */
         cmark_node *blk = n;
-        while (blk && cmark_node_get_start_line(blk) == 0) blk = cmark_node_parent(blk);
+        while (blk && cmark_node_get_start_line(blk) == 0)
+          blk = cmark_node_parent(blk);
         l->line = blk ? cmark_node_get_start_line(blk) : 0;
         l->col = blk ? cmark_node_get_start_column(blk) : 0;
       }
       break;
     }
-    default:
-      break;
+    default: break;
     }
   }
   cmark_iter_free(it);
@@ -243,14 +248,16 @@ void lit_doc_free(lit_doc *doc) {
     free(b->lang);
     free(b->name);
     free(b->file);
-    for (size_t k = 0; k < b->nclasses; k++) free(b->classes[k]);
+    for (size_t k = 0; k < b->nclasses; k++)
+      free(b->classes[k]);
     free(b->classes);
     if (b->code_owned) free((char *)b->code);
     free(b->segs);
     free(b);
   }
   free(doc->blocks);
-  for (size_t i = 0; i < doc->nlinks; i++) free(doc->links[i].url);
+  for (size_t i = 0; i < doc->nlinks; i++)
+    free(doc->links[i].url);
   free(doc->links);
   lit_source_free(&doc->src);
   free(doc);
@@ -277,7 +284,8 @@ static void *S_worker(void *arg) {
 
 void lit_doc_parse_many(lit_source *srcs, size_t n, size_t first_order, lit_doc **docs, lit_diags *d) {
   S_pool pool = {srcs, docs, lit_xcalloc(n + 1, sizeof(lit_diags *)), n, first_order, 0, PTHREAD_MUTEX_INITIALIZER};
-  for (size_t i = 0; i < n; i++) pool.diags[i] = lit_diags_new();
+  for (size_t i = 0; i < n; i++)
+    pool.diags[i] = lit_diags_new();
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t nthreads = cpus > 1 ? (size_t)cpus : 1;
   if (nthreads > 8) nthreads = 8;
@@ -287,7 +295,8 @@ void lit_doc_parse_many(lit_source *srcs, size_t n, size_t first_order, lit_doc 
   for (size_t t = 1; t < nthreads; t++) /* this thread is the first worker */
     if (pthread_create(&threads[started], NULL, S_worker, &pool) == 0) started++;
   S_worker(&pool);
-  for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
+  for (size_t t = 0; t < started; t++)
+    pthread_join(threads[t], NULL);
   for (size_t i = 0; i < n; i++) {
     lit_diags_append(d, pool.diags[i]);
     lit_diags_free(pool.diags[i]);

@@ -1,8 +1,10 @@
 #include "dump.h"
 
 static void S_where(const lit_block *b, lit_buf *out) {
-  if (b->chunk && b->chunk->name) lit_buf_printf(out, "chunk %s", b->chunk->name);
-  else lit_buf_printf(out, "file %s", b->file ? b->file : "?");
+  if (b->chunk && b->chunk->name)
+    lit_buf_printf(out, "chunk %s", b->chunk->name);
+  else
+    lit_buf_printf(out, "file %s", b->file ? b->file : "?");
 }
 
 static void S_chunk(const lit_chunk *c, lit_buf *out) {
@@ -24,10 +26,13 @@ static void S_chunk(const lit_chunk *c, lit_buf *out) {
 
 void lit_dump(const lit_project *p, lit_buf *out) {
   lit_buf_puts(out, "reading order\n");
-  for (size_t i = 0; i < p->ndocs; i++) lit_buf_printf(out, "  %zu %s\n", i + 1, p->docs[i]->src.path);
+  for (size_t i = 0; i < p->ndocs; i++)
+    lit_buf_printf(out, "  %zu %s\n", i + 1, p->docs[i]->src.path);
   lit_buf_puts(out, "output folders\n");
-  for (size_t i = 0; i < p->nroots; i++) lit_buf_printf(out, "  %s\n", p->tangle_roots[i]);
-  for (size_t i = 0; i < p->nchunks; i++) S_chunk(p->chunks[i], out);
+  for (size_t i = 0; i < p->nroots; i++)
+    lit_buf_printf(out, "  %s\n", p->tangle_roots[i]);
+  for (size_t i = 0; i < p->nchunks; i++)
+    S_chunk(p->chunks[i], out);
   for (size_t i = 0; i < p->nfiles; i++) {
     const lit_file *f = &p->files[i];
     lit_buf_printf(out, "file %s\n  from %s:%d", f->path, f->block->doc->src.path, f->block->line);

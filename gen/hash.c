@@ -46,7 +46,8 @@ int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]) {
   lit_hasher *h = lit_hasher_new();
   char *chunk = lit_xmalloc(1 << 20);
   size_t n;
-  while ((n = fread(chunk, 1, 1 << 20, f)) > 0) lit_hasher_update(h, chunk, n);
+  while ((n = fread(chunk, 1, 1 << 20, f)) > 0)
+    lit_hasher_update(h, chunk, n);
   int err = ferror(f) ? (errno ? errno : EIO) : 0;
   fclose(f);
   free(chunk);

@@ -14,7 +14,6 @@
 /* Writes LIT_HASH_HEX lowercase hex digits and a NUL into hex. */
 void lit_hash_hex(const void *data, size_t len, char hex[LIT_HASH_HEX + 1]);
 
-
 /* Streaming form, for files too large to hold: new, update..., finish. */
 typedef struct lit_hasher lit_hasher;
 /* The caller frees the result with lit_hasher_finish. */

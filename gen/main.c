@@ -42,21 +42,36 @@ static int S_parse(int argc, char **argv, int start, S_args *a) {
   for (int i = start; i < argc; i++) {
     const char *s = argv[i];
     const char **value = NULL;
-    if (strcmp(s, "--check") == 0) a->check = 1;
-    else if (strcmp(s, "--force") == 0) a->force = 1;
-    else if (strcmp(s, "--line-directives") == 0) a->line_directives = 1;
-    else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = 1;
-    else if (strcmp(s, "--claude") == 0) a->claude = 1;
-    else if (strcmp(s, "--codex") == 0) a->codex = 1;
-    else if (strcmp(s, "--opencode") == 0) a->opencode = 1;
-    else if (strcmp(s, "--global") == 0) a->global = 1;
-    else if (strcmp(s, "--root") == 0) value = &a->root;
-    else if (strcmp(s, "--entry") == 0) value = &a->entry;
-    else if (strcmp(s, "--out") == 0) value = &a->out;
-    else if (strcmp(s, "--from") == 0) value = &a->from;
-    else if (strcmp(s, "--dest") == 0) value = &a->dest;
-    else if (strcmp(s, "--min-tangled") == 0) value = &a->min_tangled;
-    else return S_usage_error("unknown option", s);
+    if (strcmp(s, "--check") == 0)
+      a->check = 1;
+    else if (strcmp(s, "--force") == 0)
+      a->force = 1;
+    else if (strcmp(s, "--line-directives") == 0)
+      a->line_directives = 1;
+    else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0)
+      a->quiet = 1;
+    else if (strcmp(s, "--claude") == 0)
+      a->claude = 1;
+    else if (strcmp(s, "--codex") == 0)
+      a->codex = 1;
+    else if (strcmp(s, "--opencode") == 0)
+      a->opencode = 1;
+    else if (strcmp(s, "--global") == 0)
+      a->global = 1;
+    else if (strcmp(s, "--root") == 0)
+      value = &a->root;
+    else if (strcmp(s, "--entry") == 0)
+      value = &a->entry;
+    else if (strcmp(s, "--out") == 0)
+      value = &a->out;
+    else if (strcmp(s, "--from") == 0)
+      value = &a->from;
+    else if (strcmp(s, "--dest") == 0)
+      value = &a->dest;
+    else if (strcmp(s, "--min-tangled") == 0)
+      value = &a->min_tangled;
+    else
+      return S_usage_error("unknown option", s);
     if (value) {
       if (i + 1 >= argc) return S_usage_error("missing value after", s);
       *value = argv[++i];

@@ -18,7 +18,8 @@ typedef struct {
 
 static size_t S_hash(const char *s, size_t len) {
   size_t h = (size_t)1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
   return h;
 }
 
@@ -107,7 +108,8 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
                  p->docs[0]->src.path);
       } else {
         lit_buf roots = LIT_BUF_INIT;
-        for (size_t i = 0; i < p->nroots; i++) lit_buf_printf(&roots, "%s%s", i ? ", " : "", p->tangle_roots[i]);
+        for (size_t i = 0; i < p->nroots; i++)
+          lit_buf_printf(&roots, "%s%s", i ? ", " : "", p->tangle_roots[i]);
         lit_diag(d, LIT_NOTE, path, b->line, b->file_col, "output folders declared in the entry document: %s",
                  roots.data);
         lit_buf_free(&roots);
@@ -153,7 +155,8 @@ static size_t S_distance(const char *a, size_t la, const char *b, size_t lb, siz
   size_t small[128];
   size_t *row = lb < 128 ? small : lit_xmalloc((lb + 1) * sizeof(size_t));
   size_t r = cap + 1;
-  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
   for (size_t i = 1; i <= la; i++) {
     size_t diag = row[0], best = row[0] = i;
     for (size_t j = 1; j <= lb; j++) {
@@ -178,13 +181,15 @@ done:
  * from below without running the dynamic programme. */
 static unsigned long long S_signature(const char *s, size_t len) {
   unsigned long long sig = 0;
-  for (size_t i = 0; i < len; i++) sig |= 1ULL << ((unsigned char)s[i] & 63);
+  for (size_t i = 0; i < len; i++)
+    sig |= 1ULL << ((unsigned char)s[i] & 63);
   return sig;
 }
 
 static size_t S_popcount(unsigned long long x) {
   size_t n = 0;
-  for (; x; x &= x - 1) n++;
+  for (; x; x &= x - 1)
+    n++;
   return n;
 }
 
@@ -210,7 +215,8 @@ static const char *S_nearest(const lit_project *p, S_suggester *sg, const char *
   }
   if (!sg->sigs) {
     sg->sigs = lit_xmalloc((p->nchunks + 1) * sizeof(unsigned long long));
-    for (size_t i = 0; i < p->nchunks; i++) sg->sigs[i] = S_signature(p->chunks[i]->name, strlen(p->chunks[i]->name));
+    for (size_t i = 0; i < p->nchunks; i++)
+      sg->sigs[i] = S_signature(p->chunks[i]->name, strlen(p->chunks[i]->name));
     sg->names = lit_xmalloc(S_MAX_SUGGESTED * sizeof(char *));
     sg->nearest = lit_xmalloc(S_MAX_SUGGESTED * sizeof(char *));
   }
@@ -235,7 +241,8 @@ static const char *S_nearest(const lit_project *p, S_suggester *sg, const char *
 }
 
 static void S_suggester_free(S_suggester *sg) {
-  for (size_t i = 0; i < sg->len; i++) free(sg->names[i]);
+  for (size_t i = 0; i < sg->len; i++)
+    free(sg->names[i]);
   free(sg->names);
   free(sg->nearest);
   free(sg->sigs);
@@ -253,7 +260,8 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
   enum { WHITE = 0, GREY = 1, BLACK = 2 };
   size_t cap = 64;
   frame *st = lit_xmalloc(cap * sizeof(frame));
-  for (size_t i = 0; i < p->nchunks; i++) p->chunks[i]->active = WHITE;
+  for (size_t i = 0; i < p->nchunks; i++)
+    p->chunks[i]->active = WHITE;
   for (size_t i = 0; i < p->nchunks; i++) {
     if (p->chunks[i]->active != WHITE || p->chunks[i]->is_data) continue;
     size_t depth = 0;
@@ -278,7 +286,8 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
       if (t->active == GREY) {
         if (!t->cycle_reported) {
           size_t first = 0;
-          while (st[first].c != t) first++;
+          while (st[first].c != t)
+            first++;
           lit_diag(d, LIT_ERROR, b->doc->src.path, s->line, s->col, "reference cycle: '%s' includes itself", t->name);
           for (size_t k = first + 1; k < depth; k++)
             lit_diag(d, LIT_NOTE, st[k].via_block->doc->src.path, st[k].via->line, st[k].via->col,
@@ -299,7 +308,8 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
       t->active = GREY;
     }
   }
-  for (size_t i = 0; i < p->nchunks; i++) p->chunks[i]->active = 0;
+  for (size_t i = 0; i < p->nchunks; i++)
+    p->chunks[i]->active = 0;
   free(st);
 }
 
@@ -346,7 +356,8 @@ static void S_resolve(lit_project *p, lit_diags *d) {
     lit_chunk *c = p->chunks[i];
     if (c->is_data || c->nuses) continue;
     int is_file = 0;
-    for (size_t k = 0; k < c->ndefs && !is_file; k++) is_file = c->defs[k]->file != NULL;
+    for (size_t k = 0; k < c->ndefs && !is_file; k++)
+      is_file = c->defs[k]->file != NULL;
     if (is_file) continue;
     lit_block *b = c->defs[0];
     lit_diag(d, LIT_WARNING, b->doc->src.path, b->line, b->name_col, "chunk '%s' is defined but never used", c->name);
@@ -355,7 +366,10 @@ static void S_resolve(lit_project *p, lit_diags *d) {
 
 /* Normalises "a/./b" and "a/x/../b" in a link target; NULL if it climbs out. */
 static int S_hexval(char c) {
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
 }
 
 static char *S_normalize(const char *base_dir, const char *url) {
@@ -382,8 +396,10 @@ static char *S_normalize(const char *base_dir, const char *url) {
   for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
     if (strcmp(t, ".") == 0) continue;
     if (strcmp(t, "..") == 0) {
-      if (np == 0) bad = 1;
-      else np--;
+      if (np == 0)
+        bad = 1;
+      else
+        np--;
       continue;
     }
     parts = lit_grow(parts, &cap, np + 1, sizeof(char *));
@@ -392,7 +408,8 @@ static char *S_normalize(const char *base_dir, const char *url) {
   char *out = NULL;
   if (!bad && np) {
     lit_buf b = LIT_BUF_INIT;
-    for (size_t i = 0; i < np; i++) lit_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
+    for (size_t i = 0; i < np; i++)
+      lit_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
     out = lit_buf_detach(&b);
   }
   free(parts);
@@ -444,7 +461,8 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? lit_xstrndup(path, (size_t)(slash - path)) : lit_xstrdup("");
     int seen = 0;
-    for (size_t k = 0; k < nd && !seen; k++) seen = strcmp(dirs[k], dir) == 0;
+    for (size_t k = 0; k < nd && !seen; k++)
+      seen = strcmp(dirs[k], dir) == 0;
     if (seen || dir[0] == '\0') {
       free(dir);
       continue;
@@ -468,7 +486,7 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
       }
     }
     closedir(dh);
-    qsort(names, nn, sizeof(char *), S_cmp_str);
+    if (nn > 1) qsort(names, nn, sizeof(char *), S_cmp_str); /* qsort wants a non-null array even for 0 */
     for (size_t i = 0; i < nn; i++) {
       if (!S_has_doc(p, names[i]))
         lit_diag(d, LIT_ERROR, names[i], 0, 0,
@@ -530,7 +548,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
       continue;
     }
     int dup = strcmp(path, index->src.path) == 0;
-    for (size_t k = 0; k < nsrcs && !dup; k++) dup = strcmp(srcs[k].path, path) == 0;
+    for (size_t k = 0; k < nsrcs && !dup; k++)
+      dup = strcmp(srcs[k].path, path) == 0;
     if (dup) {
       free(path);
       continue;
@@ -546,7 +565,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   }
   lit_doc **parsed = lit_xcalloc(nsrcs + 1, sizeof(lit_doc *));
   lit_doc_parse_many(srcs, nsrcs, 1, parsed, d);
-  for (size_t i = 0; i < nsrcs; i++) S_add_doc(p, parsed[i], &doc_cap);
+  for (size_t i = 0; i < nsrcs; i++)
+    S_add_doc(p, parsed[i], &doc_cap);
   free(parsed);
   free(srcs);
   free(entry_dir);
@@ -561,10 +581,12 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   return p;
 }
 
-lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d) { return S_load(root, entry, NULL, d); }
+lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d) {
+  return S_load(root, entry, NULL, d);
+}
 
-lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens,
-                                     size_t n, lit_diags *d) {
+lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens, size_t n,
+                                     lit_diags *d) {
   S_memory mem = {names, texts, lens, n};
   if (n == 0) return NULL;
   return S_load(".", names[0], &mem, d);
@@ -579,16 +601,21 @@ static void S_chunk_free(lit_chunk *c) {
 
 void lit_project_free(lit_project *p) {
   if (!p) return;
-  for (size_t i = 0; i < p->ndocs; i++) lit_doc_free(p->docs[i]);
+  for (size_t i = 0; i < p->ndocs; i++)
+    lit_doc_free(p->docs[i]);
   free(p->docs);
-  for (size_t i = 0; i < p->nchunks; i++) S_chunk_free(p->chunks[i]);
+  for (size_t i = 0; i < p->nchunks; i++)
+    S_chunk_free(p->chunks[i]);
   free(p->chunks);
-  for (size_t i = 0; i < p->nanon; i++) S_chunk_free(p->anon[i]);
+  for (size_t i = 0; i < p->nanon; i++)
+    S_chunk_free(p->anon[i]);
   free(p->anon);
-  for (size_t i = 0; i < p->nfiles; i++) free(p->files[i].path);
+  for (size_t i = 0; i < p->nfiles; i++)
+    free(p->files[i].path);
   free(p->files);
   lit_index_free(&p->file_index);
-  for (size_t i = 0; i < p->nroots; i++) free(p->tangle_roots[i]);
+  for (size_t i = 0; i < p->nroots; i++)
+    free(p->tangle_roots[i]);
   free(p->tangle_roots);
   free(p->record_path);
   if (p->index) {

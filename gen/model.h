@@ -28,14 +28,14 @@ typedef enum { LIT_SEG_TEXT, LIT_SEG_REF } lit_seg_kind;
 
 typedef struct {
   lit_seg_kind kind;
-  int line;            /* source line of the (first) line */
-  int col;             /* REF: column of "<<" */
-  const char *text;    /* TEXT: whole lines, each ending in '\n'; REF: the name */
-  size_t len;          /* bytes of text, or of the name */
-  size_t nlines;       /* TEXT: lines in text */
-  const char *indent;  /* REF: whitespace before "<<" */
+  int line;           /* source line of the (first) line */
+  int col;            /* REF: column of "<<" */
+  const char *text;   /* TEXT: whole lines, each ending in '\n'; REF: the name */
+  size_t len;         /* bytes of text, or of the name */
+  size_t nlines;      /* TEXT: lines in text */
+  const char *indent; /* REF: whitespace before "<<" */
   size_t indent_len;
-  lit_chunk *target;   /* REF: resolved chunk, NULL if undefined */
+  lit_chunk *target; /* REF: resolved chunk, NULL if undefined */
 } lit_seg;
 
 enum {
@@ -47,23 +47,23 @@ enum {
 
 struct lit_block {
   lit_doc *doc;
-  size_t index;      /* position among the document's code blocks */
-  int line, col;     /* the opening fence */
+  size_t index;  /* position among the document's code blocks */
+  int line, col; /* the opening fence */
   int name_col, file_col;
-  char *lang;        /* NULL if none */
-  char *name;        /* #name, NULL if none */
-  char *file;        /* file=, NULL if none */
+  char *lang; /* NULL if none */
+  char *name; /* #name, NULL if none */
+  char *file; /* file=, NULL if none */
   char **classes;
   size_t nclasses;
   unsigned flags;
-  const char *code;  /* the block's content as cmark gives it */
+  const char *code; /* the block's content as cmark gives it */
   size_t code_len;
-  int code_owned;    /* code is a copy to free; else it points into doc->src.text */
-  int code_line;     /* line of the first content line */
+  int code_owned; /* code is a copy to free; else it points into doc->src.text */
+  int code_line;  /* line of the first content line */
   lit_seg *segs;
   size_t nsegs;
-  lit_chunk *chunk;  /* chunk this block defines (named, or the anonymous root of a file) */
-  size_t def_index;  /* 0-based position among the chunk's definitions */
+  lit_chunk *chunk; /* chunk this block defines (named, or the anonymous root of a file) */
+  size_t def_index; /* 0-based position among the chunk's definitions */
 };
 
 typedef struct {
@@ -73,7 +73,7 @@ typedef struct {
 
 struct lit_doc {
   lit_source src;
-  size_t order;      /* position in the reading order, 0 = entry document */
+  size_t order; /* position in the reading order, 0 = entry document */
   lit_block **blocks;
   size_t nblocks;
   lit_link *links;
@@ -81,35 +81,35 @@ struct lit_doc {
 };
 
 typedef struct {
-  lit_block *block;  /* the block holding the reference */
-  size_t seg;        /* index of the REF segment in block->segs */
+  lit_block *block; /* the block holding the reference */
+  size_t seg;       /* index of the REF segment in block->segs */
 } lit_use;
 
 struct lit_chunk {
-  char *name;        /* NULL for the anonymous root of an unnamed file block */
+  char *name; /* NULL for the anonymous root of an unnamed file block */
   size_t name_len;
-  lit_block **defs;  /* definitions in reading order */
+  lit_block **defs; /* definitions in reading order */
   size_t ndefs, defs_cap;
   lit_use *uses;
   size_t nuses, uses_cap;
-  int is_data;       /* defined by .data blocks (weaver), not tangled */
-  int active;        /* expansion in progress (tangle's cycle check) */
+  int is_data; /* defined by .data blocks (weaver), not tangled */
+  int active;  /* expansion in progress (tangle's cycle check) */
   int cycle_reported;
 };
 
 typedef struct {
-  char *path;        /* repository-relative output path */
-  lit_block *block;  /* the block with file= */
-  lit_chunk *root;   /* what the file contains */
+  char *path;       /* repository-relative output path */
+  lit_block *block; /* the block with file= */
+  lit_chunk *root;  /* what the file contains */
 } lit_file;
 
 typedef struct lit_project {
-  char *root;        /* folder holding the entry document; paths are relative to it */
-  lit_doc **docs;    /* reading order */
+  char *root;     /* folder holding the entry document; paths are relative to it */
+  lit_doc **docs; /* reading order */
   size_t ndocs;
   lit_chunk **chunks; /* named chunks in order of first definition */
   size_t nchunks;
-  lit_file *files;   /* in reading order */
+  lit_file *files; /* in reading order */
   size_t nfiles;
   char **tangle_roots; /* declared output folders, each ending in '/' */
   size_t nroots;
@@ -117,7 +117,7 @@ typedef struct lit_project {
   void *index;       /* name -> chunk hash table (private to model.c) */
   lit_chunk **anon;  /* anonymous file roots, owned here */
   size_t nanon;
-  int in_memory;     /* loaded by lit_project_load_memory: no disk checks */
+  int in_memory;        /* loaded by lit_project_load_memory: no disk checks */
   lit_index file_index; /* path -> position in files (private to model.c) */
 } lit_project;
 
@@ -135,8 +135,8 @@ lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d)
  * the entry links them. Such a load never touches the disk: no unlisted-
  * document scan and no symlink check of file= paths (their syntax is still
  * checked). */
-lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens,
-                                     size_t n, lit_diags *d);
+lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens, size_t n,
+                                     lit_diags *d);
 void lit_project_free(lit_project *p);
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len);

@@ -54,10 +54,10 @@ static int S_make_parents(S_txn *t, const char *full) {
 /* A staged file being written: the sink of a streamed tangle. */
 typedef struct {
   int fd;
-  int err;           /* first write error, or 0 */
+  int err; /* first write error, or 0 */
   char *temp;
-  lit_hasher *hash;  /* NULL when only writing */
-  char first[2];     /* the first two bytes, to spot a shebang */
+  lit_hasher *hash; /* NULL when only writing */
+  char first[2];    /* the first two bytes, to spot a shebang */
   size_t written;
   const char *fail_at; /* fault injection: LIT_TEST_FAIL_WRITE names this file */
 } S_file_sink;
@@ -65,7 +65,8 @@ typedef struct {
 static void S_sink_write(void *ctx, const char *data, size_t len) {
   S_file_sink *s = ctx;
   if (s->hash) lit_hasher_update(s->hash, data, len);
-  for (size_t i = 0; i < len && s->written + i < 2; i++) s->first[s->written + i] = data[i];
+  for (size_t i = 0; i < len && s->written + i < 2; i++)
+    s->first[s->written + i] = data[i];
   s->written += len;
   if (s->fd < 0 || s->err) return;
   if (s->fail_at) {
@@ -146,8 +147,10 @@ static int S_stage(S_txn *t, const char *full, const char *rel, const lit_buf *c
 static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_update(ctx, data, len); }
 
 static void S_rollback(S_txn *t) {
-  for (size_t i = 0; i < t->len; i++) unlink(t->items[i].temp);
-  for (size_t i = t->ndirs; i-- > 0;) rmdir(t->dirs[i]);
+  for (size_t i = 0; i < t->len; i++)
+    unlink(t->items[i].temp);
+  for (size_t i = t->ndirs; i-- > 0;)
+    rmdir(t->dirs[i]);
 }
 
 static void S_txn_free(S_txn *t) {
@@ -156,7 +159,8 @@ static void S_txn_free(S_txn *t) {
     free(t->items[i].temp);
   }
   free(t->items);
-  for (size_t i = 0; i < t->ndirs; i++) free(t->dirs[i]);
+  for (size_t i = 0; i < t->ndirs; i++)
+    free(t->dirs[i]);
   free(t->dirs);
 }
 
@@ -248,9 +252,10 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         lit_diag(d, LIT_ERROR, doc, line, col, "'%s' %s; move the change into this block", f->path, what);
         differs = 1;
       } else if (!o->force) {
-        lit_diag(d, LIT_ERROR, doc, line, col,
-                 "'%s' %s; refusing to overwrite it: move the change into this block, or run with --force to discard it",
-                 f->path, what);
+        lit_diag(
+            d, LIT_ERROR, doc, line, col,
+            "'%s' %s; refusing to overwrite it: move the change into this block, or run with --force to discard it",
+            f->path, what);
         failed = 1;
       }
       write = o->force;
@@ -284,8 +289,8 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     const char *why = lit_path_check_syntax(e->path, p->tangle_roots, p->nroots);
     if (!why) why = lit_path_check_disk(p->root, e->path, p->tangle_roots, p->nroots);
     if (why) {
-      lit_diag(d, LIT_WARNING, p->record_path, 0, 0, "'%s' is in the record but no document writes it, and %s: left in place",
-               e->path, why);
+      lit_diag(d, LIT_WARNING, p->record_path, 0, 0,
+               "'%s' is in the record but no document writes it, and %s: left in place", e->path, why);
       continue;
     }
     char *full = lit_path_join(p->root, e->path);
@@ -293,8 +298,8 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     int err = lit_hash_file(full, h);
     if (err == ENOENT) {
       if (o->check) {
-        lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "'%s' is in the record but no document writes it (run make tangle)",
-                 e->path);
+        lit_diag(d, LIT_ERROR, p->record_path, 0, 0,
+                 "'%s' is in the record but no document writes it (run make tangle)", e->path);
         differs = 1;
       }
     } else if (!err) {
@@ -362,7 +367,8 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       }
     }
   }
-  for (size_t i = 0; i < nremove; i++) free(remove[i]);
+  for (size_t i = 0; i < nremove; i++)
+    free(remove[i]);
   free(remove);
   S_txn_free(&t);
   lit_record_free(&rec);

@@ -12,10 +12,10 @@
 #include "tangle.h"
 
 typedef struct {
-  int check;           /* write nothing; report every difference as an error */
-  int force;           /* overwrite hand edits and files lit did not write */
+  int check; /* write nothing; report every difference as an error */
+  int force; /* overwrite hand edits and files lit did not write */
   int line_directives;
-  int quiet;           /* don't list what was written */
+  int quiet; /* don't list what was written */
 } lit_outputs_opts;
 
 typedef struct {

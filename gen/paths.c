@@ -79,15 +79,18 @@ const char *lit_path_check_disk(const char *project_root, const char *path, char
     char r[PATH_MAX];
     struct stat st;
     if (lstat(full, &st) == 0) {
-      if (realpath(full, r) && !S_inside(out_real, r)) why = "a folder in the path is a symbolic link that leads outside the output folder";
+      if (realpath(full, r) && !S_inside(out_real, r))
+        why = "a folder in the path is a symbolic link that leads outside the output folder";
     }
     *c = '/';
     if (why) break;
   }
   if (!why) {
     struct stat st;
-    if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode)) why = "the target is a symbolic link; lit writes only regular files";
-    else if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) why = "the target is a folder";
+    if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
+      why = "the target is a symbolic link; lit writes only regular files";
+    else if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
+      why = "the target is a folder";
   }
   free(full);
   return why;

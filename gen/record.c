@@ -29,8 +29,7 @@ static int S_path_ok(const char *p, size_t len) {
       continue;
     }
     size_t part = i - start;
-    if (part == 0 || (part == 1 && p[start] == '.') || (part == 2 && p[start] == '.' && p[start + 1] == '.'))
-      return 0;
+    if (part == 0 || (part == 1 && p[start] == '.') || (part == 2 && p[start] == '.' && p[start + 1] == '.')) return 0;
     start = i + 1;
   }
   return 1;
@@ -88,7 +87,8 @@ int lit_record_read(lit_record *rec, const char *root, const char *relpath, lit_
 }
 
 void lit_record_free(lit_record *rec) {
-  for (size_t i = 0; i < rec->len; i++) free(rec->items[i].path);
+  for (size_t i = 0; i < rec->len; i++)
+    free(rec->items[i].path);
   free(rec->items);
   lit_index_free(&rec->index);
   memset(rec, 0, sizeof *rec);
@@ -128,6 +128,7 @@ void lit_record_format(const lit_record *rec, lit_buf *out) {
   if (rec->len) memcpy(sorted, rec->items, rec->len * sizeof *sorted);
   qsort(sorted, rec->len, sizeof *sorted, S_cmp);
   lit_buf_puts(out, S_header);
-  for (size_t i = 0; i < rec->len; i++) lit_buf_printf(out, "%s %s\n", sorted[i].hash, sorted[i].path);
+  for (size_t i = 0; i < rec->len; i++)
+    lit_buf_printf(out, "%s %s\n", sorted[i].hash, sorted[i].path);
   free(sorted);
 }

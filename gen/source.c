@@ -46,18 +46,22 @@ static void S_front_matter(lit_source *src, lit_diags *d) {
   for (int ln = 2; ln < close; ln++) {
     const char *s = lit_source_line(src, ln, &len);
     size_t i = 0;
-    while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+      i++;
     if (i == len || s[i] == '#') continue;
     size_t k0 = i;
-    while (i < len && S_key_char(s[i])) i++;
+    while (i < len && S_key_char(s[i]))
+      i++;
     if (i == k0 || i >= len || s[i] != ':') {
       lit_diag(d, LIT_ERROR, src->path, ln, (int)i + 1, "front matter line must be 'key: value'");
       continue;
     }
     size_t k1 = i++;
-    while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+      i++;
     size_t v0 = i, v1 = len;
-    while (v1 > v0 && (s[v1 - 1] == ' ' || s[v1 - 1] == '\t')) v1--;
+    while (v1 > v0 && (s[v1 - 1] == ' ' || s[v1 - 1] == '\t'))
+      v1--;
     if (v1 - v0 >= 2 && s[v0] == '"' && s[v1 - 1] == '"') {
       v0++;
       v1--;
@@ -117,7 +121,8 @@ void lit_source_adopt(lit_source *src, const char *path, char *bytes, size_t len
 
 int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d) {
   memset(src, 0, sizeof *src);
-  char *full = (root && root[0] && strcmp(root, ".") != 0) ? lit_xasprintf("%s/%s", root, relpath) : lit_xstrdup(relpath);
+  char *full =
+      (root && root[0] && strcmp(root, ".") != 0) ? lit_xasprintf("%s/%s", root, relpath) : lit_xstrdup(relpath);
   lit_buf b = LIT_BUF_INIT;
   int err = lit_read_file(full, &b);
   free(full);
@@ -151,7 +156,8 @@ const char *lit_source_line(const lit_source *src, int line, size_t *len) {
   }
   size_t start = src->line_starts[line - 1];
   size_t end = start;
-  while (end < src->len && src->text[end] != '\n') end++;
+  while (end < src->len && src->text[end] != '\n')
+    end++;
   *len = end - start;
   return src->text + start;
 }

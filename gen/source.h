@@ -19,8 +19,8 @@ typedef struct {
 } lit_meta_entry;
 
 typedef struct {
-  char *path;  /* as shown in messages: relative to the project root */
-  char *text;  /* normalised text handed to cmark */
+  char *path; /* as shown in messages: relative to the project root */
+  char *text; /* normalised text handed to cmark */
   size_t len;
   size_t *line_starts; /* byte offset of each line; line N is line_starts[N-1] */
   size_t nlines;

@@ -7,7 +7,8 @@
 
 static size_t S_lines(const lit_block *b) {
   size_t n = 0;
-  for (size_t i = 0; i < b->code_len; i++) n += b->code[i] == '\n';
+  for (size_t i = 0; i < b->code_len; i++)
+    n += b->code[i] == '\n';
   if (b->code_len && b->code[b->code_len - 1] != '\n') n++;
   return n;
 }
@@ -16,11 +17,13 @@ static size_t S_lines(const lit_block *b) {
 static void S_mark_reachable(const lit_project *p, unsigned char *reach, lit_chunk **all, size_t nall) {
   lit_chunk **stack = lit_xmalloc((nall + 1) * sizeof(lit_chunk *));
   size_t depth = 0;
-  for (size_t i = 0; i < p->nfiles; i++) stack[depth++] = p->files[i].root;
+  for (size_t i = 0; i < p->nfiles; i++)
+    stack[depth++] = p->files[i].root;
   while (depth) {
     lit_chunk *c = stack[--depth];
     size_t idx = 0;
-    while (idx < nall && all[idx] != c) idx++;
+    while (idx < nall && all[idx] != c)
+      idx++;
     if (idx == nall || reach[idx]) continue;
     reach[idx] = 1;
     for (size_t d = 0; d < c->ndefs; d++)
@@ -39,8 +42,10 @@ void lit_stats_compute(const lit_project *p, lit_stats *st, lit_buf *out) {
   memset(st, 0, sizeof *st);
   size_t nall = p->nchunks + p->nanon;
   lit_chunk **all = lit_xmalloc((nall + 1) * sizeof(lit_chunk *));
-  for (size_t i = 0; i < p->nchunks; i++) all[i] = p->chunks[i];
-  for (size_t i = 0; i < p->nanon; i++) all[p->nchunks + i] = p->anon[i];
+  for (size_t i = 0; i < p->nchunks; i++)
+    all[i] = p->chunks[i];
+  for (size_t i = 0; i < p->nanon; i++)
+    all[p->nchunks + i] = p->anon[i];
   unsigned char *reach = lit_xcalloc(nall + 1, 1);
   S_mark_reachable(p, reach, all, nall);
   for (size_t di = 0; di < p->ndocs; di++) {
@@ -54,9 +59,12 @@ void lit_stats_compute(const lit_project *p, lit_stats *st, lit_buf *out) {
         e += n;
       } else {
         size_t idx = 0;
-        while (idx < nall && all[idx] != b->chunk) idx++;
-        if (idx < nall && reach[idx]) t += n;
-        else u += n;
+        while (idx < nall && all[idx] != b->chunk)
+          idx++;
+        if (idx < nall && reach[idx])
+          t += n;
+        else
+          u += n;
       }
     }
     st->tangled_lines += t;

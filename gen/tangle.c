@@ -15,16 +15,16 @@ typedef struct {
 } S_frame;
 
 typedef struct {
-  lit_buf pend;        /* bytes not yet handed to the sink */
+  lit_buf pend; /* bytes not yet handed to the sink */
   lit_sink_fn sink;
   void *ctx;
-  lit_buf prefix;      /* concatenated indentation of every open reference */
+  lit_buf prefix; /* concatenated indentation of every open reference */
   int directives;
   const lit_doc *last_doc;
   int last_line;
-  int continued;       /* the last line written ends in a backslash */
-  int pending;         /* a #line is owed once the continued line ends */
-  const char *style;   /* comment style, NULL for none */
+  int continued;        /* the last line written ends in a backslash */
+  int pending;          /* a #line is owed once the continued line ends */
+  const char *style;    /* comment style, NULL for none */
   const lit_doc **docs; /* documents that feed the file, in reading order */
   size_t ndocs;
   int header_done;
@@ -34,7 +34,8 @@ typedef struct {
  * so the file can end with exactly one. */
 static void S_flush(S_emit *e) {
   size_t keep = 0;
-  while (keep < e->pend.len && e->pend.data[e->pend.len - 1 - keep] == '\n') keep++;
+  while (keep < e->pend.len && e->pend.data[e->pend.len - 1 - keep] == '\n')
+    keep++;
   size_t n = e->pend.len - keep;
   if (n == 0) return;
   e->sink(e->ctx, e->pend.data, n);
@@ -111,7 +112,8 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
 
 static void S_report_cycle(S_frame *stack, size_t depth, const lit_block *b, const lit_seg *s, lit_diags *d) {
   size_t first = 0;
-  while (first < depth && stack[first].chunk != s->target) first++;
+  while (first < depth && stack[first].chunk != s->target)
+    first++;
   for (size_t i = first; i < depth; i++) /* entered elsewhere, this cycle was already reported */
     if (stack[i].chunk->cycle_reported) return;
   lit_diag(d, LIT_ERROR, b->doc->src.path, s->line, s->col, "reference cycle: '%s' includes itself", s->target->name);
@@ -151,7 +153,8 @@ static void S_collect_docs(lit_project *p, const lit_file *f, S_emit *e) {
       }
     }
   }
-  for (size_t i = 0; i < nseen; i++) seen[i]->active = 0;
+  for (size_t i = 0; i < nseen; i++)
+    seen[i]->active = 0;
   free(seen);
   free(stack);
   e->docs = lit_xmalloc((p->ndocs + 1) * sizeof(lit_doc *));
@@ -217,7 +220,8 @@ int lit_tangle_stream(lit_project *p, const lit_file *f, const lit_tangle_opts *
   /* Exactly one final newline; a file with no text is its header alone (or
    * one newline where the format has no comments). */
   if (!e.header_done) S_header(&e);
-  while (e.pend.len > 0 && e.pend.data[e.pend.len - 1] == '\n') e.pend.len--;
+  while (e.pend.len > 0 && e.pend.data[e.pend.len - 1] == '\n')
+    e.pend.len--;
   lit_buf_putc(&e.pend, '\n');
   if (e.pend.len) e.sink(e.ctx, e.pend.data, e.pend.len);
   lit_buf_free(&e.pend);

@@ -115,7 +115,8 @@ void lit_buf_free(lit_buf *b) {
 
 static size_t S_hash(const char *s, size_t len) {
   size_t h = (size_t)1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
   return h;
 }
 
@@ -126,7 +127,8 @@ static size_t S_slot(const lit_index *x, const char *key, size_t len) {
     const char *k = x->keys[i];
     if (!k) return i;
     size_t j = 0;
-    while (j < len && k[j] && k[j] == key[j]) j++;
+    while (j < len && k[j] && k[j] == key[j])
+      j++;
     if (j == len && k[len] == '\0') return i;
   }
 }

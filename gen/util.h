@@ -28,7 +28,8 @@ typedef struct {
   size_t cap;
 } lit_buf;
 
-#define LIT_BUF_INIT {NULL, 0, 0}
+#define LIT_BUF_INIT                                                                                                   \
+  { NULL, 0, 0 }
 
 void lit_buf_reserve(lit_buf *b, size_t extra);
 void lit_buf_put(lit_buf *b, const char *s, size_t len);
@@ -50,7 +51,8 @@ typedef struct {
   size_t cap, len;
 } lit_index;
 
-#define LIT_INDEX_INIT {NULL, NULL, 0, 0}
+#define LIT_INDEX_INIT                                                                                                 \
+  { NULL, NULL, 0, 0 }
 
 /* Adds key, or gives an existing key a new value. */
 void lit_index_put(lit_index *x, const char *key, size_t val);
