@@ -21,7 +21,8 @@ DOCS    := index.md $(wildcard references/*.md)
 
 # Debian 12 packages everything here needs; `make deps` installs them.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
-  liblua5.4-dev libxxhash-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium
+  liblua5.4-dev libxxhash-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
+  cppcheck clang-format
 
 .PHONY: all deps tangle check check-tangle check-kernels check-share check-line-directives clean help lint format
 all: $(LIT) tangle
@@ -71,7 +72,7 @@ check-share: $(LIT)
 -include gen/weave.mk
 
 # CI also runs the unit and golden suites under ASan and UBSan (make asan).
-check: all check-tangle check-share check-kernels check-line-directives $(CHECK_TARGETS) asan
+check: all lint check-tangle check-share check-kernels check-line-directives $(CHECK_TARGETS) asan
 	@echo "make check: all suites ran"
 
 lint:
