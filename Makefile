@@ -30,7 +30,7 @@ all: $(LIT) tangle
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES)
 
 $(BUILD)/%.o: gen/%.c | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c $< -o $@
