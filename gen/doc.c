@@ -1,12 +1,11 @@
 #include "doc.h"
 
 #include <cmark-gfm.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attrs.h"
+#include "parallel.h"
 #include "util.h"
 
 int lit_lang_needs_tag(const char *lang) {
@@ -267,40 +266,22 @@ typedef struct {
   lit_source *srcs;
   lit_doc **docs;
   lit_diags **diags;
-  size_t n, first_order, next;
-  pthread_mutex_t lock;
-} S_pool;
+  size_t first_order;
+} S_parse_job;
 
-static void *S_worker(void *arg) {
-  S_pool *pool = arg;
-  for (;;) {
-    pthread_mutex_lock(&pool->lock);
-    size_t i = pool->next++;
-    pthread_mutex_unlock(&pool->lock);
-    if (i >= pool->n) return NULL;
-    pool->docs[i] = lit_doc_parse(&pool->srcs[i], pool->first_order + i, pool->diags[i]);
-  }
+static void S_parse_one(void *ctx, size_t i) {
+  S_parse_job *job = ctx;
+  job->docs[i] = lit_doc_parse(&job->srcs[i], job->first_order + i, job->diags[i]);
 }
 
 void lit_doc_parse_many(lit_source *srcs, size_t n, size_t first_order, lit_doc **docs, lit_diags *d) {
-  S_pool pool = {srcs, docs, lit_xcalloc(n + 1, sizeof(lit_diags *)), n, first_order, 0, PTHREAD_MUTEX_INITIALIZER};
+  S_parse_job job = {srcs, docs, lit_xcalloc(n + 1, sizeof(lit_diags *)), first_order};
   for (size_t i = 0; i < n; i++)
-    pool.diags[i] = lit_diags_new();
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t nthreads = cpus > 1 ? (size_t)cpus : 1;
-  if (nthreads > 8) nthreads = 8;
-  if (nthreads > n) nthreads = n;
-  pthread_t threads[8];
-  size_t started = 0;
-  for (size_t t = 1; t < nthreads; t++) /* this thread is the first worker */
-    if (pthread_create(&threads[started], NULL, S_worker, &pool) == 0) started++;
-  S_worker(&pool);
-  for (size_t t = 0; t < started; t++)
-    pthread_join(threads[t], NULL);
+    job.diags[i] = lit_diags_new();
+  lit_parallel_for(n, S_parse_one, &job);
   for (size_t i = 0; i < n; i++) {
-    lit_diags_append(d, pool.diags[i]);
-    lit_diags_free(pool.diags[i]);
+    lit_diags_append(d, job.diags[i]);
+    lit_diags_free(job.diags[i]);
   }
-  free(pool.diags);
-  pthread_mutex_destroy(&pool.lock);
+  free(job.diags);
 }

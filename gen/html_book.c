@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "highlight.h"
+#include "parallel.h"
 #include "util.h"
 #include "weave.h"
 
@@ -569,7 +570,7 @@ int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d) {
       w, title, nav, nnav, lit_xcalloc(w->ndocs + 1, sizeof(lit_buf)), lit_xcalloc(w->ndocs + 1, sizeof(lit_diags *))};
   for (size_t i = 0; i < w->ndocs; i++)
     job.diags[i] = lit_diags_new();
-  lit_weave_parallel(w->ndocs, S_render_page, &job);
+  lit_parallel_for(w->ndocs, S_render_page, &job);
   for (size_t i = 0; i < w->ndocs; i++) { /* messages in reading order, as if rendered one by one */
     lit_diags_append(d, job.diags[i]);
     lit_diags_free(job.diags[i]);

@@ -121,10 +121,6 @@ typedef struct lit_project {
   lit_index file_index; /* path -> position in files (private to model.c) */
 } lit_project;
 
-enum {
-  LIT_LOAD_KEEP_CODE = 0 /* reserved */
-};
-
 /* Loads root/entry and every document its links name; reports every problem
  * through d. Returns a project even when errors were reported (back ends must
  * check lit_diags_count(d, LIT_ERROR) first); NULL only if the entry document

@@ -95,18 +95,3 @@ const char *lit_path_check_disk(const char *project_root, const char *path, char
   free(full);
   return why;
 }
-
-int lit_path_make_parents(const char *root, const char *rel) {
-  char *full = lit_path_join(root, rel);
-  size_t skip = strlen(full) - strlen(rel);
-  int err = 0;
-  for (char *c = full + skip; *c; c++) {
-    if (*c != '/') continue;
-    *c = '\0';
-    if (mkdir(full, 0777) != 0 && errno != EEXIST) err = errno;
-    *c = '/';
-    if (err) break;
-  }
-  free(full);
-  return err;
-}

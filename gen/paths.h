@@ -16,7 +16,5 @@ const char *lit_path_check_syntax(const char *path, char *const *roots, size_t n
 const char *lit_path_check_disk(const char *project_root, const char *path, char *const *roots, size_t nroots);
 /* Joins a project root and a relative path; the caller frees the result. */
 char *lit_path_join(const char *root, const char *rel);
-/* Creates the missing parent folders of root/rel (mkdir -p); 0 or an errno. */
-int lit_path_make_parents(const char *root, const char *rel);
 
 #endif

@@ -1,14 +1,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "weave.h"
 
-#include <pthread.h>
-#include <unistd.h>
-
 #include <cmark-gfm-core-extensions.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "parallel.h"
 #include "paths.h"
 
 /* ---- a string -> pointer table (open addressing, never shrinks) ---- */
@@ -151,41 +149,6 @@ static char *S_resolve(const char *from, const char *url, size_t ulen) {
     return NULL;
   }
   return lit_buf_detach(&out);
-}
-
-/* ---- threads ---- */
-
-typedef struct {
-  void (*fn)(void *, size_t);
-  void *ctx;
-  size_t n, next;
-  pthread_mutex_t lock;
-} S_pool;
-
-static void *S_worker(void *arg) {
-  S_pool *pool = arg;
-  for (;;) {
-    pthread_mutex_lock(&pool->lock);
-    size_t i = pool->next++;
-    pthread_mutex_unlock(&pool->lock);
-    if (i >= pool->n) return NULL;
-    pool->fn(pool->ctx, i);
-  }
-}
-
-void lit_weave_parallel(size_t n, void (*fn)(void *ctx, size_t i), void *ctx) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t nt = cpus > 1 ? (size_t)cpus : 1;
-  if (nt > 8) nt = 8;
-  if (nt > n) nt = n;
-  S_pool pool = {fn, ctx, n, 0, PTHREAD_MUTEX_INITIALIZER};
-  pthread_t threads[8];
-  size_t started = 0;
-  for (size_t t = 1; t < nt; t++)
-    if (pthread_create(&threads[started], NULL, S_worker, &pool) == 0) started++;
-  S_worker(&pool); /* this thread works too; with no threads it does it all */
-  for (size_t t = 0; t < started; t++)
-    pthread_join(threads[t], NULL);
 }
 
 /* ---- building ---- */
@@ -355,7 +318,7 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
     pg->len = md.len;
     pg->md = lit_buf_detach(&md);
   }
-  lit_weave_parallel(w->ndocs, S_parse_page, w);
+  lit_parallel_for(w->ndocs, S_parse_page, w);
   S_table_free(outs);
   lit_render_free(r);
   if (status) {

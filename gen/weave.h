@@ -82,10 +82,6 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
 char *lit_weave_block_id(const lit_block *b);
 /* Path from page `from` to page `to` ("../SKILL.md", "h100.md"); caller frees. */
 char *lit_weave_relative(const char *from, const char *to);
-/* Calls fn(ctx, i) for i in [0, n) on up to as many threads as there are
- * processors (at most 8); returns when all calls have. fn must touch only
- * what belongs to its i (each page has its own lit_diags, say). */
-void lit_weave_parallel(size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
 
 /* The block index a woven fence's info string carries ("cuda lit-block=7"),
  * or -1; *lang_len gets the length of the language word before it. */

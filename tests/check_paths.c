@@ -111,24 +111,6 @@ START_TEST(test_output_folder_link) {
 }
 END_TEST
 
-START_TEST(test_make_parents) {
-  char *dir = ck_tempdir();
-  ck_assert_int_eq(lit_path_make_parents(dir, "a/b/c/file.txt"), 0);
-  char *p = lit_xasprintf("%s/a/b/c", dir);
-  struct stat st;
-  ck_assert_int_eq(stat(p, &st), 0);
-  ck_assert(S_ISDIR(st.st_mode));
-  free(p);
-  p = lit_xasprintf("%s/a/b/c/file.txt", dir);
-  ck_assert_int_ne(stat(p, &st), 0); /* the file itself is not made */
-  free(p);
-  ck_assert_int_eq(lit_path_make_parents(dir, "a/b/c/other"), 0); /* existing folders are fine */
-  ck_write(dir, "plain", "x");
-  ck_assert_int_eq(lit_path_make_parents(dir, "plain/sub/x"), ENOTDIR);
-  ck_rmtree(dir);
-}
-END_TEST
-
 Suite *paths_suite(void) {
   Suite *s = suite_create("paths");
   TCase *tc = tcase_create("core");
@@ -137,7 +119,6 @@ Suite *paths_suite(void) {
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_disk);
   tcase_add_test(tc, test_output_folder_link);
-  tcase_add_test(tc, test_make_parents);
   suite_add_tcase(s, tc);
   return s;
 }
