@@ -116,6 +116,37 @@ def test_cu_compile_all_targets_no_spills():
                 if m and (int(m.group(1)) or int(m.group(2))):
                     spills.append((current, line.strip()))
             assert not spills, f"{cu}: register spills on sm_90: {spills[:5]}"
+            if os.path.basename(cu) == "rms_norm.cu":
+                check_norm_registers(proc.stderr)
+
+
+# The RMSNorm kernel's main instantiations (16-byte vectors; one vector a
+# thread, or two for plain rows) must fit in 32 registers on sm_90, so that
+# an SM holds 2048 of their threads: references/kernel-templates.md, "Registers
+# are occupancy". Template arguments from the mangled name: T, VEC, VPT,
+# BLOCK_ROW, ADD, STRIDED.
+NORM_KERNEL = re.compile(r"rms_norm_reg_kernelI(13__nv_bfloat16|6__half|f)Li(\d+)ELi(\d+)ELb([01])ELb([01])ELb([01])E")
+VEC16 = {"13__nv_bfloat16": 8, "6__half": 8, "f": 4}
+
+
+def check_norm_registers(ptxas_log):
+    seen, over = 0, []
+    current = None
+    for line in ptxas_log.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            current = NORM_KERNEL.search(m.group(1))
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            t, vec, vpt, _, add, _ = current.groups()
+            if int(vec) == VEC16[t] and (int(vpt) == 1 or (int(vpt) == 2 and add == "0")):
+                seen += 1
+                if int(m.group(1)) > 32:
+                    over.append((current.group(0), int(m.group(1))))
+            current = None
+    assert seen >= 24, f"expected the RMSNorm kernel's main instantiations in the ptxas log, found {seen}"
+    assert not over, f"RMSNorm main instantiations above 32 registers on sm_90: {over}"
 
 if __name__ == "__main__":
     passed = failed = 0

@@ -65,8 +65,8 @@ def ref_rms_norm(x, weight, eps):
 
 # The launch rules of csrc/rms_norm.cu, to force only configurations it accepts.
 def _block_cap(vpt, add):
-    level = {1: 0, 2: 1, 4: 2, 8: 3}[vpt] + (1 if add else 0)
-    return (512 if add else 1024) if level <= 1 else {2: 512, 3: 256, 4: 128}[level]
+    steps = {1: 0, 2: 1, 4: 2, 8: 3}[vpt] + (1 if add else 0)
+    return 1024 if steps <= 2 else (512 if steps == 3 else 256)
 
 
 def _tpr_for(nvec, vpt):
@@ -80,7 +80,7 @@ def _tpr_for(nvec, vpt):
 
 
 def sweep_configs(hidden, elem, add):
-    """(vpt, tpr, block, waves, streaming) the kernel accepts for this row."""
+    """(vpt, tpr, block) the kernel accepts for this row."""
     nvec = hidden // (16 // elem)
     base = []
     for vpt in (1, 2, 4, 8):
@@ -89,18 +89,13 @@ def sweep_configs(hidden, elem, add):
         for block in blocks:
             if tpr * vpt >= nvec and block <= _block_cap(vpt, add) and block % 32 == 0:
                 base.append((vpt, tpr, block))
-    if nvec <= 256:  # one warp per row, up to 8 vectors a thread
-        for vpt in (4, 8):
-            if 32 * vpt >= nvec and 128 <= _block_cap(vpt, add):
-                base.append((vpt, 32, 128))
-    cfgs = []
-    for vpt, tpr, block in sorted(set(base)):
-        cfgs.append((vpt, tpr, block, 1, 0))    # persistent grid
-        cfgs.append((vpt, tpr, block, -1, 0))   # one row group per block
-        if vpt in (2, 4) and (tpr > 32 or block == 256):
-            cfgs.append((vpt, tpr, block, 1, 1))   # streaming hints
-            cfgs.append((vpt, tpr, block, -1, 1))
-    return cfgs
+    return sorted(set(base))
+
+
+# The plan's alternatives for wide rows, timed beside it at every bf16 seed
+# shape: one vector a thread (its one-wave choice), two (its choice beyond
+# one wave), four (the previous kernel's choice).
+VARIANTS = [("vpt1", (1, 0, 0)), ("vpt2", (2, 0, 0)), ("vpt4", (4, 0, 0))]
 
 
 def main():
@@ -108,9 +103,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--dtypes", default="bf16,fp16,fp32")
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--no-variants", action="store_true", help="skip timing the plan's alternatives")
     ap.add_argument("--budget", type=float, default=None, help="seconds; later shapes are skipped")
-    ap.add_argument("--alt", default=None,
-                    help="also time our kernels with _rms_norm_tuning(<comma-separated ints>), as lit_kernels_alt")
     args = ap.parse_args()
 
     torch._dynamo.config.cache_size_limit = 4096
@@ -120,7 +114,6 @@ def main():
         torch._dynamo.config.accumulated_cache_size_limit = 4096
 
     lk = load_package()
-    alt = [int(v) for v in args.alt.split(",")] if args.alt else None
     bench = Bench(args.out, op="rms_norm", time_budget_s=args.budget)
     compiled_norm = torch.compile(hf_rms_norm, dynamic=False)
     compiled_add_norm = torch.compile(add_then_norm, dynamic=False)
@@ -129,35 +122,44 @@ def main():
     def randn(shape, dtype):
         return torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32).to(dtype)
 
+    def tuned(cfg, fn):
+        """fn under a forced launch; the hook is reset before returning."""
+        def call():
+            lk.ops._rms_norm_tuning(*cfg)
+            try:
+                return fn()
+            finally:
+                lk.ops._rms_norm_tuning(0, 0, 0)
+        return call
+
     def run_shape(group, shape, dtype):
         h = shape[-1]
         es = torch.empty((), dtype=dtype).element_size()
         n = math.prod(shape)
         x = randn(shape, dtype)
         w = randn((h,), dtype)
+        ref = ref_rms_norm(x, w, EPS)
         y = lk.rms_norm(x, w, EPS)
-        err = rel_err(y, ref_rms_norm(x, w, EPS))
+        err = rel_err(y, ref)
         ok = err < TOLERANCE[dtype]
         nb = 2 * n * es + h * es
         tag = f"{DTYPE_NAME[dtype]} {'x'.join(map(str, shape))}"
-        r = bench.measure(group=group, shape=shape, dtype=dtype, impl="lit_kernels",
-                          fn=lambda: lk.rms_norm(x, w, EPS), nbytes=nb, err=err, extra={"correct": ok})
-        if alt:
-            lk.ops._rms_norm_tuning(*alt)
-            ya = lk.rms_norm(x, w, EPS)
-            bench.measure(group=group, shape=shape, dtype=dtype, impl="lit_kernels_alt",
-                          fn=lambda: lk.rms_norm(x, w, EPS), nbytes=nb, err=rel_err(ya, ref_rms_norm(x, w, EPS)),
-                          extra={"tuning": alt})
-            lk.ops._rms_norm_tuning(0, 0, 0, 0, -1, -1)
-        peers = [("F.rms_norm", lambda: F.rms_norm(x, (h,), w, EPS)),
-                 ("hf_eager", lambda: hf_rms_norm(x, w, EPS)),
-                 ("torch_compile", lambda: compiled_norm(x, w, EPS))]
+        entries = [{"impl": "lit_kernels", "fn": lambda: lk.rms_norm(x, w, EPS), "err": err,
+                    "extra": {"correct": ok}}]
+        if group in ("ltx", "qwen") and dtype == torch.bfloat16 and not args.no_variants:
+            for name, cfg in VARIANTS:
+                fn = tuned(cfg, lambda: lk.rms_norm(x, w, EPS))
+                e = rel_err(fn(), ref)
+                entries.append({"impl": f"lit_kernels[{name}]", "fn": fn, "err": e,
+                                "extra": {"correct": e < TOLERANCE[dtype], "tuning": list(cfg)}})
         compiled_norm(x, w, EPS)
-        best = None
-        for name, fn in peers:
-            p = bench.measure(group=group, shape=shape, dtype=dtype, impl=name, fn=fn, nbytes=nb)
-            if "ms" in p and (best is None or p["ms"] < best["ms"]):
-                best = p
+        entries += [{"impl": "F.rms_norm", "fn": lambda: F.rms_norm(x, (h,), w, EPS)},
+                    {"impl": "hf_eager", "fn": lambda: hf_rms_norm(x, w, EPS)},
+                    {"impl": "torch_compile", "fn": lambda: compiled_norm(x, w, EPS)}]
+        recs = bench.measure_set(group=group, shape=shape, dtype=dtype, entries=entries, nbytes=nb)
+        r = recs["lit_kernels"]
+        peers = [v for k, v in recs.items() if not k.startswith("lit_kernels") and "ms" in v]
+        best = min(peers, key=lambda v: v["ms"]) if peers else None
         print(f"{tag:22s} rms   ours {r.get('pct_copy', 0):5.1f}%  best peer {best['impl'] if best else '-':14s} "
               f"{best.get('pct_copy', 0) if best else 0:5.1f}%  x{best['ms'] / r['ms'] if best and 'ms' in r else 0:.2f}  err {err:.1e}",
               flush=True)
@@ -172,21 +174,16 @@ def main():
         err_f = rel_err(yk, ref_rms_norm(new_res, w, EPS))
         okf = err_f < TOLERANCE[dtype] and res_exact
         nbf = 4 * n * es + h * es
-        rf = bench.measure(group="fused_add_rms_norm", shape=shape, dtype=dtype, impl="lit_kernels",
-                           fn=lambda: lk.fused_add_rms_norm(x, res_k, w, EPS), nbytes=nbf, err=err_f,
-                           extra={"correct": okf, "residual_exact": res_exact})
-        if alt:
-            lk.ops._rms_norm_tuning(*alt)
-            bench.measure(group="fused_add_rms_norm", shape=shape, dtype=dtype, impl="lit_kernels_alt",
-                          fn=lambda: lk.fused_add_rms_norm(x, res_k, w, EPS), nbytes=nbf, extra={"tuning": alt})
-            lk.ops._rms_norm_tuning(0, 0, 0, 0, -1, -1)
         compiled_add_norm(x, res, w, EPS)
-        bestf = None
-        for name, fn in [("eager_add_F.rms_norm", lambda: eager_add_then_f_rms_norm(x, res, w, EPS)),
-                         ("torch_compile", lambda: compiled_add_norm(x, res, w, EPS))]:
-            p = bench.measure(group="fused_add_rms_norm", shape=shape, dtype=dtype, impl=name, fn=fn, nbytes=nbf)
-            if "ms" in p and (bestf is None or p["ms"] < bestf["ms"]):
-                bestf = p
+        entries = [{"impl": "lit_kernels", "fn": lambda: lk.fused_add_rms_norm(x, res_k, w, EPS), "err": err_f,
+                    "extra": {"correct": okf, "residual_exact": res_exact}},
+                   {"impl": "eager_add_F.rms_norm", "fn": lambda: eager_add_then_f_rms_norm(x, res, w, EPS)},
+                   {"impl": "torch_compile", "fn": lambda: compiled_add_norm(x, res, w, EPS)}]
+        recs = bench.measure_set(group="fused_add_rms_norm", shape=shape, dtype=dtype, entries=entries,
+                                 nbytes=nbf)
+        rf = recs["lit_kernels"]
+        peers = [v for k, v in recs.items() if not k.startswith("lit_kernels") and "ms" in v]
+        bestf = min(peers, key=lambda v: v["ms"]) if peers else None
         print(f"{tag:22s} fused ours {rf.get('pct_copy', 0):5.1f}%  best peer {bestf['impl'] if bestf else '-':14s} "
               f"{bestf.get('pct_copy', 0) if bestf else 0:5.1f}%  x{bestf['ms'] / rf['ms'] if bestf and 'ms' in rf else 0:.2f}  err {err_f:.1e}",
               flush=True)
@@ -208,8 +205,8 @@ def main():
                 x = randn(shape, dtype)
                 w = randn((h,), dtype)
                 res = randn(shape, dtype)
-                for vpt, tpr, block, waves, stream in sweep_configs(h, 2, add):
-                    lk.ops._rms_norm_tuning(vpt, tpr, block, waves, stream)
+                for vpt, tpr, block in sweep_configs(h, 2, add):
+                    lk.ops._rms_norm_tuning(vpt, tpr, block)
                     if add:
                         r2 = res.clone()
                         y, _ = lk.fused_add_rms_norm(x, r2, w, EPS)
@@ -222,17 +219,16 @@ def main():
                         fn = lambda: lk.rms_norm(x, w, EPS)  # noqa: E731
                         nb = 2 * n * 2 + h * 2
                     rec = bench.measure(group="sweep_fused" if add else "sweep", shape=shape, dtype=dtype,
-                                        impl=f"vpt{vpt}_tpr{tpr}_block{block}_waves{waves}_cs{stream}", fn=fn,
+                                        impl=f"vpt{vpt}_tpr{tpr}_block{block}", fn=fn,
                                         nbytes=nb, err=err,
-                                        extra={"vpt": vpt, "tpr": tpr, "block": block, "waves": waves,
-                                               "streaming": stream},
+                                        extra={"vpt": vpt, "tpr": tpr, "block": block},
                                         graph=False)
-                    rows.append((shape, add, vpt, tpr, block, waves, stream, rec.get("pct_copy", 0), err))
-                lk.ops._rms_norm_tuning(0, 0, 0, 0, -1, -1)
+                    rows.append((shape, add, vpt, tpr, block, rec.get("pct_copy", 0), err))
+                lk.ops._rms_norm_tuning(0, 0, 0)
                 del x, w, res
-        print("# sweep (bf16): shape add vpt tpr block waves streaming %copy err")
+        print("# sweep (bf16): shape add vpt tpr block %copy err")
         for r in rows:
-            print("#", "x".join(map(str, r[0])), int(r[1]), *r[2:7], f"{r[7]:.1f}", f"{r[8]:.1e}")
+            print("#", "x".join(map(str, r[0])), int(r[1]), *r[2:5], f"{r[5]:.1f}", f"{r[6]:.1e}")
 
     dtypes = [DTYPES[d] for d in args.dtypes.split(",") if d]
     try:
@@ -254,12 +250,13 @@ def main():
 
 
 def summarize(data):
-    """Targets of the issue, checked on this run's numbers."""
+    """Targets of the issue, checked on this run's numbers; the plan's
+    alternatives summarized the same way."""
     res = [r for r in data["results"] if "ms" in r]
     by = {}
     for r in res:
         by.setdefault((r["group"] if r["group"] != "fused_add_rms_norm" else "fused", tuple(r["shape"]), r["dtype"]), {})[r["impl"]] = r
-    ratios = []
+    ratios = {}
     print("# summary: kind shape dtype ours%copy bestpeer%copy speedup")
     for (g, shape, dt), impls in by.items():
         if g.startswith("sweep") or "lit_kernels" not in impls:
@@ -271,14 +268,16 @@ def summarize(data):
         best = min(peers, key=lambda v: v["ms"])
         sp = best["ms"] / ours["ms"]
         if g in ("ltx", "qwen") and dt == "bf16":
-            ratios.append(sp)
-        alt_s = f" alt {impls['lit_kernels_alt']['pct_copy']:5.1f}" if "lit_kernels_alt" in impls else ""
-        print(f"# {g:6s} {'x'.join(map(str, shape)):14s} {dt} {ours['pct_copy']:5.1f} {best['pct_copy']:5.1f} {best['impl']:20s} x{sp:.2f}{alt_s}"
+            for k, v in impls.items():
+                if k.startswith("lit_kernels"):
+                    ratios.setdefault(k, []).append(best["ms"] / v["ms"])
+        print(f"# {g:6s} {'x'.join(map(str, shape)):14s} {dt} {ours['pct_copy']:5.1f} {best['pct_copy']:5.1f} {best['impl']:20s} x{sp:.2f}"
               + (f" graph {ours.get('graph_us', 0):.1f}us vs {best.get('graph_us', 0):.1f}us" if "graph_us" in ours else ""))
-    if ratios:
-        gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(f"# geomean speedup over best peer, bf16 seed shapes: x{gm:.3f} (min x{min(ratios):.2f})")
-        data["geomean_speedup_seed_bf16"] = gm
+    for k, rs in sorted(ratios.items()):
+        gm = math.exp(sum(math.log(r) for r in rs) / len(rs))
+        print(f"# geomean speedup over best peer, bf16 seed shapes, {k}: x{gm:.3f} (min x{min(rs):.2f}, {len(rs)} shapes)")
+        if k == "lit_kernels":
+            data["geomean_speedup_seed_bf16"] = gm
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@
 
 - copy ceiling: a device-to-device copy of >= 1 GiB, bytes read + written;
 - timing: triton.testing.do_bench(warmup=25, rep=200, return_mode="median"),
-  which flushes L2 between repetitions and times with CUDA events;
+  which flushes L2 between repetitions and times with CUDA events; several
+  implementations of one shape: measure_set, three interleaved rounds, the
+  best median of each;
 - working sets under 8 MB: also latency under a CUDA graph (many calls
   captured, replayed, divided);
 - bytes: the fewest the op must move (the caller counts them);
@@ -42,6 +44,7 @@ def env_info():
     return {
         "gpu": props.name,
         "sm_count": props.multi_processor_count,
+        "max_threads_per_sm": getattr(props, "max_threads_per_multi_processor", None),
         "l2_bytes": getattr(props, "L2_cache_size", None),
         "memory_bytes": props.total_memory,
         "compute_capability": f"{props.major}.{props.minor}",
@@ -150,7 +153,8 @@ class Bench:
             "copy_ceiling_gbs": self.copy_gbps,     # alias of copy_ceiling_gbps
             "env": self.env,
             "protocol": {
-                "timer": "triton.testing.do_bench(warmup=25, rep=200, return_mode='median'), L2 flushed",
+                "timer": "triton.testing.do_bench(warmup=25, rep=200, return_mode='median'), L2 flushed; "
+                         "measure_set: best median of 3 rounds, implementations interleaved",
                 "graph_latency": f"CUDA graph of many calls, per-call median, working sets < {GRAPH_LIMIT_BYTES} bytes",
                 "copy_bytes": copy_bytes,
             },
@@ -186,6 +190,50 @@ class Bench:
             rec.update(extra)
         self.data["results"].append(rec)
         return rec
+
+    def measure_set(self, *, group, shape, dtype, entries, nbytes, passes=3):
+        """Time several implementations of one shape side by side: `passes`
+        rounds of do_bench over all of them, the order reversed every round,
+        and each keeps its best median. A transient (a clock dip, another
+        process) then hits one round of one implementation, not the
+        comparison; every implementation gets the same treatment.
+        entries: dicts with impl, fn and optional err, extra.
+        Returns {impl: record}."""
+        recs, medians = {}, {}
+        for e in entries:
+            recs[e["impl"]] = {"group": group, "shape": list(shape),
+                               "dtype": DTYPE_NAME.get(dtype, str(dtype)), "impl": e["impl"],
+                               "bytes": int(nbytes)}
+            medians[e["impl"]] = []
+        for rnd in range(passes):
+            for e in (entries if rnd % 2 == 0 else entries[::-1]):
+                rec = recs[e["impl"]]
+                if "error" in rec:
+                    continue
+                try:
+                    medians[e["impl"]].append(do_bench_ms(e["fn"]))
+                except Exception as exc:  # a peer that fails to run is recorded, not fatal
+                    rec["error"] = f"{type(exc).__name__}: {exc}"[:500]
+        for e in entries:
+            rec = recs[e["impl"]]
+            if medians[e["impl"]] and "error" not in rec:
+                ms = min(medians[e["impl"]])
+                rec["ms"] = ms
+                rec["ms_rounds"] = medians[e["impl"]]
+                rec["gbps"] = nbytes / (ms * 1e-3) / 1e9
+                rec["pct_copy"] = 100.0 * rec["gbps"] / self.copy_gbps
+                rec["above_ceiling"] = rec["gbps"] > self.copy_gbps
+                if nbytes < GRAPH_LIMIT_BYTES:
+                    try:
+                        rec["graph_us"] = graph_latency_us(e["fn"])
+                    except Exception as exc:
+                        rec["graph_error"] = f"{type(exc).__name__}: {exc}"[:300]
+            if e.get("err") is not None:
+                rec["rel_err"] = e["err"]
+            if e.get("extra"):
+                rec.update(e["extra"])
+            self.data["results"].append(rec)
+        return recs
 
     def write(self):
         self.data["elapsed_s"] = time.time() - self.t0

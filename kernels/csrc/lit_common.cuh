@@ -55,24 +55,22 @@ __device__ __forceinline__ void store_vec(T* p, const Vec<T, N>& v) {
   *reinterpret_cast<Vec<T, N>*>(p) = v;
 }
 
-// Streaming variants (ld.global.cs / st.global.cs: evict-first, the data is
-// touched once) for 16-byte vectors; other widths fall back to plain.
+// Read-only variant for data that every row reuses (a norm's weight): the
+// non-coherent path (ld.global.nc, __ldg) keeps it in L1, where the next
+// row's block finds it. Only for data the kernel never writes.
 template <typename T, int N>
-__device__ __forceinline__ Vec<T, N> load_vec_cs(const T* p) {
+__device__ __forceinline__ Vec<T, N> load_vec_ro(const T* p) {
   if constexpr (sizeof(Vec<T, N>) == 16) {
-    const uint4 u = __ldcs(reinterpret_cast<const uint4*>(p));
+    const uint4 u = __ldg(reinterpret_cast<const uint4*>(p));
+    return *reinterpret_cast<const Vec<T, N>*>(&u);
+  } else if constexpr (sizeof(Vec<T, N>) == 8) {
+    const uint2 u = __ldg(reinterpret_cast<const uint2*>(p));
+    return *reinterpret_cast<const Vec<T, N>*>(&u);
+  } else if constexpr (sizeof(Vec<T, N>) == 4) {
+    const unsigned u = __ldg(reinterpret_cast<const unsigned*>(p));
     return *reinterpret_cast<const Vec<T, N>*>(&u);
   } else {
     return load_vec<T, N>(p);
-  }
-}
-
-template <typename T, int N>
-__device__ __forceinline__ void store_vec_cs(T* p, const Vec<T, N>& v) {
-  if constexpr (sizeof(Vec<T, N>) == 16) {
-    __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&v));
-  } else {
-    store_vec<T, N>(p, v);
   }
 }
 

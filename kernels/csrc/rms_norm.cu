@@ -36,7 +36,6 @@ struct NormParams {
   float eps;
   float inv_hidden;
   int tpr;          // threads per row (sub-warp mode)
-  int streaming;    // 1: evict-first loads of x/residual and stores of y
 };
 
 template <typename T>
@@ -54,39 +53,34 @@ __device__ __forceinline__ void load_x_row(const NormParams<T>& p, int64_t row, 
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     const int idx = lane + k * tpr;
-    if (idx < nvec) {
-      v[k] = p.streaming ? load_vec_cs<T, VEC>(xr + static_cast<int64_t>(idx) * VEC)
-                         : load_vec<T, VEC>(xr + static_cast<int64_t>(idx) * VEC);
-    }
+    if (idx < nvec) v[k] = load_vec<T, VEC>(xr + static_cast<int64_t>(idx) * VEC);
   }
 }
 
-// Register-resident rows. The block-size bound per VPT sets the register
-// budget: plain RMSNorm with VPT <= 2 may run 1024-thread blocks (64
-// registers a thread), VPT = 4 512-thread blocks with two resident (64),
-// VPT = 8 256-thread blocks (up to 255). The fused kernel holds x and the
-// residual at once, so its bounds are one step tighter. reg_block_cap() on
-// the host mirrors these bounds.
+// One weight vector (read-only path), or ones when there is no weight:
+// multiplying by 1.0f is exact, so one code path serves both.
+template <typename T, int VEC>
+__device__ __forceinline__ Vec<T, VEC> weight_vec(const T* w, int idx) {
+  if (w != nullptr) return load_vec_ro<T, VEC>(w + static_cast<int64_t>(idx) * VEC);
+  Vec<T, VEC> one;
+#pragma unroll
+  for (int e = 0; e < VEC; ++e) one.v[e] = from_float<T>(1.0f);
+  return one;
+}
+
+// Largest block per VPT: up to 64 registers a thread at 1024 threads for
+// plain rows up to four vectors a thread (fused: two), 128 at 512 threads
+// for the next step, 255 at 256 beyond. reg_block_cap() mirrors it.
 template <int VPT, bool ADD>
 struct RegBounds {
-  static constexpr int kLevel = (VPT <= 1 ? 0 : VPT == 2 ? 1 : VPT == 4 ? 2 : 3) + (ADD ? 1 : 0);
-  static constexpr int kThreads = kLevel <= 1 ? (ADD ? 512 : 1024) : kLevel == 2 ? 512 : kLevel == 3 ? 256 : 128;
-  static constexpr int kMinBlocks = (!ADD && VPT == 4) ? 2 : 1;
+  static constexpr int kSteps = (VPT <= 1 ? 0 : VPT == 2 ? 1 : VPT == 4 ? 2 : 3) + (ADD ? 1 : 0);
+  static constexpr int kThreads = kSteps <= 2 ? 1024 : kSteps == 3 ? 512 : 256;
 };
 
-//
-// PREFETCH (plain RMSNorm on a persistent grid): the loads of the group's
-// next row are issued before the current row is reduced and written, so
-// loads stay in flight through the reduction, the barrier and the stores.
-template <typename T, int VEC, int VPT, bool BLOCK_ROW, bool ADD, bool STRIDED, bool PREFETCH>
-__global__ void __launch_bounds__(RegBounds<VPT, ADD>::kThreads, RegBounds<VPT, ADD>::kMinBlocks)
+template <typename T, int VEC, int VPT, bool BLOCK_ROW, bool ADD, bool STRIDED>
+__global__ void __launch_bounds__(RegBounds<VPT, ADD>::kThreads)
     rms_norm_reg_kernel(const NormParams<T> p) {
-  static_assert(!(PREFETCH && ADD), "prefetch is for the plain kernel");
   using V = Vec<T, VEC>;
-  // Sub-warp rows keep the weight in registers across rows when it costs
-  // <= 8 registers (a short row would otherwise re-read it from L1 for
-  // every row); block rows re-read it per row: registers are occupancy.
-  constexpr bool kCacheW = !BLOCK_ROW && VPT * VEC * sizeof(T) <= 32;
   __shared__ float scratch[2][32];
   int parity = 0;
 
@@ -100,128 +94,73 @@ __global__ void __launch_bounds__(RegBounds<VPT, ADD>::kThreads, RegBounds<VPT, 
     mask = ((1u << tpr) - 1u) << ((threadIdx.x & 31u) & ~static_cast<unsigned>(tpr - 1));
   }
 
-  V wreg[kCacheW ? VPT : 1];
-  if constexpr (kCacheW) {
-    if (p.w != nullptr) {
-#pragma unroll
-      for (int k = 0; k < VPT; ++k) {
-        const int idx = lane + k * tpr;
-        if (idx < nvec) wreg[k] = load_vec<T, VEC>(p.w + static_cast<int64_t>(idx) * VEC);
-      }
-    }
-  }
+  // One row group per block, no loop: a grid-stride loop keeps the row
+  // index, the stride and the pointers live across its back edge, registers
+  // that cost a quarter of the SM's resident threads. (The launcher checks
+  // that the grid fits.) A block's rows share one fate, so
+  // the early exit never splits a barrier.
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * rows_per_block + group;
+  if (row >= p.rows) return;
 
-  const int64_t step = static_cast<int64_t>(gridDim.x) * rows_per_block;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * rows_per_block + group;
   V v[VPT];
-  if constexpr (PREFETCH) {
-    if (first < p.rows) load_x_row<T, VEC, VPT, STRIDED>(p, first, lane, tpr, nvec, v);
+  if constexpr (ADD) {
+    const T* xr = p.x + row * p.hidden;
+    T* rr = p.residual + row * p.hidden;
+    V a[VPT];
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int idx = lane + k * tpr;
+      if (idx < nvec) {
+        a[k] = load_vec<T, VEC>(xr + static_cast<int64_t>(idx) * VEC);
+        v[k] = load_vec<T, VEC>(rr + static_cast<int64_t>(idx) * VEC);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int idx = lane + k * tpr;
+      if (idx < nvec) {
+        float fa[VEC], fr[VEC];
+        vec_to_float(a[k], fa);
+        vec_to_float(v[k], fr);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) fr[e] += fa[e];
+        v[k] = vec_from_float<T, VEC>(fr);  // the new residual, rounded to T
+        store_vec<T, VEC>(rr + static_cast<int64_t>(idx) * VEC, v[k]);
+      }
+    }
+  } else {
+    load_x_row<T, VEC, VPT, STRIDED>(p, row, lane, tpr, nvec, v);
   }
-  for (int64_t row = first; row < p.rows; row += step) {
-    V nxt[PREFETCH ? VPT : 1];
-    if constexpr (PREFETCH) {
-      if (row + step < p.rows) load_x_row<T, VEC, VPT, STRIDED>(p, row + step, lane, tpr, nvec, nxt);
-    }
-    if constexpr (ADD) {
-      const T* xr = p.x + row * p.hidden;
-      T* rr = p.residual + row * p.hidden;
-      V a[VPT];
-#pragma unroll
-      for (int k = 0; k < VPT; ++k) {
-        const int idx = lane + k * tpr;
-        if (idx < nvec) {
-          if (p.streaming) {
-            a[k] = load_vec_cs<T, VEC>(xr + static_cast<int64_t>(idx) * VEC);
-          } else {
-            a[k] = load_vec<T, VEC>(xr + static_cast<int64_t>(idx) * VEC);
-          }
-          v[k] = load_vec<T, VEC>(rr + static_cast<int64_t>(idx) * VEC);
-        }
-      }
-#pragma unroll
-      for (int k = 0; k < VPT; ++k) {
-        const int idx = lane + k * tpr;
-        if (idx < nvec) {
-          float fa[VEC], fr[VEC];
-          vec_to_float(a[k], fa);
-          vec_to_float(v[k], fr);
-#pragma unroll
-          for (int e = 0; e < VEC; ++e) fr[e] += fa[e];
-          v[k] = vec_from_float<T, VEC>(fr);  // the new residual, rounded to T
-          store_vec<T, VEC>(rr + static_cast<int64_t>(idx) * VEC, v[k]);
-        }
-      }
-    } else if constexpr (!PREFETCH) {
-      load_x_row<T, VEC, VPT, STRIDED>(p, row, lane, tpr, nvec, v);
-    }
 
-    // The weight's loads go out before the reduction: issued after the
-    // barrier, their L2 latency would sit between the reduction and the
-    // stores of every row. Only where the registers are there: with four or
-    // more vectors a thread, or the prefetched next row, it would spill.
-    constexpr bool kHoistW = !kCacheW && !PREFETCH && VPT <= 2;
-    V wrow[kHoistW ? VPT : 1];
-    if constexpr (kHoistW) {
-      if (p.w != nullptr) {
+  float ss = 0.f;
 #pragma unroll
-        for (int k = 0; k < VPT; ++k) {
-          const int idx = lane + k * tpr;
-          if (idx < nvec) wrow[k] = load_vec<T, VEC>(p.w + static_cast<int64_t>(idx) * VEC);
-        }
-      }
+  for (int k = 0; k < VPT; ++k) {
+    const int idx = lane + k * tpr;
+    if (idx < nvec) {
+      float f[VEC];
+      vec_to_float(v[k], f);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) ss = fmaf(f[e], f[e], ss);
     }
+  }
+  if constexpr (BLOCK_ROW) {
+    ss = block_sum(ss, scratch, parity);
+  } else {
+    ss = group_sum(ss, mask, tpr);
+  }
+  const float inv = rsqrtf(ss * p.inv_hidden + p.eps);
 
-    float ss = 0.f;
+  T* yr = p.y + row * p.hidden;
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int idx = lane + k * tpr;
-      if (idx < nvec) {
-        float f[VEC];
-        vec_to_float(v[k], f);
+  for (int k = 0; k < VPT; ++k) {
+    const int idx = lane + k * tpr;
+    if (idx < nvec) {
+      float f[VEC], fw[VEC];
+      vec_to_float(v[k], f);
+      vec_to_float(weight_vec<T, VEC>(p.w, idx), fw);  // from L1, one vector at a time
 #pragma unroll
-        for (int e = 0; e < VEC; ++e) ss = fmaf(f[e], f[e], ss);
-      }
-    }
-    if constexpr (BLOCK_ROW) {
-      ss = block_sum(ss, scratch, parity);
-    } else {
-      ss = group_sum(ss, mask, tpr);
-    }
-    const float inv = rsqrtf(ss * p.inv_hidden + p.eps);
-
-    T* yr = p.y + row * p.hidden;
-#pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int idx = lane + k * tpr;
-      if (idx < nvec) {
-        float f[VEC];
-        vec_to_float(v[k], f);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) f[e] *= inv;
-        if (p.w != nullptr) {
-          V wv;
-          if constexpr (kCacheW) {
-            wv = wreg[k];
-          } else if constexpr (kHoistW) {
-            wv = wrow[k];
-          } else {
-            wv = load_vec<T, VEC>(p.w + static_cast<int64_t>(idx) * VEC);
-          }
-          float fw[VEC];
-          vec_to_float(wv, fw);
-#pragma unroll
-          for (int e = 0; e < VEC; ++e) f[e] *= fw[e];
-        }
-        if (p.streaming) {
-          store_vec_cs<T, VEC>(yr + static_cast<int64_t>(idx) * VEC, vec_from_float<T, VEC>(f));
-        } else {
-          store_vec<T, VEC>(yr + static_cast<int64_t>(idx) * VEC, vec_from_float<T, VEC>(f));
-        }
-      }
-    }
-    if constexpr (PREFETCH) {
-#pragma unroll
-      for (int k = 0; k < VPT; ++k) v[k] = nxt[k];
+      for (int e = 0; e < VEC; ++e) f[e] = f[e] * inv * fw[e];
+      store_vec<T, VEC>(yr + static_cast<int64_t>(idx) * VEC, vec_from_float<T, VEC>(f));
     }
   }
 }
@@ -289,9 +228,6 @@ struct Tuning {
   int vpt = 0;
   int tpr = 0;
   int block = 0;
-  int waves = 0;      // 0: automatic, -1: one row group per block, k: k waves
-  int streaming = -1;  // -1: automatic, 0 or 1
-  int prefetch = -1;   // -1: automatic, 0 or 1
 };
 Tuning g_tuning;
 
@@ -299,15 +235,12 @@ struct Plan {
   bool two_pass = false;
   int vpt = 1;
   int tpr = 1;
-  int block = 256;
-  int waves = 0;          // grid = min(row groups, waves x resident blocks); 0: row groups
-  bool streaming = false;  // evict-first loads of x and stores of y
-  bool prefetch = false;   // next-row prefetch: plain RMSNorm on a persistent grid only
+  int block = 128;
 };
 
 int round_up32(int v) { return ceil_div(v, 32) * 32; }
 
-// Largest block a VPT may use (mirrors the __launch_bounds__ above).
+// Largest block a VPT may use (mirrors RegBounds).
 int reg_block_cap(int vpt, bool add, const DeviceInfo& d) {
   int bound = 0;
   switch (vpt) {
@@ -339,19 +272,26 @@ Plan make_plan(int64_t rows, int nvec, bool add, const DeviceInfo& d) {
   if (nvec <= 128) {
     // Short rows (per-head norms, small hidden): sub-warp groups of up to 32
     // threads with one vector each where the row allows, several rows per
-    // 256-thread block, no shared memory.
+    // 128-thread block, no shared memory.
     pl.tpr = std::min(32, next_pow2(nvec));
     pl.vpt = next_pow2(ceil_div(nvec, pl.tpr));
-    const int64_t want = std::min<int64_t>(static_cast<int64_t>(rows) * pl.tpr, 256);
+    const int64_t want = std::min<int64_t>(static_cast<int64_t>(rows) * pl.tpr, 128);
     pl.block = round_up32(static_cast<int>(want));
   } else {
-    // Wide rows: one row per block. RMSNorm: four vectors a thread (the
-    // block has nvec / 4 threads). The fused op moves two input streams:
-    // the fewest vectors a thread whose block fits the register bounds.
+    // Wide rows: one row per block, the first number of vectors a thread in
+    // the order below whose block fits the register bounds. Plain rows that
+    // all fit in one wave of one-vector blocks take those; more rows take
+    // two vectors a thread. (Fused rows: one; the two streams already keep
+    // twice the bytes in flight.)
+    const int t1 = round_up32(nvec);
+    const int64_t one_wave =
+        static_cast<int64_t>(d.sm_count) * std::max(1, d.max_threads_per_sm / std::max(t1, 1));
+    const int order_wave[] = {1, 2, 4, 8};
+    const int order_waves[] = {2, 4, 8, 1};
+    const int* order = (add || rows <= one_wave) ? order_wave : order_waves;
     pl.two_pass = true;
-    const int order_plain[] = {4, 8, 2, 1};
-    const int order_fused[] = {1, 2, 4, 8};
-    for (int vpt : add ? order_fused : order_plain) {
+    for (int i = 0; i < 4; ++i) {
+      const int vpt = order[i];
       const int t = tpr_for(nvec, vpt);
       if (t < 32 || t > reg_block_cap(vpt, add, d)) continue;
       pl.two_pass = false;
@@ -365,71 +305,49 @@ Plan make_plan(int64_t rows, int nvec, bool add, const DeviceInfo& d) {
       return pl;
     }
   }
-  // One row group per block (waves = 0) and no prefetch: on the H100 this
-  // beat a persistent grid with next-row prefetch at the large shapes and
-  // for the fused op; both remain available through the tuning hook.
-  pl.waves = 0;
-  pl.prefetch = false;
   if (g_tuning.vpt > 0) {
     Plan t;
     t.vpt = g_tuning.vpt;
     t.tpr = g_tuning.tpr > 0 ? g_tuning.tpr : tpr_for(nvec, t.vpt);
-    t.block = t.tpr > 32 ? t.tpr : (g_tuning.block > 0 ? g_tuning.block : 256);
-    t.waves = pl.waves;
-    t.streaming = pl.streaming;
-    t.prefetch = pl.prefetch;
+    t.block = t.tpr > 32 ? t.tpr : (g_tuning.block > 0 ? g_tuning.block : 128);
     if (plan_valid(t, nvec, add, d)) pl = t;
   }
-  if (g_tuning.waves != 0) pl.waves = g_tuning.waves < 0 ? 0 : g_tuning.waves;
-  if (g_tuning.streaming >= 0) pl.streaming = g_tuning.streaming != 0;
-  if (g_tuning.prefetch >= 0) pl.prefetch = g_tuning.prefetch != 0;
   return pl;
 }
 
 template <typename T, int VEC, int VPT, bool BLOCK_ROW, bool ADD>
-cudaError_t launch_reg(const NormParams<T>& p, const Plan& pl, const DeviceInfo& d, int dev,
-                       cudaStream_t stream) {
+cudaError_t launch_reg(const NormParams<T>& p, const Plan& pl, cudaStream_t stream) {
   // Rows of a contiguous (or singly strided) x need no division to find.
-  // Prefetch exists for the 16-byte path of plain, unstrided rows on a
-  // persistent grid (with one row group per block there is no next row).
   const bool strided = !ADD && p.inner_rows != p.rows;
-  const bool prefetch = !ADD && VEC > 1 && !strided && pl.prefetch && pl.waves > 0;
-  auto kern = rms_norm_reg_kernel<T, VEC, VPT, BLOCK_ROW, ADD, false, false>;
+  auto kern = rms_norm_reg_kernel<T, VEC, VPT, BLOCK_ROW, ADD, false>;
   if constexpr (!ADD) {
-    if (strided) kern = rms_norm_reg_kernel<T, VEC, VPT, BLOCK_ROW, ADD, true, false>;
-    if constexpr (VEC > 1 && (BLOCK_ROW || VPT <= 2)) {  // (sub-warp VPT 4 would spill)
-      if (prefetch) kern = rms_norm_reg_kernel<T, VEC, VPT, BLOCK_ROW, ADD, false, true>;
-    }
+    if (strided) kern = rms_norm_reg_kernel<T, VEC, VPT, BLOCK_ROW, ADD, true>;
   }
-  int occ = 1;
-  cudaError_t err = blocks_per_sm(reinterpret_cast<const void*>(kern), pl.block, 0, dev, &occ);
-  if (err != cudaSuccess) return err;
   const int rows_per_block = BLOCK_ROW ? 1 : pl.block / pl.tpr;
-  const int64_t need = ceil_div<int64_t>(p.rows, rows_per_block);
-  const int64_t resident = static_cast<int64_t>(occ) * d.sm_count;
-  const int64_t grid = pl.waves > 0 ? std::min<int64_t>(need, resident * pl.waves)
-                                    : std::min<int64_t>(need, INT32_MAX);
+  // Each block owns its rows outright (no grid-stride loop), so the grid
+  // must cover them: 2^31 - 1 blocks of rows is more than a GPU can hold.
+  const int64_t grid = ceil_div<int64_t>(p.rows, rows_per_block);
+  if (grid > INT32_MAX) return cudaErrorInvalidConfiguration;
   kern<<<static_cast<unsigned>(grid), pl.block, 0, stream>>>(p);
   return cudaGetLastError();
 }
 
 template <typename T, int VEC, bool ADD>
-cudaError_t launch_vpt(const NormParams<T>& p, const Plan& pl, const DeviceInfo& d, int dev,
-                       cudaStream_t stream) {
+cudaError_t launch_vpt(const NormParams<T>& p, const Plan& pl, cudaStream_t stream) {
   const bool block_row = pl.tpr > 32;
   switch (pl.vpt) {
     case 1:
-      return block_row ? launch_reg<T, VEC, 1, true, ADD>(p, pl, d, dev, stream)
-                       : launch_reg<T, VEC, 1, false, ADD>(p, pl, d, dev, stream);
+      return block_row ? launch_reg<T, VEC, 1, true, ADD>(p, pl, stream)
+                       : launch_reg<T, VEC, 1, false, ADD>(p, pl, stream);
     case 2:
-      return block_row ? launch_reg<T, VEC, 2, true, ADD>(p, pl, d, dev, stream)
-                       : launch_reg<T, VEC, 2, false, ADD>(p, pl, d, dev, stream);
+      return block_row ? launch_reg<T, VEC, 2, true, ADD>(p, pl, stream)
+                       : launch_reg<T, VEC, 2, false, ADD>(p, pl, stream);
     case 4:
-      return block_row ? launch_reg<T, VEC, 4, true, ADD>(p, pl, d, dev, stream)
-                       : launch_reg<T, VEC, 4, false, ADD>(p, pl, d, dev, stream);
+      return block_row ? launch_reg<T, VEC, 4, true, ADD>(p, pl, stream)
+                       : launch_reg<T, VEC, 4, false, ADD>(p, pl, stream);
     case 8:
-      return block_row ? launch_reg<T, VEC, 8, true, ADD>(p, pl, d, dev, stream)
-                       : launch_reg<T, VEC, 8, false, ADD>(p, pl, d, dev, stream);
+      return block_row ? launch_reg<T, VEC, 8, true, ADD>(p, pl, stream)
+                       : launch_reg<T, VEC, 8, false, ADD>(p, pl, stream);
     default:
       return cudaErrorInvalidValue;
   }
@@ -459,13 +377,11 @@ cudaError_t run(NormParams<T> p, bool vec16, cudaStream_t stream) {
   const int nvec = vec16 ? p.hidden / V : p.hidden;
   const Plan pl = make_plan(p.rows, nvec, ADD, *d);
   p.tpr = pl.tpr;
-  p.streaming = pl.streaming ? 1 : 0;
   if (pl.two_pass) {
     return vec16 ? launch_two_pass<T, V, ADD>(p, pl, *d, dev, stream)
                  : launch_two_pass<T, 1, ADD>(p, pl, *d, dev, stream);
   }
-  return vec16 ? launch_vpt<T, V, ADD>(p, pl, *d, dev, stream)
-               : launch_vpt<T, 1, ADD>(p, pl, *d, dev, stream);
+  return vec16 ? launch_vpt<T, V, ADD>(p, pl, stream) : launch_vpt<T, 1, ADD>(p, pl, stream);
 }
 
 }  // namespace
@@ -520,14 +436,10 @@ cudaError_t fused_add_rms_norm(DType dtype, void* y, const void* x, void* residu
   });
 }
 
-void rms_norm_set_tuning(int vecs_per_thread, int threads_per_row, int block_threads, int waves,
-                         int streaming, int prefetch) {
+void rms_norm_set_tuning(int vecs_per_thread, int threads_per_row, int block_threads) {
   g_tuning.vpt = vecs_per_thread;
   g_tuning.tpr = threads_per_row;
   g_tuning.block = block_threads;
-  g_tuning.waves = waves;
-  g_tuning.streaming = streaming;
-  g_tuning.prefetch = prefetch;
 }
 
 }  // namespace lit

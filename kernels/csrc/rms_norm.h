@@ -29,10 +29,7 @@ cudaError_t fused_add_rms_norm(DType dtype, void* y, const void* x, void* residu
 // Tuning hook for benchmarks: force values per thread (1, 2, 4, 8), threads
 // per row and threads per block for the register-resident kernels (0 keeps
 // the automatic choice; a forced choice that does not fit the shape is
-// ignored), the grid (waves: 0 automatic, -1 one row group per block, k at
-// most k waves of resident blocks), streaming cache hints and next-row
-// prefetch (-1 automatic, 0 off, 1 on). Not thread-safe; not for production.
-void rms_norm_set_tuning(int vecs_per_thread, int threads_per_row, int block_threads, int waves,
-                         int streaming, int prefetch);
+// ignored). Not thread-safe; not for production.
+void rms_norm_set_tuning(int vecs_per_thread, int threads_per_row, int block_threads);
 
 }  // namespace lit

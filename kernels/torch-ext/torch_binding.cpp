@@ -157,11 +157,9 @@ at::Tensor fused_add_rms_norm(const at::Tensor& x, at::Tensor& residual,
   return y;
 }
 
-void rms_norm_tuning(int64_t vecs_per_thread, int64_t threads_per_row, int64_t block_threads,
-                     int64_t waves, int64_t streaming, int64_t prefetch) {
+void rms_norm_tuning(int64_t vecs_per_thread, int64_t threads_per_row, int64_t block_threads) {
   lit::rms_norm_set_tuning(static_cast<int>(vecs_per_thread), static_cast<int>(threads_per_row),
-                           static_cast<int>(block_threads), static_cast<int>(waves),
-                           static_cast<int>(streaming), static_cast<int>(prefetch));
+                           static_cast<int>(block_threads));
 }
 // ---- layer_norm, ada_layer_norm, activations, rope: wrappers ----
 // Each checks its arguments, guards the device of its input and launches on
@@ -596,8 +594,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("fused_add_rms_norm", c10::kCUDA, &fused_add_rms_norm);
   ops.impl("fused_add_rms_norm", c10::kCPU, &fused_add_rms_norm);
   ops.def(
-      "_rms_norm_tuning(int vecs_per_thread, int threads_per_row, int block_threads, int waves=0, "
-      "int streaming=-1, int prefetch=-1) -> ()",
+      "_rms_norm_tuning(int vecs_per_thread, int threads_per_row, int block_threads) -> ()",
       &rms_norm_tuning);
   // LayerNorm / AdaLN
   ops.def("layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> Tensor");

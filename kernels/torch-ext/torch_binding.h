@@ -15,8 +15,7 @@
 at::Tensor rms_norm(const at::Tensor& x, const c10::optional<at::Tensor>& weight, double eps);
 at::Tensor fused_add_rms_norm(const at::Tensor& x, at::Tensor& residual,
                               const c10::optional<at::Tensor>& weight, double eps);
-void rms_norm_tuning(int64_t vecs_per_thread, int64_t threads_per_row, int64_t block_threads,
-                     int64_t waves, int64_t streaming, int64_t prefetch);
+void rms_norm_tuning(int64_t vecs_per_thread, int64_t threads_per_row, int64_t block_threads);
 // --- layer_norm, ada_layer_norm, activations, rope ---
 #include <string>
 #include <tuple>

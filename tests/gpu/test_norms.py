@@ -120,16 +120,18 @@ def test_all_launch_configs():
                 res = rand((67, hidden), dtype)
                 ref = ref_rms_norm(x, w, EPS)
                 ref_f = ref_rms_norm(x + res, w, EPS)
+                ref_nw = ref_rms_norm(x, None, EPS)
                 for vpt in (1, 2, 4, 8):
                     for tpr in (0, 4, 8, 16, 32):
-                        for block, waves, cs in ((128, 1, 0), (256, -1, 1), (256, 2, 0), (512, 1, 1)):
-                            L.ops._rms_norm_tuning(vpt, tpr, block, waves, cs, -1)
-                            tag = f"cfg {vpt}/{tpr}/{block}/{waves}/{cs} h={hidden}"
+                        for block in (128, 256, 512):
+                            L.ops._rms_norm_tuning(vpt, tpr, block)
+                            tag = f"cfg {vpt}/{tpr}/{block} h={hidden}"
                             check(L.rms_norm(x, w, EPS), ref, dtype, tag)
+                            check(L.rms_norm(x, None, EPS), ref_nw, dtype, "no weight " + tag)
                             y, _ = L.fused_add_rms_norm(x, res.clone(), w, EPS)
                             check(y, ref_f, dtype, "fused " + tag)
     finally:
-        L.ops._rms_norm_tuning(0, 0, 0, 0, -1, -1)
+        L.ops._rms_norm_tuning(0, 0, 0)
 
 
 def test_repeatable():
