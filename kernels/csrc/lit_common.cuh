@@ -175,6 +175,7 @@ struct DeviceInfo {
   int l2_bytes = 0;
   int cc_major = 0;
   int cc_minor = 0;
+  double peak_dram_bytes_per_s = 0;  // from the memory clock and bus width; 0 if not reported
 };
 
 inline cudaError_t device_info(int device, const DeviceInfo** out) {
@@ -194,6 +195,14 @@ inline cudaError_t device_info(int device, const DeviceInfo** out) {
     d.l2_bytes = p.l2CacheSize;
     d.cc_major = p.major;
     d.cc_minor = p.minor;
+    int mem_khz = 0, bus_bits = 0;  // double data rate: two transfers a clock
+    const cudaError_t e1 = cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
+    const cudaError_t e2 = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
+    if (e1 == cudaSuccess && e2 == cudaSuccess) {
+      d.peak_dram_bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
+    } else {
+      (void)cudaGetLastError();  // not reported: leave 0 (the plan then assumes the H100's side)
+    }
     it = cache.emplace(device, d).first;
   }
   *out = &it->second;

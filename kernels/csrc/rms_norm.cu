@@ -267,13 +267,22 @@ bool plan_valid(const Plan& pl, int nvec, bool add, const DeviceInfo& d) {
   return pl.tpr == pl.block;
 }
 
-Plan make_plan(int64_t rows, int nvec, bool add, const DeviceInfo& d) {
+Plan make_plan(int64_t rows, int nvec, int vec_bytes, bool add, const DeviceInfo& d) {
   Plan pl;
   if (nvec <= 128) {
     // Short rows (per-head norms, small hidden): sub-warp groups of up to 32
     // threads with one vector each where the row allows, several rows per
-    // 128-thread block, no shared memory.
-    pl.tpr = std::min(32, next_pow2(nvec));
+    // 128-thread block, no shared memory. Plain rows of 16 vectors or more
+    // take two vectors a thread where one would not cover the DRAM latency:
+    // an SM's share of the peak bandwidth times about a microsecond of
+    // latency is the bytes it must keep in flight, and one vector per
+    // resident thread holds max_threads_per_sm x vec_bytes of them. (The
+    // H100 is on the one-vector side, the H200 on the other; fused rows
+    // already move two streams.)
+    const double need = d.peak_dram_bytes_per_s / std::max(d.sm_count, 1) * 1e-6;
+    const double one_vector = static_cast<double>(d.max_threads_per_sm) * vec_bytes;
+    const bool two = !add && nvec >= 16 && need > one_vector;
+    pl.tpr = std::min(32, two ? next_pow2(nvec) / 2 : next_pow2(nvec));
     pl.vpt = next_pow2(ceil_div(nvec, pl.tpr));
     const int64_t want = std::min<int64_t>(static_cast<int64_t>(rows) * pl.tpr, 128);
     pl.block = round_up32(static_cast<int>(want));
@@ -375,7 +384,7 @@ cudaError_t run(NormParams<T> p, bool vec16, cudaStream_t stream) {
   if (err != cudaSuccess) return err;
   constexpr int V = kVec16<T>;
   const int nvec = vec16 ? p.hidden / V : p.hidden;
-  const Plan pl = make_plan(p.rows, nvec, ADD, *d);
+  const Plan pl = make_plan(p.rows, nvec, vec16 ? 16 : static_cast<int>(sizeof(T)), ADD, *d);
   p.tpr = pl.tpr;
   if (pl.two_pass) {
     return vec16 ? launch_two_pass<T, V, ADD>(p, pl, *d, dev, stream)
