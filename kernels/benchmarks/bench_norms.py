@@ -132,6 +132,15 @@ def main():
                 lk.ops._rms_norm_tuning(0, 0, 0)
         return call
 
+    def report(tag, kind, recs, err):
+        """One console line: ours and the best peer, as shares of the ceiling."""
+        r = recs["lit_kernels"]
+        peers = [v for k, v in recs.items() if not k.startswith("lit_kernels") and "ms" in v]
+        best = min(peers, key=lambda v: v["ms"]) if peers else None
+        print(f"{tag:22s} {kind:5s} ours {r.get('pct_copy', 0):5.1f}%  best peer {best['impl'] if best else '-':14s} "
+              f"{best.get('pct_copy', 0) if best else 0:5.1f}%  x{best['ms'] / r['ms'] if best and 'ms' in r else 0:.2f}  err {err:.1e}",
+              flush=True)
+
     def run_shape(group, shape, dtype):
         h = shape[-1]
         es = torch.empty((), dtype=dtype).element_size()
@@ -156,13 +165,8 @@ def main():
         entries += [{"impl": "F.rms_norm", "fn": lambda: F.rms_norm(x, (h,), w, EPS)},
                     {"impl": "hf_eager", "fn": lambda: hf_rms_norm(x, w, EPS)},
                     {"impl": "torch_compile", "fn": lambda: compiled_norm(x, w, EPS)}]
-        recs = bench.measure_set(group=group, shape=shape, dtype=dtype, entries=entries, nbytes=nb)
-        r = recs["lit_kernels"]
-        peers = [v for k, v in recs.items() if not k.startswith("lit_kernels") and "ms" in v]
-        best = min(peers, key=lambda v: v["ms"]) if peers else None
-        print(f"{tag:22s} rms   ours {r.get('pct_copy', 0):5.1f}%  best peer {best['impl'] if best else '-':14s} "
-              f"{best.get('pct_copy', 0) if best else 0:5.1f}%  x{best['ms'] / r['ms'] if best and 'ms' in r else 0:.2f}  err {err:.1e}",
-              flush=True)
+        report(tag, "rms", bench.measure_set(group=group, shape=shape, dtype=dtype, entries=entries, nbytes=nb),
+               err)
         del y
 
         # fused add + RMSNorm
@@ -179,14 +183,8 @@ def main():
                     "extra": {"correct": okf, "residual_exact": res_exact}},
                    {"impl": "eager_add_F.rms_norm", "fn": lambda: eager_add_then_f_rms_norm(x, res, w, EPS)},
                    {"impl": "torch_compile", "fn": lambda: compiled_add_norm(x, res, w, EPS)}]
-        recs = bench.measure_set(group="fused_add_rms_norm", shape=shape, dtype=dtype, entries=entries,
-                                 nbytes=nbf)
-        rf = recs["lit_kernels"]
-        peers = [v for k, v in recs.items() if not k.startswith("lit_kernels") and "ms" in v]
-        bestf = min(peers, key=lambda v: v["ms"]) if peers else None
-        print(f"{tag:22s} fused ours {rf.get('pct_copy', 0):5.1f}%  best peer {bestf['impl'] if bestf else '-':14s} "
-              f"{bestf.get('pct_copy', 0) if bestf else 0:5.1f}%  x{bestf['ms'] / rf['ms'] if bestf and 'ms' in rf else 0:.2f}  err {err_f:.1e}",
-              flush=True)
+        report(tag, "fused", bench.measure_set(group="fused_add_rms_norm", shape=shape, dtype=dtype,
+                                               entries=entries, nbytes=nbf), err_f)
         del x, w, res, res_k, yk, new_res
         torch.cuda.empty_cache()
 

@@ -170,35 +170,23 @@ class Bench:
         return self.time_budget_s is not None and time.time() - self.t0 > self.time_budget_s
 
     def measure(self, *, group, shape, dtype, impl, fn, nbytes, err=None, extra=None, graph=None):
-        """Time fn; record ms, GB/s, % of copy ceiling; graph latency when the
-        working set is under 8 MB (or graph=True)."""
-        rec = {"group": group, "shape": list(shape), "dtype": DTYPE_NAME.get(dtype, str(dtype)),
-               "impl": impl, "bytes": int(nbytes)}
-        try:
-            ms = do_bench_ms(fn)
-            rec["ms"] = ms
-            rec["gbps"] = nbytes / (ms * 1e-3) / 1e9
-            rec["pct_copy"] = 100.0 * rec["gbps"] / self.copy_gbps
-            rec["above_ceiling"] = rec["gbps"] > self.copy_gbps
-            if graph is True or (graph is None and nbytes < GRAPH_LIMIT_BYTES):
-                rec["graph_us"] = graph_latency_us(fn)
-        except Exception as exc:  # a peer that fails to run is recorded, not fatal
-            rec["error"] = f"{type(exc).__name__}: {exc}"[:500]
-        if err is not None:
-            rec["rel_err"] = err
-        if extra:
-            rec.update(extra)
-        self.data["results"].append(rec)
-        return rec
+        """Time one implementation alone (one do_bench round): measure_set
+        with a single entry."""
+        entry = {"impl": impl, "fn": fn, "err": err, "extra": extra}
+        return self.measure_set(group=group, shape=shape, dtype=dtype, entries=[entry], nbytes=nbytes,
+                                passes=1, graph=graph)[impl]
 
-    def measure_set(self, *, group, shape, dtype, entries, nbytes, passes=3):
+    def measure_set(self, *, group, shape, dtype, entries, nbytes, passes=3, graph=None):
         """Time several implementations of one shape side by side: `passes`
         rounds of do_bench over all of them, the order reversed every round,
         and each keeps its best median. A transient (a clock dip, another
         process) then hits one round of one implementation, not the
         comparison; every implementation gets the same treatment.
-        entries: dicts with impl, fn and optional err, extra.
-        Returns {impl: record}."""
+        entries: dicts with impl, fn and optional err, extra. Every record
+        carries ms, GB/s and the share of this run's copy ceiling (a figure
+        above it means a cache served it and is flagged), and graph latency
+        when the working set is under 8 MB (or graph=True; never with
+        graph=False). Returns {impl: record}."""
         recs, medians = {}, {}
         for e in entries:
             recs[e["impl"]] = {"group": group, "shape": list(shape),
@@ -223,7 +211,7 @@ class Bench:
                 rec["gbps"] = nbytes / (ms * 1e-3) / 1e9
                 rec["pct_copy"] = 100.0 * rec["gbps"] / self.copy_gbps
                 rec["above_ceiling"] = rec["gbps"] > self.copy_gbps
-                if nbytes < GRAPH_LIMIT_BYTES:
+                if graph is True or (graph is None and nbytes < GRAPH_LIMIT_BYTES):
                     try:
                         rec["graph_us"] = graph_latency_us(e["fn"])
                     except Exception as exc:
