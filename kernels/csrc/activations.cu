@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(256) act_kernel(T* __restrict__ y, const T* __
   }
   if (V > 1 && blockIdx.x == 0 && threadIdx.x < n - nvec * V) {  // tail: fewer than V
     const int64_t i = nvec * V + threadIdx.x;
-    y[i] = from_f32<T>(act_f<ACT>(to_f32(x[i])));
+    y[i] = from_float<T>(act_f<ACT>(to_float(x[i])));
   }
 }
 
@@ -104,7 +104,7 @@ constexpr int kUnroll = 1;
 
 template <typename T, int ACT>
 cudaError_t launch_act(void* y, const void* x, int64_t n, cudaStream_t stream) {
-  constexpr int VV = vec16<T>();
+  constexpr int VV = kVec16<T>;
   const int threads = 256;
   if (aligned16(x) && aligned16(y)) {
     const int64_t nvec = n / VV;
@@ -122,7 +122,7 @@ cudaError_t launch_act(void* y, const void* x, int64_t n, cudaStream_t stream) {
 template <typename T, int ACT>
 cudaError_t launch_gated(void* out, const void* gate, const void* up, int64_t rows, int64_t d,
                          int64_t gs, int64_t us, int64_t os, cudaStream_t stream) {
-  constexpr int VV = vec16<T>();
+  constexpr int VV = kVec16<T>;
   const bool vec_ok = d % VV == 0 && gs % VV == 0 && us % VV == 0 && os % VV == 0 &&
                       aligned16(out) && aligned16(gate) && aligned16(up);
   const int V = vec_ok ? VV : 1;
@@ -173,9 +173,9 @@ cudaError_t activation(void* y, const void* x, int64_t n, Act act, DType dtype,
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   switch (dtype) {
-    case DType::kFloat32: return act_dispatch<float>(y, x, n, act, stream);
-    case DType::kFloat16: return act_dispatch<__half>(y, x, n, act, stream);
-    case DType::kBFloat16: return act_dispatch<__nv_bfloat16>(y, x, n, act, stream);
+    case DType::Float32: return act_dispatch<float>(y, x, n, act, stream);
+    case DType::Float16: return act_dispatch<__half>(y, x, n, act, stream);
+    case DType::BFloat16: return act_dispatch<__nv_bfloat16>(y, x, n, act, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -187,13 +187,13 @@ cudaError_t gated_activation(void* out, const void* gate, const void* up, int64_
   if (rows < 0 || d < 0) return cudaErrorInvalidValue;
   if (rows == 0 || d == 0) return cudaSuccess;
   switch (dtype) {
-    case DType::kFloat32:
+    case DType::Float32:
       return gated_dispatch<float>(out, gate, up, rows, d, gate_row_stride, up_row_stride,
                                    out_row_stride, act, stream);
-    case DType::kFloat16:
+    case DType::Float16:
       return gated_dispatch<__half>(out, gate, up, rows, d, gate_row_stride, up_row_stride,
                                     out_row_stride, act, stream);
-    case DType::kBFloat16:
+    case DType::BFloat16:
       return gated_dispatch<__nv_bfloat16>(out, gate, up, rows, d, gate_row_stride,
                                            up_row_stride, out_row_stride, act, stream);
   }

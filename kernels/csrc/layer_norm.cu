@@ -198,10 +198,11 @@ __global__ void __launch_bounds__(128) ln_warp_kernel(LnArgs a) {
 
 template <typename T, int V, int ITEMS>
 cudaError_t launch_warp(const LnArgs& a, cudaStream_t stream) {
-  const DeviceInfo di = device_info();
+  const DeviceInfo* di = nullptr;
+  if (const cudaError_t err = current_device_info(&di); err != cudaSuccess) return err;
   constexpr int kThreads = 128;
   const int64_t need = ceil_div(a.rows, kThreads / 32);
-  const int64_t cap = static_cast<int64_t>(di.sm_count) * (di.max_threads_per_sm / kThreads) * 16;
+  const int64_t cap = static_cast<int64_t>(di->sm_count) * (di->max_threads_per_sm / kThreads) * 16;
   const int64_t grid = need < cap ? need : cap;
   ln_warp_kernel<T, V, ITEMS><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(a);
   return cudaGetLastError();
@@ -224,11 +225,11 @@ __global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
   for (int64_t row = blockIdx.x; row < a.rows; row += gridDim.x) {
     const T* xr = x + row * D;
     float s = 0.f;
-    for (int c = threadIdx.x; c < D; c += blockDim.x) s += to_f32(xr[c]);
+    for (int c = threadIdx.x; c < D; c += blockDim.x) s += to_float(xr[c]);
     const float mean = block_sum(s, red_mean) * inv_d;
     float q = 0.f;
     for (int c = threadIdx.x; c < D; c += blockDim.x) {
-      const float d = to_f32(xr[c]) - mean;
+      const float d = to_float(xr[c]) - mean;
       q += d * d;
     }
     const float rstd = rsqrtf(block_sum(q, red_var) * inv_d + a.eps);
@@ -237,11 +238,11 @@ __global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
     const T* sh = shift ? shift + bidx * a.shift_stride : nullptr;
     T* yr = y + row * D;
     for (int c = threadIdx.x; c < D; c += blockDim.x) {
-      float o = (to_f32(xr[c]) - mean) * rstd;
-      if (w) o *= to_f32(w[c]);
-      if (bias) o += to_f32(bias[c]);
-      if (sc) o = o * (1.f + to_f32(sc[c])) + to_f32(sh[c]);
-      yr[c] = from_f32<T>(o);
+      float o = (to_float(xr[c]) - mean) * rstd;
+      if (w) o *= to_float(w[c]);
+      if (bias) o += to_float(bias[c]);
+      if (sc) o = o * (1.f + to_float(sc[c])) + to_float(sh[c]);
+      yr[c] = from_float<T>(o);
     }
     __syncthreads();  // red_mean is rewritten by the next row
   }
@@ -249,10 +250,11 @@ __global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
 
 template <typename T, int V, int ITEMS, int MAXT>
 cudaError_t launch_reg(const LnArgs& a, int threads, cudaStream_t stream) {
-  const DeviceInfo di = device_info();
+  const DeviceInfo* di = nullptr;
+  if (const cudaError_t err = current_device_info(&di); err != cudaSuccess) return err;
   // One block per row; cap the grid at what the SMs hold at once times 16 so
   // that the row loop only runs on very tall inputs.
-  const int64_t cap = static_cast<int64_t>(di.sm_count) * (di.max_threads_per_sm / threads) * 16;
+  const int64_t cap = static_cast<int64_t>(di->sm_count) * (di->max_threads_per_sm / threads) * 16;
   const int64_t grid = a.rows < cap ? a.rows : cap;
   ln_reg_kernel<T, V, ITEMS, MAXT><<<static_cast<unsigned>(grid), threads, 0, stream>>>(a);
   return cudaGetLastError();
@@ -264,7 +266,7 @@ cudaError_t launch_reg(const LnArgs& a, int threads, cudaStream_t stream) {
 // under 256 threads, then up to MAXT threads; the three-sweep kernel beyond.
 template <typename T>
 cudaError_t dispatch(const LnArgs& a, bool vec_ok, cudaStream_t stream) {
-  constexpr int VV = vec16<T>();
+  constexpr int VV = kVec16<T>;
   const int V = vec_ok ? VV : 1;
   const int64_t nvec = ceil_div(a.hidden, V);
   if (nvec <= 256) {  // one warp per row
@@ -286,8 +288,9 @@ cudaError_t dispatch(const LnArgs& a, bool vec_ok, cudaStream_t stream) {
   const int64_t threads64 = ceil_div(nvec, items);
   const int maxt = (vec_ok && items == 8) ? 512 : 1024;
   if (threads64 > maxt) {
-    const DeviceInfo di = device_info();
-    const int64_t cap = static_cast<int64_t>(di.sm_count) * 4 * 16;
+    const DeviceInfo* di = nullptr;
+    if (const cudaError_t err = current_device_info(&di); err != cudaSuccess) return err;
+    const int64_t cap = static_cast<int64_t>(di->sm_count) * 4 * 16;
     const int64_t grid = a.rows < cap ? a.rows : cap;
     ln_long_kernel<T><<<static_cast<unsigned>(grid), 512, 0, stream>>>(a);
     return cudaGetLastError();
@@ -323,7 +326,7 @@ cudaError_t layer_norm(void* y, const void* x, const void* weight, const void* b
   LnArgs a{x, y, weight, bias, scale, shift, rows, static_cast<int>(hidden),
            tokens_per_batch > 0 ? tokens_per_batch : rows, scale_batch_stride,
            shift_batch_stride, eps};
-  const int esize = dtype == DType::kFloat32 ? 4 : 2;
+  const int esize = dtype == DType::Float32 ? 4 : 2;
   const int64_t V = 16 / esize;
   // 16-byte accesses need every row start and every operand 16-byte aligned.
   bool vec_ok = hidden % V == 0 && aligned16(x) && aligned16(y) &&
@@ -333,9 +336,9 @@ cudaError_t layer_norm(void* y, const void* x, const void* weight, const void* b
              shift_batch_stride % V == 0;
   }
   switch (dtype) {
-    case DType::kFloat32: return dispatch<float>(a, vec_ok, stream);
-    case DType::kFloat16: return dispatch<__half>(a, vec_ok, stream);
-    case DType::kBFloat16: return dispatch<__nv_bfloat16>(a, vec_ok, stream);
+    case DType::Float32: return dispatch<float>(a, vec_ok, stream);
+    case DType::Float16: return dispatch<__half>(a, vec_ok, stream);
+    case DType::BFloat16: return dispatch<__nv_bfloat16>(a, vec_ok, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -155,10 +155,10 @@ __device__ __forceinline__ float block_sum(float v, float (*scratch)[32], int& p
 }
 
 // ------------------------------------------------------ host-side facts --
-template <typename I>
-constexpr I ceil_div(I a, I b) {
-  return (a + b - 1) / b;
-}
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// n rounded up to a whole number of warps.
+inline int round_up32(int64_t n) { return static_cast<int>(ceil_div(n, 32) * 32); }
 
 inline int next_pow2(int v) {
   int p = 1;
@@ -207,6 +207,14 @@ inline cudaError_t device_info(int device, const DeviceInfo** out) {
   }
   *out = &it->second;
   return cudaSuccess;
+}
+
+// The facts of the calling thread's current device.
+inline cudaError_t current_device_info(const DeviceInfo** out) {
+  int device = 0;
+  const cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  return device_info(device, out);
 }
 
 // Resident blocks per SM for one kernel at one block size (registers and

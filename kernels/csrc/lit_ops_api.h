@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <cuda_runtime_api.h>
 
+#include "lit_types.h"
+
 namespace lit_ops {
 
-enum class DType : int { kFloat32 = 0, kFloat16 = 1, kBFloat16 = 2 };
+using lit::DType;  // the package's one dtype tag
 
 enum class Act : int { kGeluErf = 0, kGeluTanh = 1, kSilu = 2 };
 

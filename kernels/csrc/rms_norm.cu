@@ -238,8 +238,6 @@ struct Plan {
   int block = 128;
 };
 
-int round_up32(int v) { return ceil_div(v, 32) * 32; }
-
 // Largest block a VPT may use (mirrors RegBounds).
 int reg_block_cap(int vpt, bool add, const DeviceInfo& d) {
   int bound = 0;
@@ -335,7 +333,7 @@ cudaError_t launch_reg(const NormParams<T>& p, const Plan& pl, cudaStream_t stre
   const int rows_per_block = BLOCK_ROW ? 1 : pl.block / pl.tpr;
   // Each block owns its rows outright (no grid-stride loop), so the grid
   // must cover them: 2^31 - 1 blocks of rows is more than a GPU can hold.
-  const int64_t grid = ceil_div<int64_t>(p.rows, rows_per_block);
+  const int64_t grid = ceil_div(p.rows, rows_per_block);
   if (grid > INT32_MAX) return cudaErrorInvalidConfiguration;
   kern<<<static_cast<unsigned>(grid), pl.block, 0, stream>>>(p);
   return cudaGetLastError();

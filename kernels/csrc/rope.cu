@@ -14,7 +14,7 @@ __device__ __forceinline__ void load_n(const T* p, float (&o)[N]) {
     load_f32<T, N>(p, o);
   } else {
 #pragma unroll
-    for (int i = 0; i < N; ++i) o[i] = to_f32(p[i]);
+    for (int i = 0; i < N; ++i) o[i] = to_float(p[i]);
   }
 }
 
@@ -24,7 +24,7 @@ __device__ __forceinline__ void store_n(T* p, const float (&v)[N]) {
     store_f32<T, N>(p, v);
   } else {
 #pragma unroll
-    for (int i = 0; i < N; ++i) p[i] = from_f32<T>(v[i]);
+    for (int i = 0; i < N; ++i) p[i] = from_float<T>(v[i]);
   }
 }
 
@@ -117,8 +117,9 @@ cudaError_t launch_rope1d(const Rope1DParams& p, cudaStream_t stream) {
   const int64_t total = static_cast<int64_t>(p.num_q_heads + nk) * (G + PG);
   const int tx = total >= 512 ? 512 : round_up32(total);
   const int ty = tx >= 256 ? 1 : 256 / tx;
-  const DeviceInfo di = device_info();
-  const int64_t cap = static_cast<int64_t>(di.sm_count) * (di.max_threads_per_sm / (tx * ty)) * 8;
+  const DeviceInfo* di = nullptr;
+  if (const cudaError_t err = current_device_info(&di); err != cudaSuccess) return err;
+  const int64_t cap = static_cast<int64_t>(di->sm_count) * (di->max_threads_per_sm / (tx * ty)) * 8;
   int64_t blocks = ceil_div(p.tokens, ty);
   if (blocks > cap) blocks = cap;
   rope1d_kernel<T, C, PosT, NEOX, PAIRS, VEC>
@@ -128,7 +129,7 @@ cudaError_t launch_rope1d(const Rope1DParams& p, cudaStream_t stream) {
 
 template <typename T, typename C, typename PosT, bool NEOX>
 cudaError_t rope1d_vec_dispatch(const Rope1DParams& p, cudaStream_t stream) {
-  constexpr int V = vec16<T>();
+  constexpr int V = kVec16<T>;
   constexpr int PAIRS = NEOX ? V : V / 2;
   const int64_t es = sizeof(T);
   const int64_t cb = static_cast<int64_t>(PAIRS) * sizeof(C);  // bytes of one cos access
@@ -227,7 +228,7 @@ template <typename T>
 cudaError_t rope3d_dispatch(void* out, const void* x, const float* c, const float* s,
                             int64_t rows, int64_t seq, int64_t dim, int64_t csb,
                             cudaStream_t stream) {
-  constexpr int V = vec16<T>();
+  constexpr int V = kVec16<T>;
   const bool vec = dim % V == 0 && aligned16(out) && aligned16(x) &&
                    (reinterpret_cast<uintptr_t>(c) % (V * 4)) == 0 &&
                    (reinterpret_cast<uintptr_t>(s) % (V * 4)) == 0 && csb % V == 0;
@@ -250,7 +251,7 @@ template <typename T>
 cudaError_t rope3d_grid_dispatch(void* qo, void* ko, const void* q, const void* k,
                                  const float* g, const float* f, int64_t rows, int64_t seq,
                                  int64_t dim, int64_t gb, cudaStream_t stream) {
-  constexpr int V = vec16<T>();
+  constexpr int V = kVec16<T>;
   const bool vec = dim % V == 0 && aligned16(qo) && aligned16(ko) && aligned16(q) && aligned16(k);
   const int v = vec ? V : 2;
   const int64_t nv = dim / v;
@@ -278,11 +279,11 @@ cudaError_t rope_1d(const Rope1DParams& p, DType dtype, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   if (p.tokens == 0) return cudaSuccess;
   switch (dtype) {
-    case DType::kFloat32: return rope1d_dispatch<float, float>(p, stream);
-    case DType::kFloat16:
+    case DType::Float32: return rope1d_dispatch<float, float>(p, stream);
+    case DType::Float16:
       return p.cache_f32 ? rope1d_dispatch<__half, float>(p, stream)
                          : rope1d_dispatch<__half, __half>(p, stream);
-    case DType::kBFloat16:
+    case DType::BFloat16:
       return p.cache_f32 ? rope1d_dispatch<__nv_bfloat16, float>(p, stream)
                          : rope1d_dispatch<__nv_bfloat16, __nv_bfloat16>(p, stream);
   }
@@ -296,11 +297,11 @@ cudaError_t rope_3d(void* out, const void* x, const float* cos, const float* sin
   const int64_t rows = batch * seq;
   if (rows == 0) return cudaSuccess;
   switch (dtype) {
-    case DType::kFloat32:
+    case DType::Float32:
       return rope3d_dispatch<float>(out, x, cos, sin, rows, seq, dim, cs_batch_stride, stream);
-    case DType::kFloat16:
+    case DType::Float16:
       return rope3d_dispatch<__half>(out, x, cos, sin, rows, seq, dim, cs_batch_stride, stream);
-    case DType::kBFloat16:
+    case DType::BFloat16:
       return rope3d_dispatch<__nv_bfloat16>(out, x, cos, sin, rows, seq, dim, cs_batch_stride,
                                             stream);
   }
@@ -315,13 +316,13 @@ cudaError_t rope_3d_grid(void* q_out, void* k_out, const void* q, const void* k,
   const int64_t rows = batch * seq;
   if (rows == 0) return cudaSuccess;
   switch (dtype) {
-    case DType::kFloat32:
+    case DType::Float32:
       return rope3d_grid_dispatch<float>(q_out, k_out, q, k, grid, freqs, rows, seq, dim,
                                          grid_batch_stride, stream);
-    case DType::kFloat16:
+    case DType::Float16:
       return rope3d_grid_dispatch<__half>(q_out, k_out, q, k, grid, freqs, rows, seq, dim,
                                           grid_batch_stride, stream);
-    case DType::kBFloat16:
+    case DType::BFloat16:
       return rope3d_grid_dispatch<__nv_bfloat16>(q_out, k_out, q, k, grid, freqs, rows, seq,
                                                  dim, grid_batch_stride, stream);
   }

@@ -164,28 +164,16 @@ void rms_norm_tuning(int64_t vecs_per_thread, int64_t threads_per_row, int64_t b
 // ---- layer_norm, ada_layer_norm, activations, rope: wrappers ----
 // Each checks its arguments, guards the device of its input and launches on
 // the current stream through the raw-pointer entry points of lit_ops_api.h.
+// The dtype tag, the CUDA-tensor check and the launch check are the binding
+// helpers of the RMSNorm family (to_lit_dtype, check_cuda_tensor,
+// check_launch).
 namespace lit_ops_torch {
 
-lit_ops::DType dtype_of(const at::Tensor& t, const char* op, const char* name) {
-  switch (t.scalar_type()) {
-    case at::kFloat: return lit_ops::DType::kFloat32;
-    case at::kHalf: return lit_ops::DType::kFloat16;
-    case at::kBFloat16: return lit_ops::DType::kBFloat16;
-    default:
-      TORCH_CHECK(false, op, ": ", name, " has dtype ", t.scalar_type(),
-                  "; expected float32, float16 or bfloat16");
-  }
-  return lit_ops::DType::kFloat32;
-}
-
-void check_cuda(const at::Tensor& t, const char* op, const char* name) {
-  TORCH_CHECK(t.is_cuda(), op, ": ", name, " must be a CUDA tensor, got one on ", t.device());
-}
-
-// Same device and dtype as the reference tensor `x`.
+// Same device and dtype as the reference tensor `x` (the op's first input,
+// whatever its name).
 void check_like(const at::Tensor& t, const at::Tensor& x, const char* op,
                        const char* name) {
-  check_cuda(t, op, name);
+  check_cuda_tensor(t, op, name);
   TORCH_CHECK(t.device() == x.device(), op, ": ", name, " is on ", t.device(),
               " but the input is on ", x.device());
   TORCH_CHECK(t.scalar_type() == x.scalar_type(), op, ": ", name, " has dtype ",
@@ -195,10 +183,6 @@ void check_like(const at::Tensor& t, const at::Tensor& x, const char* op,
 void check_contiguous(const at::Tensor& t, const char* op, const char* name) {
   TORCH_CHECK(t.is_contiguous(), op, ": ", name,
               " must be contiguous (call .contiguous() first); got strides ", t.strides());
-}
-
-void check_launch(cudaError_t e, const char* op) {
-  TORCH_CHECK(e == cudaSuccess, op, ": kernel launch failed: ", cudaGetErrorString(e));
 }
 
 cudaStream_t stream_of(const at::Tensor& t) {
@@ -221,8 +205,8 @@ const void* affine_ptr(const std::optional<at::Tensor>& p, const at::Tensor& x,
 at::Tensor layer_norm(const at::Tensor& x, const std::optional<at::Tensor>& weight,
                              const std::optional<at::Tensor>& bias, double eps) {
   const char* op = "layer_norm";
-  check_cuda(x, op, "x");
-  const lit_ops::DType dt = dtype_of(x, op, "x");
+  check_cuda_tensor(x, op, "x");
+  const lit::DType dt = to_lit_dtype(x, op, "x");
   TORCH_CHECK(x.dim() >= 1 && x.size(-1) > 0, op, ": x must have a non-empty last dimension, got ",
               x.sizes());
   check_contiguous(x, op, "x");
@@ -263,8 +247,8 @@ at::Tensor ada_layer_norm(const at::Tensor& x, const at::Tensor& scale,
                                  const at::Tensor& shift, const std::optional<at::Tensor>& weight,
                                  const std::optional<at::Tensor>& bias, double eps) {
   const char* op = "ada_layer_norm";
-  check_cuda(x, op, "x");
-  const lit_ops::DType dt = dtype_of(x, op, "x");
+  check_cuda_tensor(x, op, "x");
+  const lit::DType dt = to_lit_dtype(x, op, "x");
   TORCH_CHECK((x.dim() == 3 || x.dim() == 2) && x.size(-1) > 0, op,
               ": x must be [B, T, D] or [B, D], got ", x.sizes());
   check_contiguous(x, op, "x");
@@ -296,8 +280,8 @@ lit_ops::Act parse_gelu(const std::string& approximate, const char* op) {
 // gelu(x, approximate) -> y, as torch.nn.functional.gelu
 at::Tensor gelu(const at::Tensor& x, const std::string& approximate) {
   const char* op = "gelu";
-  check_cuda(x, op, "x");
-  const lit_ops::DType dt = dtype_of(x, op, "x");
+  check_cuda_tensor(x, op, "x");
+  const lit::DType dt = to_lit_dtype(x, op, "x");
   check_contiguous(x, op, "x");
   const lit_ops::Act act = parse_gelu(approximate, op);
   const c10::cuda::CUDAGuard guard(x.device());
@@ -312,8 +296,8 @@ at::Tensor gelu(const at::Tensor& x, const std::string& approximate) {
 // half (diffusers GEGLU and SwiGLU: `hidden, gate = x.chunk(2, -1)`).
 at::Tensor gated_fused(const at::Tensor& x, lit_ops::Act act, bool gate_first,
                               const char* op) {
-  check_cuda(x, op, "x");
-  const lit_ops::DType dt = dtype_of(x, op, "x");
+  check_cuda_tensor(x, op, "x");
+  const lit::DType dt = to_lit_dtype(x, op, "x");
   TORCH_CHECK(x.dim() >= 1 && x.size(-1) % 2 == 0, op,
               ": the last dimension of x must be even (two halves), got ", x.sizes());
   check_contiguous(x, op, "x");
@@ -369,8 +353,8 @@ int64_t row_stride_of(const at::Tensor& t, const char* op, const char* name) {
 at::Tensor act_and_mul(const at::Tensor& gate, const at::Tensor& up,
                               const std::string& activation) {
   const char* op = "act_and_mul";
-  check_cuda(gate, op, "gate");
-  const lit_ops::DType dt = dtype_of(gate, op, "gate");
+  check_cuda_tensor(gate, op, "gate");
+  const lit::DType dt = to_lit_dtype(gate, op, "gate");
   check_like(up, gate, op, "up");
   TORCH_CHECK(gate.sizes() == up.sizes(), op, ": gate and up must have the same shape, got ",
               gate.sizes(), " and ", up.sizes());
@@ -434,10 +418,10 @@ RopeView rope_view(const at::Tensor& t, int64_t tokens, int64_t head_size, const
 void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::Tensor& key,
                       int64_t head_size, const at::Tensor& cache, bool is_neox, at::Tensor* q_out,
                       at::Tensor* k_out, const char* op) {
-  check_cuda(query, op, "query");
-  const lit_ops::DType dt = dtype_of(query, op, "query");
+  check_cuda_tensor(query, op, "query");
+  const lit::DType dt = to_lit_dtype(query, op, "query");
   check_like(key, query, op, "key");
-  check_cuda(positions, op, "positions");
+  check_cuda_tensor(positions, op, "positions");
   TORCH_CHECK(positions.device() == query.device(), op, ": positions is on ",
               positions.device(), " but query is on ", query.device());
   TORCH_CHECK(positions.scalar_type() == at::kLong || positions.scalar_type() == at::kInt, op,
@@ -445,7 +429,7 @@ void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::T
   TORCH_CHECK(positions.dim() == 1, op, ": positions must be 1-D [tokens], got ",
               positions.sizes());
   check_contiguous(positions, op, "positions");
-  check_cuda(cache, op, "cos_sin_cache");
+  check_cuda_tensor(cache, op, "cos_sin_cache");
   TORCH_CHECK(cache.device() == query.device(), op, ": cos_sin_cache is on ", cache.device(),
               " but query is on ", query.device());
   TORCH_CHECK(cache.scalar_type() == at::kFloat || cache.scalar_type() == query.scalar_type(),
@@ -512,7 +496,7 @@ std::tuple<at::Tensor, at::Tensor> rope(const at::Tensor& positions,
 // ---- RoPE 3D (LTX-Video) ----
 int64_t rope3d_table_bstride(const at::Tensor& t, const at::Tensor& x, int64_t width,
                                     const char* op, const char* name) {
-  check_cuda(t, op, name);
+  check_cuda_tensor(t, op, name);
   TORCH_CHECK(t.device() == x.device(), op, ": ", name, " is on ", t.device(),
               " but the input is on ", x.device());
   TORCH_CHECK(t.scalar_type() == at::kFloat, op, ": ", name, " must be float32, got ",
@@ -530,8 +514,8 @@ int64_t rope3d_table_bstride(const at::Tensor& t, const at::Tensor& x, int64_t w
 // rope_3d(x [B, S, D], cos, sin) -> out: diffusers' LTX apply_rotary_emb(x, (cos, sin)).
 at::Tensor rope_3d(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
   const char* op = "rope_3d";
-  check_cuda(x, op, "x");
-  const lit_ops::DType dt = dtype_of(x, op, "x");
+  check_cuda_tensor(x, op, "x");
+  const lit::DType dt = to_lit_dtype(x, op, "x");
   TORCH_CHECK(x.dim() == 3 && x.size(2) % 2 == 0 && x.size(2) > 0, op,
               ": x must be [batch, seq, dim] with dim even, got ", x.sizes());
   check_contiguous(x, op, "x");
@@ -555,8 +539,8 @@ std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query,
                                                        const at::Tensor& grid,
                                                        const at::Tensor& freqs) {
   const char* op = "rope_3d_grid";
-  check_cuda(query, op, "query");
-  const lit_ops::DType dt = dtype_of(query, op, "query");
+  check_cuda_tensor(query, op, "query");
+  const lit::DType dt = to_lit_dtype(query, op, "query");
   check_like(key, query, op, "key");
   TORCH_CHECK(query.dim() == 3 && query.size(2) % 2 == 0 && query.size(2) >= 6, op,
               ": query must be [batch, seq, dim] with dim even and >= 6, got ", query.sizes());
@@ -567,7 +551,7 @@ std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query,
   const c10::cuda::CUDAGuard guard(query.device());
   const int64_t gb = rope3d_table_bstride(grid, query, 3, op, "grid");
   const int64_t D = query.size(2);
-  check_cuda(freqs, op, "freqs");
+  check_cuda_tensor(freqs, op, "freqs");
   TORCH_CHECK(freqs.device() == query.device() && freqs.scalar_type() == at::kFloat &&
                   freqs.dim() == 1 && freqs.size(0) == D / 6 && freqs.is_contiguous(),
               op, ": freqs must be a contiguous float32 vector of dim // 6 = ", D / 6,
