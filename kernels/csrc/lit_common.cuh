@@ -171,10 +171,6 @@ struct DeviceInfo {
   int sm_count = 0;
   int max_threads_per_block = 0;
   int max_threads_per_sm = 0;
-  int regs_per_sm = 0;
-  int l2_bytes = 0;
-  int cc_major = 0;
-  int cc_minor = 0;
   double peak_dram_bytes_per_s = 0;  // from the memory clock and bus width; 0 if not reported
 };
 
@@ -191,10 +187,6 @@ inline cudaError_t device_info(int device, const DeviceInfo** out) {
     d.sm_count = p.multiProcessorCount;
     d.max_threads_per_block = p.maxThreadsPerBlock;
     d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
-    d.regs_per_sm = p.regsPerMultiprocessor;
-    d.l2_bytes = p.l2CacheSize;
-    d.cc_major = p.major;
-    d.cc_minor = p.minor;
     int mem_khz = 0, bus_bits = 0;  // double data rate: two transfers a clock
     const cudaError_t e1 = cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
     const cudaError_t e2 = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
