@@ -50,6 +50,32 @@ def gencode_flags(archs):
     return flags
 
 
+def source_capabilities():
+    """{source under kernels/: its [kernel.*] table's cuda-capabilities, or None}."""
+    import tomllib
+    with open(os.path.join(HERE, "build.toml"), "rb") as f:
+        cfg = tomllib.load(f)
+    caps = {}
+    for kernel in cfg.get("kernel", {}).values():
+        for src in kernel.get("src", []):
+            caps[src] = kernel.get("cuda-capabilities")
+    return caps
+
+
+def file_gencode_flags(archs, caps):
+    """kernel-builder's rule for a kernel that lists its capabilities: the
+    list intersected with the build's, an architecture-specific "9.0a" kept
+    when "9.0" is built. A kernel left with none is still compiled for the
+    build's targets, where its sm_90a-only code is an empty stub, so that
+    its host code links and reports at run time that it cannot run."""
+    if not caps:
+        return gencode_flags(archs)
+    chosen = [c for c in caps if c in archs or (c.endswith("a") and c[:-1] in archs)]
+    if not chosen:
+        return gencode_flags(archs)
+    return [f"-gencode=arch=compute_{c.replace('.', '')},code=sm_{c.replace('.', '')}" for c in chosen]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--archs", default=os.environ.get("LIT_CUDA_ARCHS", "8.0,9.0"),
@@ -85,12 +111,14 @@ def main():
     csrc = os.path.join(HERE, "csrc")
     ext = os.path.join(HERE, "torch-ext")
 
+    caps = source_capabilities()
     jobs = []
     for name in sorted(os.listdir(csrc)):
         if name.endswith(".cu"):
             obj = os.path.join(obj_dir, name + ".o")
+            gencode = file_gencode_flags(archs, caps.get("csrc/" + name))
             cmd = [nvcc, "-std=c++17", "-O3", "--threads", "0", "-c", os.path.join(csrc, name), "-o", obj,
-                   "-Xcompiler", "-fPIC", "-I", csrc] + gencode_flags(archs) + common
+                   "-Xcompiler", "-fPIC", "-I", csrc] + gencode + common
             if args.ptxas_report:
                 cmd += ["-Xptxas", "-v"]
             jobs.append((cmd, obj))

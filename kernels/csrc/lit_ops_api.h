@@ -13,9 +13,8 @@
 
 namespace lit_ops {
 
+using lit::Act;    // the activations (lit_types.h), shared with the GEMM epilogues
 using lit::DType;  // the package's one dtype tag
-
-enum class Act : int { kGeluErf = 0, kGeluTanh = 1, kSilu = 2 };
 
 // LayerNorm over the last dimension of a contiguous [rows, hidden] tensor,
 // with optional affine weight/bias [hidden] and optional AdaLN modulation

@@ -15,4 +15,8 @@ enum class DType : int { Float32 = 0, Float16 = 1, BFloat16 = 2 };
 
 inline int dtype_size(DType t) { return t == DType::Float32 ? 4 : 2; }
 
+// Activation functions, applied in fp32 by the element-wise kernels and the
+// GEMM epilogues (lit_activation.cuh holds the device code).
+enum class Act : int { kGeluErf = 0, kGeluTanh = 1, kSilu = 2, kIdentity = 3 };
+
 }  // namespace lit

@@ -1,16 +1,20 @@
 #!/bin/bash
 # The GPU pass for every kernel, on the package exactly as tangled: one build,
-# the norm and op test suites, compute-sanitizer memcheck and racecheck on a
-# representative subset, and both benchmarks. Each step has a time cap so the
-# call returns within the device tool's 10 minutes with whatever finished.
+# the norm, op and GEMM test suites, compute-sanitizer memcheck and racecheck
+# on a representative subset, the benchmarks and the GEMM profile. Each step
+# has a time cap so the call returns within the device tool's 10 minutes
+# with whatever finished.
 #   OUT=dir bash tests/gpu/run_all_device.sh [GPU_TAG] [STEPS]   (GPU_TAG: h100, h200)
 # STEPS (default tests,sanitize,norms,ops) picks what runs after the build;
-# NORMS_BUDGET (default 240) caps the norm benchmark's seconds.
-# Writes $OUT/rmsnorm_$TAG.json, $OUT/ops_$TAG.json and $OUT/logs.tar.gz.
+# the GEMM's: gemm_tests, gemm_sanitize, gemm_bench, gemm_profile (all of
+# them: gemm). NORMS_BUDGET (default 240) caps the norm benchmark's seconds.
+# Writes $OUT/rmsnorm_$TAG.json, $OUT/ops_$TAG.json, $OUT/gemm_$TAG.json,
+# $OUT/gemm_profile_$TAG.json and $OUT/logs.tar.gz.
 # Set DIFFUSERS_SRC to a diffusers src/ folder to add the diffusers comparisons.
 set -u
 TAG=${1:-h100}
 STEPS=",${2:-tests,sanitize,norms,ops},"
+STEPS=${STEPS/,gemm,/,gemm_tests,gemm_sanitize,gemm_bench,gemm_profile,}
 want() { [[ $STEPS == *",$1,"* ]]; }
 OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
 LOGS=$(mktemp -d)
@@ -28,7 +32,7 @@ BUILD_DIR=${BUILD_DIR:-/tmp/litbuild}
 if [ -n "${REUSE_BUILD:-}" ] && ls "$BUILD_DIR"/torch*-linux/lit_kernels/_lit_kernels.so >/dev/null 2>&1; then
   echo "build reused from $BUILD_DIR"
 else
-  timeout 150 python3 kernels/build_local.py --archs 9.0 --out "$BUILD_DIR" --ptxas-report > "$LOGS/build.txt" 2>&1
+  timeout 300 python3 kernels/build_local.py --archs 9.0 --out "$BUILD_DIR" --ptxas-report > "$LOGS/build.txt" 2>&1
   rc=$?; echo "build rc=$rc ($(el)s)"; [ $rc = 0 ] || { tail -30 "$LOGS/build.txt"; exit 1; }
 fi
 export LIT_KERNELS_PATH=$(ls -d "$BUILD_DIR"/torch*-linux | head -1)
@@ -47,6 +51,27 @@ want sanitize && for script in sanitize_norms sanitize_ops; do
     echo "$script $tool rc=$? ($(el)s)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/${script}_$tool.txt" | tail -1
   done
 done
+
+if want gemm_tests; then
+  timeout 300 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_gemm.py > "$LOGS/tests_gemm.txt" 2>&1
+  echo "gemm tests rc=$? ($(el)s)"; grep -E "passed|failed|error" "$LOGS/tests_gemm.txt" | tail -3
+fi
+
+want gemm_sanitize && for tool in memcheck racecheck; do
+  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/gpu/sanitize_gemm.py \
+    > "$LOGS/sanitize_gemm_$tool.txt" 2>&1
+  echo "sanitize_gemm $tool rc=$? ($(el)s)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|sanitize_gemm:" "$LOGS/sanitize_gemm_$tool.txt" | tail -2
+done
+
+if want gemm_bench; then
+  timeout 300 python3 kernels/benchmarks/bench_gemm.py --out "$OUT/gemm_$TAG.json" > "$LOGS/bench_gemm.txt" 2>&1
+  echo "bench_gemm rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_gemm.txt" | tail -24
+fi
+if want gemm_profile; then
+  timeout 300 python3 kernels/benchmarks/profile_gemm.py --out "$OUT/gemm_profile_$TAG.json" --raw-dir "$LOGS" \
+    > "$LOGS/profile_gemm.txt" 2>&1
+  echo "profile_gemm rc=$? ($(el)s)"; grep "^# " "$LOGS/profile_gemm.txt" | tail -24
+fi
 
 if want norms; then
   B=${NORMS_BUDGET:-240}

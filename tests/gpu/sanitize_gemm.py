@@ -1,0 +1,42 @@
+"""Run both GEMM kernels once on small shapes (partial tiles, every epilogue
+kind, the element-wise loader) for compute-sanitizer:
+
+    compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_gemm.py
+    compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_gemm.py
+
+Exits non-zero if an output is not finite (unwritten poisoned memory)."""
+import sys
+
+import torch
+
+import lit_kernels as lk
+
+dev = "cuda"
+bad = []
+hopper = torch.cuda.get_device_capability() == (9, 0)
+
+
+def r(*s, dtype=torch.bfloat16, scale=1.0):
+    return (torch.randn(*s, device=dev) * scale).to(dtype)
+
+
+def check(name, t):
+    torch.cuda.synchronize()
+    if not torch.isfinite(t.float()).all():
+        bad.append(name)
+
+
+for dtype in (torch.bfloat16, torch.float16):
+    for backend in ["portable"] + (["hopper"] if hopper else []):
+        for m, n, k in ((200, 300, 136), (129, 520, 64)):
+            a, w = r(m, k, dtype=dtype), r(n, k, dtype=dtype, scale=0.1)
+            check(f"{backend} plain {m}x{n}x{k}", lk.gemm(a, w.t(), r(n, dtype=dtype), "gelu", backend=backend))
+            check(f"{backend} swiglu {m}x{n}x{k}", lk.gemm(a, w[: n // 2 * 2].t(), None, "swiglu", backend=backend))
+    big = r(130, 210, dtype=dtype)
+    check("element-wise loads", lk.gemm(big[:, 3:203], r(90, 200, dtype=dtype, scale=0.1).t(), None, "silu"))
+if hopper:
+    lk.ops._gemm_tuning(2, 0)
+    check("hopper clusters of 2", lk.gemm(r(300, 256), r(600, 256, scale=0.1).t(), backend="hopper"))
+    lk.ops._gemm_tuning(0, 0)
+print("sanitize_gemm:", "non-finite outputs: " + ", ".join(bad) if bad else "all outputs finite")
+sys.exit(1 if bad else 0)

@@ -1,0 +1,318 @@
+"""GPU tests for the tensor-core GEMM: gemm, gemm_gated, linear, gemm_path and
+the GatedMLP layer, on the Hopper kernel (TMA + wgmma) and the portable one
+(cp.async + mma.sync).
+
+Every check compares with a float64 reference (the product of the inputs
+upcast, then the epilogue in float64) by ||out - ref|| / ||ref|| under the
+dtype's tolerance, on fresh random inputs, with the output memory poisoned
+with NaN first so that an element the kernel does not write fails. Needs a
+CUDA GPU and a build of lit_kernels; the Hopper cases need an H100/H200.
+"""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+try:
+    from lit_testing import lit
+
+    lk = lit()
+except ImportError:
+    try:
+        import lit_kernels as lk
+    except ImportError:
+        lk = None
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available() or lk is None,
+                                reason="needs a CUDA GPU and a build of lit_kernels")
+
+DEV = "cuda"
+TOL = {torch.float16: 2e-3, torch.bfloat16: 1e-2}
+DTYPES = [torch.bfloat16, torch.float16]
+HOPPER = torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+BACKENDS = ["portable"] + (["hopper"] if HOPPER else [])
+ACTS = {
+    "none": lambda x: x,
+    "gelu": lambda x: F.gelu(x),
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
+}
+GATED = {"swiglu": "silu", "geglu": "gelu", "geglu_tanh": "gelu_tanh"}
+_seed = [1234]
+
+
+def randn(*shape, dtype, scale=1.0):
+    _seed[0] += 1
+    g = torch.Generator(device=DEV).manual_seed(_seed[0])
+    return (torch.randn(*shape, generator=g, device=DEV) * scale).to(dtype)
+
+
+def poison(rows, cols, dtype):
+    """Leave a NaN-filled block of the output's size in the caching allocator,
+    so the op's next output of that size lands on NaNs."""
+    t = torch.empty(rows, cols, dtype=dtype, device=DEV)
+    t.fill_(float("nan"))
+    del t
+
+
+def rel_err(out, ref):
+    out = out.double()
+    if not torch.isfinite(out).all():
+        return float("inf")
+    den = ref.norm().item()
+    num = (out - ref).norm().item()
+    return num / den if den > 0 else num
+
+
+def check(out, ref, dtype, what):
+    assert out.shape == ref.shape, f"{what}: shape {tuple(out.shape)} != {tuple(ref.shape)}"
+    e = rel_err(out, ref)
+    assert e < TOL[dtype], f"{what}: relative error {e:.3e} >= {TOL[dtype]:.0e}"
+
+
+def reference(a, b, bias, epilogue):
+    """float64 epilogue(a @ b + bias), b [K, N]."""
+    y = a.double() @ b.double()
+    if epilogue in GATED:
+        n = b.shape[1] // 2
+        g, u = y[:, :n], y[:, n:]
+        if bias is not None:
+            g = g + bias[:n].double()
+            u = u + bias[n:].double()
+        return ACTS[GATED[epilogue]](g) * u
+    if bias is not None:
+        y = y + bias.double()
+    return ACTS[epilogue](y)
+
+
+def weight_t(n, k, dtype):
+    """b [K, N] as a linear layer's weight [N, K] transposed: K-major."""
+    return randn(n, k, dtype=dtype, scale=1 / math.sqrt(max(k, 1))).t()
+
+
+# --------------------------------------------------------------- correctness --
+# Sizes of 1, 7, 4095 and 4097 in every position (one large at a time keeps
+# the float64 reference fast), and K not a multiple of 32, 64 or 8.
+SHAPES = [(1, 1, 1), (7, 7, 7), (1, 4097, 64), (4097, 1, 72), (7, 300, 4095), (129, 7, 4097),
+          (4095, 4097, 8), (4097, 64, 4096), (64, 4095, 4096), (300, 520, 1000), (256, 512, 256)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_gemm_odd_shapes(shape, dtype, backend):
+    m, n, k = shape
+    a = randn(m, k, dtype=dtype)
+    b = weight_t(n, k, dtype)
+    # TMA needs row strides of 16 bytes; a single row has no stride to speak of
+    aligned = (m == 1 or k % 8 == 0) and (n == 1 or k % 8 == 0)
+    if backend == "hopper" and not aligned:
+        with pytest.raises(RuntimeError, match="backend 'hopper' cannot run this call: TMA needs row strides"):
+            lk.gemm(a, b, backend="hopper")
+        return
+    poison(m, n, dtype)
+    out = lk.gemm(a, b, backend=backend)
+    check(out, reference(a, b, None, "none"), dtype, f"{backend} {dtype} {m}x{n}x{k}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("epilogue", list(ACTS) + list(GATED))
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_gemm_epilogues(epilogue, with_bias, dtype, backend):
+    m, n, k = 333, 1000, 520  # partial tiles in M and N, K not a multiple of 64
+    a = randn(m, k, dtype=dtype)
+    b = weight_t(n, k, dtype)
+    bias = randn(n, dtype=dtype, scale=0.5) if with_bias else None
+    n_out = n // 2 if epilogue in GATED else n
+    poison(m, n_out, dtype)
+    out = lk.gemm(a, b, bias, epilogue, backend=backend)
+    check(out, reference(a, b, bias, epilogue), dtype, f"{backend} {epilogue} bias={with_bias}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("activation", ["silu", "gelu", "gelu_tanh", "none"])
+def test_gemm_gated_two_weights(activation, backend):
+    dtype = torch.bfloat16
+    m, n, k = 300, 700, 256
+    a = randn(m, k, dtype=dtype)
+    bg, bu = weight_t(n, k, dtype), weight_t(n, k, dtype)
+    cg, cu = randn(n, dtype=dtype), randn(n, dtype=dtype)
+    poison(m, n, dtype)
+    out = lk.gemm_gated(a, bg, bu, cg, cu, activation, backend=backend)
+    ref = ACTS[activation](a.double() @ bg.double() + cg.double()) * (a.double() @ bu.double() + cu.double())
+    check(out, ref, dtype, f"gemm_gated {activation} {backend}")
+    # the same product through gemm's concatenated form
+    if activation != "none":
+        name = {"silu": "swiglu", "gelu": "geglu", "gelu_tanh": "geglu_tanh"}[activation]
+        cat = torch.cat([bg.t(), bu.t()]).t()  # [K, 2N], K-major
+        same = lk.gemm(a, cat, torch.cat([cg, cu]), name, backend=backend)
+        check(same, ref, dtype, f"gemm {name} {backend}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gemm_strided_and_unaligned(backend):
+    dtype = torch.float16
+    big = randn(400, 600, dtype=dtype)
+    a = big[:, 8:520]  # row stride 600, 16-byte aligned start: both kernels
+    w = randn(700, 512, dtype=dtype, scale=0.05)
+    out = lk.gemm(a, w.t(), backend=backend)
+    check(out, a.double() @ w.double().t(), dtype, f"strided a {backend}")
+    w_big = randn(700, 530, dtype=dtype, scale=0.05)
+    out = lk.gemm(a, w_big[:, 5:517].t(), backend="portable")  # unaligned b rows: element-wise loads
+    check(out, a.double() @ w_big[:, 5:517].double().t(), dtype, "unaligned b")
+    a1 = big[:, 1:513]  # starts 2 bytes off
+    if backend == "hopper":
+        with pytest.raises(RuntimeError, match="16-byte boundary"):
+            lk.gemm(a1, w_big[:, :512].t(), backend="hopper")
+    out = lk.gemm(a1, w_big[:, :512].t())  # auto: portable
+    check(out, a1.double() @ w_big[:, :512].double().t(), dtype, "unaligned a, auto")
+
+
+def test_gemm_path_choice():
+    dtype = torch.bfloat16
+    a, b = randn(256, 512, dtype=dtype), weight_t(256, 512, dtype)
+    assert lk.gemm_path(a, b) == ("hopper" if HOPPER else "portable")
+    assert lk.gemm_path(randn(256, 511, dtype=dtype), weight_t(256, 511, dtype)) == "portable"
+
+
+def test_gemm_k_zero_and_empty():
+    dtype = torch.bfloat16
+    a = torch.empty(5, 0, device=DEV, dtype=dtype)
+    b = torch.empty(0, 7, device=DEV, dtype=dtype)
+    bias = randn(7, dtype=dtype)
+    out = lk.gemm(a, b, bias, "gelu")
+    check(out, F.gelu(bias.double()).expand(5, 7), dtype, "K = 0")
+    assert lk.gemm(torch.empty(0, 16, device=DEV, dtype=dtype), weight_t(9, 16, dtype)).shape == (0, 9)
+    assert lk.gemm(randn(4, 16, dtype=dtype), weight_t(0, 16, dtype)).shape == (4, 0)
+
+
+def test_gemm_tuning_hook_paths():
+    """The Hopper kernel's cluster and tile-order choices compute the same product."""
+    if not HOPPER:
+        pytest.skip("needs compute capability 9.0")
+    dtype = torch.bfloat16
+    a, b = randn(1000, 256, dtype=dtype), weight_t(1300, 256, dtype)
+    ref = reference(a, b, None, "none")
+    try:
+        for cluster, group in ((2, 0), (2, 3), (1, 1), (1, 16)):
+            lk.ops._gemm_tuning(cluster, group)
+            check(lk.gemm(a, b, backend="hopper"), ref, dtype, f"cluster {cluster} group {group}")
+    finally:
+        lk.ops._gemm_tuning(0, 0)
+    with pytest.raises(RuntimeError, match="cluster must be"):
+        lk.ops._gemm_tuning(3, 0)
+
+
+# ---------------------------------------------------------- rejected inputs --
+def test_gemm_rejects():
+    bf = torch.bfloat16
+    a, b = randn(64, 32, dtype=bf), weight_t(48, 32, bf)
+    cases = [
+        (lambda: lk.gemm(a.float(), b.float()), "float16 or bfloat16"),
+        (lambda: lk.gemm(a, b.half()), "b has dtype"),
+        (lambda: lk.gemm(a.cpu(), b.cpu()), "CUDA tensor"),
+        (lambda: lk.gemm(a, weight_t(48, 31, bf)), r"must be \[K, N\] with K = a.size\(1\)"),
+        (lambda: lk.gemm(a, b.contiguous()), "b must be contiguous along K"),
+        (lambda: lk.gemm(a.t(), weight_t(48, 64, bf)), "a must be contiguous along K"),
+        (lambda: lk.gemm(a, b, randn(47, dtype=bf)), r"bias must have shape \[48\]"),
+        (lambda: lk.gemm(a, b, randn(48, dtype=torch.float16)), "bias must be a"),
+        (lambda: lk.gemm(a, weight_t(47, 32, bf), None, "swiglu"), "N must be even"),
+        (lambda: lk.gemm(a, b, None, "relu"), "unknown epilogue 'relu'"),
+        (lambda: lk.gemm(a, b, backend="cublas"), "unknown backend 'cublas'"),
+        (lambda: lk.gemm(a[None], b), "must be 2-D"),
+        (lambda: lk.gemm(a, torch.zeros(1, 48, device=DEV, dtype=bf).expand(32, 48)),
+         "b must be contiguous along K"),
+        (lambda: lk.gemm_gated(a, b, weight_t(40, 32, bf)), "same shape"),
+        (lambda: lk.gemm_gated(a, b, b, activation="relu"), "unknown activation 'relu'"),
+    ]
+    for fn, pattern in cases:
+        with pytest.raises(RuntimeError, match=pattern):
+            fn()
+    if not HOPPER:
+        with pytest.raises(RuntimeError, match="backend 'hopper' cannot run this call: the Hopper kernel needs"):
+            lk.gemm(a, b, backend="hopper")
+
+
+# ------------------------------------------------- compile, graphs, opcheck --
+def test_gemm_under_torch_compile():
+    dtype = torch.bfloat16
+    x = randn(3, 100, 256, dtype=dtype)
+    w1 = randn(512, 256, dtype=dtype, scale=0.06)
+    b1 = randn(512, dtype=dtype)
+    wg, wu = randn(384, 256, dtype=dtype, scale=0.06), randn(384, 256, dtype=dtype, scale=0.06)
+
+    def f(x):
+        h = lk.linear(x, w1, b1, "gelu_tanh")
+        g = lk.gemm_gated(x.reshape(-1, 256), wg.t(), wu.t(), None, None, "silu")
+        return h, g
+
+    eager = f(x)
+    compiled = torch.compile(f, fullgraph=True)(x)
+    for e, c in zip(eager, compiled):
+        assert torch.equal(e, c), "torch.compile changed the result"
+
+
+def test_gemm_cuda_graph():
+    dtype = torch.float16
+    a, b = randn(300, 256, dtype=dtype), weight_t(512, 256, dtype)
+    out = lk.gemm(a, b, None, "silu")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        lk.gemm(a, b, None, "silu")
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        captured = lk.gemm(a, b, None, "silu")
+    a.copy_(randn(300, 256, dtype=dtype))
+    g.replay()
+    torch.cuda.synchronize()
+    check(captured, reference(a, b, None, "silu"), dtype, "graph replay on new inputs")
+    assert not torch.equal(captured, out)
+
+
+def test_gemm_opcheck():
+    dtype = torch.bfloat16
+    a, b = randn(64, 32, dtype=dtype), weight_t(48, 32, dtype)
+    torch.library.opcheck(lk.ops.gemm.default, (a, b, randn(48, dtype=dtype), "gelu", "auto"))
+    torch.library.opcheck(lk.ops.gemm.default, (a, b, None, "swiglu", "portable"))
+    torch.library.opcheck(lk.ops.gemm_gated.default, (a, b, b, None, None, "silu", "auto"))
+
+
+# ------------------------------------------------------------------- layers --
+def test_linear_matches_f_linear():
+    dtype = torch.bfloat16
+    x = randn(2, 37, 256, dtype=dtype)
+    w, bias = randn(300, 256, dtype=dtype, scale=0.06), randn(300, dtype=dtype)
+    out = lk.linear(x, w, bias, "silu")
+    ref = F.silu(x.double() @ w.double().t() + bias.double())
+    check(out, ref, dtype, "linear")
+    assert out.shape == (2, 37, 300)
+
+
+@pytest.mark.parametrize("hidden_act", ["silu", "gelu_pytorch_tanh", "gelu"])
+def test_gated_mlp_on_transformers(hidden_act):
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaMLP
+    cfg = transformers.LlamaConfig(hidden_size=256, intermediate_size=704, hidden_act=hidden_act)
+    mlp = LlamaMLP(cfg).to(DEV, torch.bfloat16)
+    for p in mlp.parameters():
+        p.data = randn(*p.shape, dtype=torch.bfloat16, scale=0.06)
+    x = randn(3, 50, 256, dtype=torch.bfloat16)
+    with torch.no_grad():
+        ref = mlp.double()(x.double())
+        mlp.to(torch.bfloat16)
+        layer = lk.layers.GatedMLP()
+        layer.gate_proj, layer.up_proj, layer.down_proj, layer.act_fn = (
+            mlp.gate_proj, mlp.up_proj, mlp.down_proj, mlp.act_fn)
+        out = layer(x)
+    check(out, ref, torch.bfloat16, f"GatedMLP ({hidden_act}) vs LlamaMLP in float64")
+
+
+def test_gated_mlp_refuses_unknown_activation():
+    layer = lk.layers.GatedMLP()
+    layer.act_fn = torch.nn.ReLU()
+    with pytest.raises(ValueError, match="no fused epilogue for the activation ReLU"):
+        layer(randn(2, 8, dtype=torch.bfloat16))
