@@ -1,5 +1,6 @@
 /* main.c: the command line. Parses arguments and hands off; nothing else. */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -181,6 +182,9 @@ static int S_install(const S_args *a) {
 }
 
 int main(int argc, char **argv) {
+  /* Past a file size limit a write fails with EFBIG, which every writer
+   * handles by undoing its work, instead of a signal that kills lit midway. */
+  signal(SIGXFSZ, SIG_IGN);
   S_args a;
   memset(&a, 0, sizeof a);
   a.root = ".";
