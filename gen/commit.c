@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,14 @@ typedef struct {
 struct lit_commit {
   char *root;
   char *journal;
+  int jfd;       /* the journal, open from the first change on; -1 before */
   S_item *items; /* every path relative to root */
   size_t n, cap;
-  char **dirs; /* folders made for staged copies, parents first */
+  char **dirs; /* folders made, parents first */
   size_t ndirs, dirs_cap;
-  int done; /* run to the end: nothing left to clean up */
+  size_t ntemps; /* names handed out: .lit-tmp-PID-N */
+  int journaled; /* the journal was created: an undo deletes it */
+  int done;      /* run to the end, or undone: nothing left to clean up */
 };
 
 static char *S_full(const char *root, const char *rel) { return lit_path_join(root, rel); }
@@ -51,30 +55,115 @@ static int S_exists(const char *root, const char *rel) {
   return r;
 }
 
+static int S_write_all(int fd, const char *data, size_t len) {
+  while (len > 0) {
+    ssize_t k = write(fd, data, len);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += k;
+    len -= (size_t)k;
+  }
+  return 0;
+}
+
 lit_commit *lit_commit_new(const char *root, const char *journal_rel) {
   lit_commit *c = lit_xcalloc(1, sizeof *c);
   c->root = lit_xstrdup(root && root[0] ? root : ".");
   c->journal = lit_xstrdup(journal_rel);
+  c->jfd = -1;
   return c;
 }
 
-/* Makes rel's missing parent folders, remembering each. 0 or an errno. */
+/* ---- the journal: written ahead of every change ---- */
+
+/* Appends one line; 0 or an errno. The kernel keeps what was written when
+ * the process dies, which is the failure this guards against. */
+static int S_log(lit_commit *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int S_log(lit_commit *c, const char *fmt, ...) {
+  va_list ap, again;
+  va_start(ap, fmt);
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *line = lit_xmalloc((size_t)n + 1);
+  vsnprintf(line, (size_t)n + 1, fmt, again);
+  va_end(again);
+  int err = S_write_all(c->jfd, line, (size_t)n);
+  free(line);
+  return err;
+}
+
+/* Opens the journal before the first change. Its own folder, if missing,
+ * is the one change made before it can be written down. 0 or an errno. */
+static int S_journal_begin(lit_commit *c) {
+  if (c->jfd >= 0) return 0;
+  char *dir = S_dir_of(c->journal);
+  int missing = dir[0] && !S_exists(c->root, dir);
+  char *full = S_full(c->root, c->journal);
+  int err = 0;
+  if (missing) {
+    char *p = lit_xstrdup(full);
+    for (char *s = p + 1; *s && !err; s++) {
+      if (*s != '/') continue;
+      *s = '\0';
+      if (mkdir(p, 0777) != 0 && errno != EEXIST) err = errno;
+      *s = '/';
+    }
+    free(p);
+  }
+  if (!err) err = lit_fault_step();
+  if (!err) {
+    c->jfd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (c->jfd < 0) err = errno;
+  }
+  if (!err) {
+    c->journaled = 1;
+    err = S_log(c, "lit-journal %ld\n", (long)getpid());
+  }
+  free(full);
+  if (!err && missing) {
+    /* Written down now: an undo removes it again, if nothing else is there. */
+    char *p = lit_xstrdup(dir);
+    p[strlen(p) - 1] = '\0';
+    for (char *s = p;; s++) {
+      if (*s != '/' && *s) continue;
+      char keep = *s;
+      *s = '\0';
+      c->dirs = lit_grow(c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(char *));
+      c->dirs[c->ndirs++] = lit_xstrdup(p);
+      err = S_log(c, "dir\t%s\n", p);
+      *s = keep;
+      if (!keep || err) break;
+    }
+    free(p);
+  }
+  free(dir);
+  return err;
+}
+
+static int S_mkdir_logged(lit_commit *c, const char *rel) {
+  int err = S_log(c, "dir\t%s\n", rel);
+  if (!err) err = lit_fault_step();
+  char *full = S_full(c->root, rel);
+  if (!err && mkdir(full, 0777) != 0) err = errno;
+  free(full);
+  if (!err) {
+    c->dirs = lit_grow(c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(char *));
+    c->dirs[c->ndirs++] = lit_xstrdup(rel);
+  }
+  return err;
+}
+
+/* Makes rel's missing parent folders. 0 or an errno. */
 static int S_make_parents(lit_commit *c, const char *rel) {
   char *p = lit_xstrdup(rel);
   int err = 0;
   for (char *s = p + 1; *s && !err; s++) {
     if (*s != '/') continue;
     *s = '\0';
-    if (!S_exists(c->root, p)) {
-      char *full = S_full(c->root, p);
-      err = lit_fault_step();
-      if (!err && mkdir(full, 0777) != 0) err = errno;
-      free(full);
-      if (!err) {
-        c->dirs = lit_grow(c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(char *));
-        c->dirs[c->ndirs++] = lit_xstrdup(p);
-      }
-    }
+    if (!S_exists(c->root, p)) err = S_mkdir_logged(c, p);
     *s = '/';
   }
   free(p);
@@ -83,28 +172,28 @@ static int S_make_parents(lit_commit *c, const char *rel) {
 
 int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
   *fd = -1;
-  int err = S_make_parents(c, rel);
+  int err = S_journal_begin(c);
+  if (!err) err = S_make_parents(c, rel);
   if (err) return err;
   /* Named after the process, not the file: a name near NAME_MAX plus a
    * suffix would be too long, and the process id tells the next run
    * whether the owner still runs. */
   char *dir = S_dir_of(rel);
-  char *temp = lit_xasprintf("%s.lit-tmp-%ld-XXXXXX", dir, (long)getpid());
+  char *temp = lit_xasprintf("%s.lit-tmp-%ld-%zu", dir, (long)getpid(), c->ntemps++);
   free(dir);
+  err = S_log(c, "temp\t%s\n", temp);
   char *full = S_full(c->root, temp);
-  err = lit_fault_step();
+  if (!err) err = lit_fault_step();
   if (!err) {
-    *fd = mkstemp(full);
+    unlink(full); /* a dead process's, with this process's id */
+    *fd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (*fd < 0) err = errno;
   }
+  free(full);
   if (err) {
-    free(full);
     free(temp);
     return err;
   }
-  /* mkstemp filled in the X's of the full path; the relative name ends the same. */
-  memcpy(temp + strlen(temp) - 6, full + strlen(full) - 6, 6);
-  free(full);
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
   c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL};
   return 0;
@@ -153,69 +242,14 @@ size_t lit_commit_count(const lit_commit *c) {
   return k;
 }
 
-/* ---- the journal ---- */
-
-static const char S_magic[] = "lit-journal";
-
-static void S_journal_text(const lit_commit *c, lit_buf *b) {
-  lit_buf_printf(b, "%s %ld\n", S_magic, (long)getpid());
-  for (size_t i = 0; i < c->ndirs; i++)
-    lit_buf_printf(b, "dir\t%s\n", c->dirs[i]);
-  for (size_t i = 0; i < c->n; i++) {
-    const S_item *it = &c->items[i];
-    if (it->kind == S_NEW) lit_buf_printf(b, "new\t%s\t%s\n", it->temp, it->final);
-    if (it->kind == S_REPLACE) lit_buf_printf(b, "replace\t%s\t%s\t%s\n", it->temp, it->final, it->backup);
-    if (it->kind == S_REMOVE) lit_buf_printf(b, "remove\t%s\t%s\n", it->final, it->backup);
-  }
-  lit_buf_puts(b, "end\n");
-}
-
-static int S_write_all(int fd, const char *data, size_t len) {
-  while (len > 0) {
-    ssize_t k = write(fd, data, len);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data += k;
-    len -= (size_t)k;
-  }
-  return 0;
-}
-
-/* Writes the journal whole, through a temporary renamed into place, so the
- * next run finds either all of it or none. 0 or an errno. */
-static int S_journal_write(const lit_commit *c) {
-  lit_buf text = LIT_BUF_INIT;
-  S_journal_text(c, &text);
-  char *dir = S_dir_of(c->journal);
-  char *temp = lit_xasprintf("%s.lit-tmp-%ld-XXXXXX", dir, (long)getpid());
-  char *full_temp = S_full(c->root, temp), *full = S_full(c->root, c->journal);
-  int err = lit_fault_step();
-  int fd = err ? -1 : mkstemp(full_temp);
-  if (!err && fd < 0) err = errno;
-  if (!err) {
-    err = S_write_all(fd, text.data, text.len);
-    if (!err && fsync(fd) != 0) err = errno;
-    if (close(fd) != 0 && !err) err = errno;
-    if (!err) err = lit_fault_step();
-    if (!err && rename(full_temp, full) != 0) err = errno;
-    if (err) unlink(full_temp);
-  }
-  free(full_temp);
-  free(full);
-  free(temp);
-  free(dir);
-  lit_buf_free(&text);
-  return err;
-}
-
 /* ---- undoing ---- */
 
-/* Puts back what the items changed, last first, and removes the folders the
- * commit made. Works from what is on disk, so it serves a failed step and a
- * dead process alike. 0, or the first errno met (it still does the rest). */
-static int S_undo(const char *root, S_item *items, size_t n, char **dirs, size_t ndirs) {
+/* Puts back what the items changed, last first, then removes the staged
+ * copies and the folders the run made. Works from what is on disk, so it
+ * serves a failed step and a dead process alike. 0, or the first errno
+ * met (it still does the rest). */
+static int S_undo(const char *root, const S_item *items, size_t n, char **temps, size_t ntemps, char **dirs,
+                  size_t ndirs) {
   int first = 0;
   for (size_t i = n; i-- > 0;) {
     const S_item *it = &items[i];
@@ -226,19 +260,23 @@ static int S_undo(const char *root, S_item *items, size_t n, char **dirs, size_t
     int err = 0;
     if (it->kind == S_NEW) {
       /* The staged copy still there: the rename never happened. */
-      if (lstat(temp, &st) == 0) {
-        if (unlink(temp) != 0) err = errno;
-      } else if (lstat(final, &st) == 0 && unlink(final) != 0) {
-        err = errno;
-      }
-    } else {
-      if (lstat(backup, &st) == 0 && rename(backup, final) != 0) err = errno;
-      if (temp && lstat(temp, &st) == 0 && unlink(temp) != 0 && !err) err = errno;
+      if (lstat(temp, &st) != 0 && lstat(final, &st) == 0 && unlink(final) != 0) err = errno;
+    } else if (lstat(backup, &st) == 0) {
+      /* Renaming a link onto its own file does nothing: when the final is
+       * still the old file, the link just goes. */
+      struct stat fs;
+      int same = lstat(final, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino;
+      if (same ? unlink(backup) != 0 : rename(backup, final) != 0) err = errno;
     }
     if (err && !first) first = err;
     free(final);
     free(temp);
     free(backup);
+  }
+  for (size_t i = 0; i < ntemps; i++) {
+    char *full = S_full(root, temps[i]);
+    if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
+    free(full);
   }
   for (size_t i = ndirs; i-- > 0;) {
     char *full = S_full(root, dirs[i]);
@@ -248,18 +286,41 @@ static int S_undo(const char *root, S_item *items, size_t n, char **dirs, size_t
   return first;
 }
 
+/* The staged copies of a commit, as the list S_undo takes. */
+static char **S_temps(const lit_commit *c, size_t *n) {
+  char **t = lit_xcalloc(c->n + 1, sizeof(char *));
+  *n = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->items[i].temp) t[(*n)++] = c->items[i].temp;
+  return t;
+}
+
+static int S_undo_commit(lit_commit *c) {
+  size_t nt;
+  char **temps = S_temps(c, &nt);
+  int err = S_undo(c->root, c->items, c->n, temps, nt, c->dirs, c->ndirs);
+  free(temps);
+  if (c->jfd >= 0) close(c->jfd);
+  c->jfd = -1;
+  if (!err && c->journaled) {
+    char *journal = S_full(c->root, c->journal);
+    unlink(journal);
+    free(journal);
+  }
+  c->done = 1;
+  return err;
+}
+
 /* ---- running ---- */
 
 static void S_report(lit_diags *d, const char *rel, const char *what, int err) {
   lit_diag(d, LIT_ERROR, rel, 0, 0, "cannot %s: %s; every file is left as it was", what, strerror(err));
 }
 
-int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
-  if (removed) *removed = 0;
-  if (c->n == 0) {
-    c->done = 1;
-    return 0;
-  }
+/* Decides what each item does and writes the plan into the journal, ended
+ * by "commit": from then on an undo puts back the old copies. 0, or -1
+ * reported with nothing changed yet. */
+static int S_plan(lit_commit *c, lit_diags *d) {
   long pid = (long)getpid();
   for (size_t i = 0; i < c->n; i++) {
     S_item *it = &c->items[i];
@@ -281,11 +342,34 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
       free(dir);
     }
   }
-  int err = S_journal_write(c);
+  int err = S_journal_begin(c);
+  for (size_t i = 0; i < c->n && !err; i++) {
+    const S_item *it = &c->items[i];
+    if (it->kind == S_NEW) err = S_log(c, "new\t%s\t%s\n", it->temp, it->final);
+    if (it->kind == S_REPLACE) err = S_log(c, "replace\t%s\t%s\t%s\n", it->temp, it->final, it->backup);
+    if (it->kind == S_REMOVE) err = S_log(c, "remove\t%s\t%s\n", it->final, it->backup);
+  }
+  if (!err) err = S_log(c, "commit\n");
+  if (!err) err = lit_fault_step();
+  if (!err && fsync(c->jfd) != 0) err = errno;
   if (err) {
     S_report(d, c->journal, "write the journal of this run", err);
-    return -1; /* lit_commit_free removes the staged copies */
+    return -1;
   }
+  return 0;
+}
+
+int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
+  if (removed) *removed = 0;
+  if (c->n == 0) {
+    S_undo_commit(c); /* folders made for copies that were then dropped */
+    return 0;
+  }
+  if (S_plan(c, d) != 0) {
+    S_undo_commit(c);
+    return -1;
+  }
+  int err = 0;
   size_t failed_at = c->n;
   const char *what = NULL;
   /* Keep every old copy first: until the journal is gone, it is what an
@@ -328,6 +412,8 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
   }
   char *journal = S_full(c->root, c->journal);
   if (!err) {
+    close(c->jfd);
+    c->jfd = -1;
     err = lit_fault_step(); /* the commit point */
     if (!err && unlink(journal) != 0) err = errno;
     if (err) {
@@ -335,19 +421,15 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
       what = "remove the journal of this run (the commit point)";
     }
   }
+  free(journal);
   if (err) {
     S_report(d, failed_at < c->n ? c->items[failed_at].final : c->journal, what, err);
-    int undo = S_undo(c->root, c->items, c->n, c->dirs, c->ndirs);
+    int undo = S_undo_commit(c);
     if (undo)
       lit_diag(d, LIT_ERROR, c->journal, 0, 0,
                "cannot undo the run: %s; the journal stays, and the next run tries again", strerror(undo));
-    else
-      unlink(journal);
-    free(journal);
-    c->done = 1;
     return -1;
   }
-  free(journal);
   for (size_t i = 0; i < c->n; i++) {
     S_item *it = &c->items[i];
     if (removed && it->kind == S_REMOVE) (*removed)++;
@@ -362,15 +444,8 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
 
 void lit_commit_free(lit_commit *c) {
   if (!c) return;
-  if (!c->done) {
-    for (size_t i = 0; i < c->n; i++) {
-      if (!c->items[i].temp) continue;
-      char *full = S_full(c->root, c->items[i].temp);
-      unlink(full);
-      free(full);
-    }
-    S_undo(c->root, NULL, 0, c->dirs, c->ndirs);
-  }
+  if (!c->done) S_undo_commit(c);
+  if (c->jfd >= 0) close(c->jfd);
   for (size_t i = 0; i < c->n; i++)
     S_item_free(&c->items[i]);
   free(c->items);
@@ -399,43 +474,68 @@ static size_t S_fields(char *line, char **f) {
   return n;
 }
 
-/* Parses a journal; 0, or -1 if it is not one this version wrote whole. */
-static int S_journal_parse(char *text, long *pid, S_item **items, size_t *n, char ***dirs, size_t *ndirs) {
-  size_t cap = 0, dcap = 0;
-  int ended = 0;
+typedef struct {
+  long pid;
+  int committed; /* the plan is whole: old copies may have to be put back */
+  S_item *items;
+  size_t n, cap;
+  char **temps, **dirs;
+  size_t ntemps, temps_cap, ndirs, dirs_cap;
+} S_journal;
+
+static void S_journal_free(S_journal *j) {
+  for (size_t i = 0; i < j->n; i++)
+    S_item_free(&j->items[i]);
+  free(j->items);
+  for (size_t i = 0; i < j->ntemps; i++)
+    free(j->temps[i]);
+  free(j->temps);
+  for (size_t i = 0; i < j->ndirs; i++)
+    free(j->dirs[i]);
+  free(j->dirs);
+}
+
+/* Parses a journal; 0, or -1 if this version did not write it. A last line
+ * without its newline was cut short by the process's death and is dropped;
+ * so is a plan without its "commit" line (no old copy was touched yet). */
+static int S_journal_parse(char *text, S_journal *j) {
+  char *end = strrchr(text, '\n');
+  if (!end) return -1;
+  end[1] = '\0';
   char *save = NULL;
   char *line = strtok_r(text, "\n", &save);
-  if (!line || sscanf(line, "lit-journal %ld", pid) != 1) return -1;
+  if (!line || sscanf(line, "lit-journal %ld", &j->pid) != 1) return -1;
   while ((line = strtok_r(NULL, "\n", &save))) {
-    if (ended) return -1;
     char *f[4];
     size_t k = S_fields(line, f);
     for (size_t i = 1; i < k; i++)
-      if (lit_path_check_plain(f[i])) return -1; /* undo renames and removes what it names */
-    if (strcmp(f[0], "end") == 0 && k == 1) {
-      ended = 1;
-    } else if (strcmp(f[0], "dir") == 0 && k == 2) {
-      *dirs = lit_grow(*dirs, &dcap, *ndirs + 1, sizeof(char *));
-      (*dirs)[(*ndirs)++] = lit_xstrdup(f[1]);
+      if (lit_path_check_plain(f[i])) return -1; /* an undo renames and removes what it names */
+    if (strcmp(f[0], "commit") == 0 && k == 1) {
+      j->committed = 1;
+    } else if ((strcmp(f[0], "dir") == 0 || strcmp(f[0], "temp") == 0) && k == 2) {
+      int dir = f[0][0] == 'd';
+      char ***list = dir ? &j->dirs : &j->temps;
+      size_t *len = dir ? &j->ndirs : &j->ntemps;
+      *list = lit_grow(*list, dir ? &j->dirs_cap : &j->temps_cap, *len + 1, sizeof(char *));
+      (*list)[(*len)++] = lit_xstrdup(f[1]);
     } else {
-      S_item it = {S_NEW, NULL, NULL, NULL};
-      if (strcmp(f[0], "new") == 0 && k == 3) {
+      S_item it;
+      if (strcmp(f[0], "new") == 0 && k == 3)
         it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL};
-      } else if (strcmp(f[0], "replace") == 0 && k == 4) {
+      else if (strcmp(f[0], "replace") == 0 && k == 4)
         it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3])};
-      } else if (strcmp(f[0], "remove") == 0 && k == 3) {
+      else if (strcmp(f[0], "remove") == 0 && k == 3)
         it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2])};
-      } else {
+      else
         return -1;
-      }
-      *items = lit_grow(*items, &cap, *n + 1, sizeof(S_item));
-      (*items)[(*n)++] = it;
+      j->items = lit_grow(j->items, &j->cap, j->n + 1, sizeof(S_item));
+      j->items[j->n++] = it;
     }
   }
-  return ended ? 0 : -1;
+  return 0;
 }
 
-/* "name" is ".lit-tmp-PID-XXXXXX" or ".lit-old-PID-N" of a process that no
+/* "name" is ".lit-tmp-PID-N" or ".lit-old-PID-N" of a process that no
  * longer runs, or ".lit-tmp-XXXXXX" of a version that did not name them. */
 static int S_stale(const char *name) {
   const char *rest;
@@ -482,48 +582,43 @@ int lit_commit_recover(const char *root, const char *journal_rel, char *const *d
     lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot read the journal of an interrupted run: %s", strerror(err));
     status = -1;
   } else if (!err) {
-    long pid = 0;
-    S_item *items = NULL;
-    size_t n = 0, nd = 0;
-    char **made = NULL;
-    if (S_journal_parse(b.data ? b.data : "", &pid, &items, &n, &made, &nd) != 0) {
+    S_journal j;
+    memset(&j, 0, sizeof j);
+    if (S_journal_parse(b.data ? b.data : "", &j) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                "this is not a journal lit can undo; check the files it names, then delete it");
       status = -1;
-    } else if (pid != (long)getpid() && S_alive(pid)) {
+    } else if (j.pid != (long)getpid() && S_alive(j.pid)) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
-               "another lit (process %ld) is writing this project; run again when it has finished", pid);
+               "another lit (process %ld) is writing this project; run again when it has finished", j.pid);
       status = -1;
-    } else if ((err = S_undo(root, items, n, made, nd)) != 0) {
+    } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps, j.dirs,
+                             j.ndirs)) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot undo the interrupted run this journal describes: %s",
                strerror(err));
       status = -1;
     } else {
       unlink(full);
-      lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
-               "a run (process %ld) was interrupted before it finished: its changes were undone", pid);
+      if (j.committed)
+        lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
+                 "a tangle (process %ld) was interrupted while it put its files in place: they are as they were "
+                 "before it",
+                 j.pid);
     }
-    for (size_t i = 0; i < n; i++)
-      S_item_free(&items[i]);
-    free(items);
-    for (size_t i = 0; i < nd; i++)
-      free(made[i]);
-    free(made);
+    S_journal_free(&j);
   }
   lit_buf_free(&b);
   free(full);
-  if (status == 0) {
-    char *jdir = S_dir_of(journal_rel);
-    char *jfull = jdir[0] ? S_full(root, jdir) : lit_xstrdup(root && root[0] ? root : ".");
-    S_sweep_flat(jfull);
-    free(jfull);
-    free(jdir);
+  if (status != 0) return status;
+  char *jdir = S_dir_of(journal_rel);
+  char *jfull = jdir[0] ? S_full(root, jdir) : lit_xstrdup(root && root[0] ? root : ".");
+  S_sweep_flat(jfull);
+  free(jfull);
+  free(jdir);
+  for (size_t i = 0; i < ndirs; i++) {
+    char *dir = dirs[i][0] ? S_full(root, dirs[i]) : lit_xstrdup(root && root[0] ? root : ".");
+    nftw(dir, S_sweep_one, 16, FTW_PHYS);
+    free(dir);
   }
-  if (status == 0)
-    for (size_t i = 0; i < ndirs; i++) {
-      char *dir = dirs[i][0] ? S_full(root, dirs[i]) : lit_xstrdup(root && root[0] ? root : ".");
-      nftw(dir, S_sweep_one, 16, FTW_PHYS);
-      free(dir);
-    }
-  return status;
+  return 0;
 }

@@ -3,6 +3,7 @@
 #   make check-unit     Check unit tests, one suite per gen/ module
 #   make check-golden   golden cases: input docs -> expected tree + diagnostics
 #   make check-diff     differential test against Debian's notangle
+#   make check-crash    tangle and skill install killed, or failing, at each write step
 #   make fuzz           libFuzzer over the reader and the tangler (FUZZ_SECONDS=N)
 #   make fuzz-smoke     the same for 20 s (part of `make check`)
 #   make asan           ASan+UBSan build of lit and the unit tests, then unit + golden
@@ -23,7 +24,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 CLANG        ?= clang
 
-.PHONY: check-unit check-golden check-diff fuzz fuzz-smoke asan tsan valgrind bench-tangle
+.PHONY: check-unit check-golden check-diff check-crash fuzz fuzz-smoke asan tsan valgrind bench-tangle
 
 $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD):
 	mkdir -p $@
@@ -42,6 +43,9 @@ check-golden: $(LIT)
 
 check-diff: $(LIT)
 	tests/differential.sh $(LIT)
+
+check-crash: $(LIT)
+	tests/crash/run.sh $(LIT)
 
 # ---- sanitizers ----
 $(ASAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
@@ -97,4 +101,4 @@ bench-tangle: $(LIT)
 	tests/bench/bench_tangle.sh $(LIT)
 
 # What `make check` runs from here (the top Makefile's check depends on it).
-CHECK_TARGETS += check-unit check-golden check-diff fuzz-smoke
+CHECK_TARGETS += check-unit check-golden check-diff check-crash fuzz-smoke
