@@ -149,33 +149,6 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
   }
 }
 
-/* Levenshtein distance, capped: names further apart are not suggested. */
-static size_t S_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap) {
-  if (la > lb + cap || lb > la + cap) return cap + 1;
-  size_t small[128];
-  size_t *row = lb < 128 ? small : lit_xmalloc((lb + 1) * sizeof(size_t));
-  size_t r = cap + 1;
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t diag = row[0], best = row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t v = diag + (a[i - 1] != b[j - 1]);
-      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-      if (up + 1 < v) v = up + 1;
-      row[j] = v;
-      diag = up;
-      if (v < best) best = v;
-    }
-    if (best > cap) goto done;
-  }
-  r = row[lb];
-done:
-  if (row != small) free(row);
-  return r;
-}
-
 /* Which of 64 classes of bytes a name holds: a byte one name has and the
  * other lacks costs at least one edit, so the classes bound the distance
  * from below without running the dynamic programme. */
@@ -229,7 +202,7 @@ static const char *S_nearest(const lit_project *p, S_suggester *sg, const char *
     size_t lower = S_popcount(sig & ~sg->sigs[i]), other = S_popcount(sg->sigs[i] & ~sig);
     if ((other > lower ? other : lower) > limit) continue;
     const char *c = p->chunks[i]->name;
-    size_t dist = S_distance(name, len, c, strlen(c), limit);
+    size_t dist = lit_edit_distance(name, len, c, strlen(c), limit);
     if (dist < best) {
       best = dist;
       found = c;

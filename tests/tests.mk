@@ -4,6 +4,7 @@
 #   make check-golden   golden cases: input docs -> expected tree + diagnostics
 #   make check-diff     differential test against Debian's notangle
 #   make check-crash    tangle and skill install killed, or failing, at each write step
+#   make check-cli      help, version, lit(1), did-you-mean, values, exit status, make install
 #   make fuzz           libFuzzer over the reader and the tangler (FUZZ_SECONDS=N)
 #   make fuzz-smoke     the same for 20 s (part of `make check`)
 #   make asan           ASan+UBSan build of lit and the unit tests, then unit + golden
@@ -24,7 +25,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 CLANG        ?= clang
 
-.PHONY: check-unit check-golden check-diff check-crash fuzz fuzz-smoke asan tsan valgrind bench-tangle
+.PHONY: check-unit check-golden check-diff check-crash check-cli fuzz fuzz-smoke asan tsan valgrind bench-tangle
 
 $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD):
 	mkdir -p $@
@@ -46,6 +47,9 @@ check-diff: $(LIT)
 
 check-crash: $(LIT)
 	tests/crash/run.sh $(LIT)
+
+check-cli: $(LIT) $(MANPAGE)
+	tests/cli/run.sh $(LIT)
 
 # ---- sanitizers ----
 $(ASAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
@@ -101,4 +105,4 @@ bench-tangle: $(LIT)
 	tests/bench/bench_tangle.sh $(LIT)
 
 # What `make check` runs from here (the top Makefile's check depends on it).
-CHECK_TARGETS += check-unit check-golden check-diff check-crash fuzz-smoke
+CHECK_TARGETS += check-unit check-golden check-diff check-crash check-cli fuzz-smoke
