@@ -116,6 +116,14 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       }
       return;
     }
+    const char *base = strrchr(b->file, '/') ? strrchr(b->file, '/') + 1 : b->file;
+    if (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col,
+               "cannot write '%s': names that start with .lit-tmp- or .lit-old- are lit's temporaries, which a later "
+               "run removes",
+               b->file);
+      return;
+    }
     if (strcmp(b->file, p->record_path) == 0 || strcmp(b->file, p->journal_path) == 0) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col,
                "cannot write '%s': lit keeps its record of generated files there (tangle-record)", b->file);

@@ -5,8 +5,8 @@
 #   make check-diff     differential test against Debian's notangle
 #   make check-crash    tangle and skill install killed, or failing, at each write step
 #   make check-cli      help, version, lit(1), did-you-mean, values, exit status, make install
-#   make fuzz           libFuzzer over the reader and the tangler (FUZZ_SECONDS=N)
-#   make fuzz-smoke     the same for 20 s (part of `make check`)
+#   make fuzz           libFuzzer: FUZZ_TARGET=tangle|write|weave, FUZZ_SECONDS=N
+#   make fuzz-smoke     10 s of each target (part of `make check`)
 #   make asan           ASan+UBSan build of lit and the unit tests, then unit + golden
 #   make valgrind       unit tests and some golden runs under valgrind
 #   make tsan           ThreadSanitizer build of lit (documents are parsed in parallel), golden suite
@@ -83,22 +83,38 @@ tsan: $(TSAN_BUILD)/lit
 	TSAN_OPTIONS=halt_on_error=1 tests/run_golden.sh $(TSAN_BUILD)/lit
 
 # ---- fuzzing ----
-$(FUZZ_BUILD)/fuzz_tangle: tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(wildcard gen/*.h) | $(FUZZ_BUILD)
-	$(CLANG) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS) -Igen \
-	  -o $@ tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(DEPS_LIBS)
+# Three targets (tests/fuzz/fuzz_TARGET.c): tangle (reader, model, tangler,
+# record and attribute parsers), write (the all-or-nothing commit on a
+# scratch folder) and weave (lit book and lit skill in memory). The library
+# is compiled once for all three. Paths are absolute: the write and weave
+# targets work in a scratch folder of their own.
+FUZZ_TARGETS := tangle write weave
+FUZZ_TARGET  ?= tangle
+FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJ     := $(patsubst gen/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC))
 
-$(FUZZ_BUILD)/corpus/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*/input/index.md) | $(FUZZ_BUILD)
-	tests/fuzz/make_seeds.sh tests/golden $(FUZZ_BUILD)/corpus
+$(FUZZ_BUILD)/obj/%.o: gen/%.c $(wildcard gen/*.h) | $(FUZZ_BUILD)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPS_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_OBJ)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(DEPS_CFLAGS) -Igen -o $@ $< $(FUZZ_OBJ) $(DEPS_LIBS)
+
+# Seeds: the golden inputs (the write target also gets their existing
+# outputs and records), and the weaver's fixture project.
+$(FUZZ_BUILD)/corpus-%/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*/input/index.md) | $(FUZZ_BUILD)
+	tests/fuzz/make_seeds.sh $* $(FUZZ_BUILD)/corpus-$*
 	touch $@
 
-fuzz: $(FUZZ_BUILD)/fuzz_tangle $(FUZZ_BUILD)/corpus/.seeded
-	$(FUZZ_BUILD)/fuzz_tangle -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+fuzz: $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET) $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)/.seeded
+	$(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
 	  $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
-	  -dict=tests/fuzz/lit.dict -artifact_prefix=$(FUZZ_BUILD)/ \
-	  -print_final_stats=1 $(FUZZ_BUILD)/corpus
+	  -dict=$(CURDIR)/tests/fuzz/lit.dict -artifact_prefix=$(CURDIR)/$(FUZZ_BUILD)/$(FUZZ_TARGET)- \
+	  -print_final_stats=1 $(CURDIR)/$(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)
 
+# make check: ten seconds of each target.
 fuzz-smoke:
-	$(MAKE) fuzz FUZZ_SECONDS=20
+	for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz FUZZ_TARGET=$$t FUZZ_SECONDS=10 || exit 1; done
 
 # ---- speed ----
 bench-tangle: $(LIT)
