@@ -115,8 +115,10 @@ static int S_journal_begin(lit_commit *c) {
   }
   if (!err) err = lit_fault_step();
   if (!err) {
-    c->jfd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (c->jfd < 0) err = errno;
+    /* Exclusive: the recovery before this run removed any journal of a
+     * dead run, so one here belongs to a run going on now. */
+    c->jfd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (c->jfd < 0) err = errno == EEXIST ? EBUSY : errno;
   }
   if (!err) {
     c->journaled = 1;
