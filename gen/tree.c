@@ -291,20 +291,21 @@ static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
  * 0, or -1 reported with target as it was. */
 static int S_swap(const char *stage, const char *target, const char *old, lit_diags *d) {
   int err = lit_fault_step();
-#ifdef RENAME_EXCHANGE
+#if defined(RENAME_EXCHANGE) && !defined(LIT_NO_RENAME_EXCHANGE) /* the second for the tests of the other path */
   if (!err && renameat2(AT_FDCWD, stage, AT_FDCWD, target, RENAME_EXCHANGE) == 0) return 0;
   if (!err && errno != EINVAL && errno != ENOSYS) err = errno;
 #endif
   /* No atomic exchange here: two renames, the old copy first moved aside
    * (a run killed between them is put back by the next one). */
-  if (!err && rename(target, old) != 0) err = errno;
-  if (!err) err = lit_fault_step();
-  if (!err && rename(stage, target) != 0) {
+  if (!err && rename(target, old) != 0) {
     err = errno;
-    rename(old, target);
-  } else if (!err && rename(old, stage) != 0) {
-    err = 0; /* the old copy stays under its hidden name; removed below or by the next run */
-    lit_tree_remove(old);
+  } else if (!err) {
+    err = lit_fault_step();
+    if (!err && rename(stage, target) != 0) err = errno;
+    if (err)
+      rename(old, target); /* the old copy back in place */
+    else if (rename(old, stage) != 0)
+      lit_tree_remove(old); /* else it stays hidden, for the next run to remove */
   }
   if (err) lit_diag(d, LIT_ERROR, target, 0, 0, "cannot swap the new folder into place: %s", strerror(err));
   return err ? -1 : 0;
