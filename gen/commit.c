@@ -95,24 +95,32 @@ static int S_log(lit_commit *c, const char *fmt, ...) {
   return err;
 }
 
-/* Opens the journal before the first change. Its own folder, if missing,
- * is the one change made before it can be written down. 0 or an errno. */
+/* Opens the journal before the first change. Its own missing folders are
+ * the changes made before it can be written down: they are written down
+ * first thing after, and removed again if it cannot be opened. 0 or an
+ * errno. */
 static int S_journal_begin(lit_commit *c) {
   if (c->jfd >= 0) return 0;
-  char *dir = S_dir_of(c->journal);
-  int missing = dir[0] && !S_exists(c->root, dir);
-  char *full = S_full(c->root, c->journal);
+  char **made = NULL;
+  size_t nmade = 0;
   int err = 0;
-  if (missing) {
-    char *p = lit_xstrdup(full);
-    for (char *s = p + 1; *s && !err; s++) {
-      if (*s != '/') continue;
-      *s = '\0';
-      if (mkdir(p, 0777) != 0 && errno != EEXIST) err = errno;
-      *s = '/';
+  char *p = lit_xstrdup(c->journal);
+  for (char *s = p + 1; *s && !err; s++) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (!S_exists(c->root, p)) {
+      char *full = S_full(c->root, p);
+      if (mkdir(full, 0777) != 0) err = errno;
+      free(full);
+      if (!err) {
+        made = lit_xrealloc(made, (nmade + 1) * sizeof(char *));
+        made[nmade++] = lit_xstrdup(p);
+      }
     }
-    free(p);
+    *s = '/';
   }
+  free(p);
+  char *full = S_full(c->root, c->journal);
   if (!err) err = lit_fault_step();
   if (!err) {
     /* Exclusive: the recovery before this run removed any journal of a
@@ -120,28 +128,26 @@ static int S_journal_begin(lit_commit *c) {
     c->jfd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0666);
     if (c->jfd < 0) err = errno == EEXIST ? EBUSY : errno;
   }
+  free(full);
   if (!err) {
     c->journaled = 1;
     err = S_log(c, "lit-journal %ld\n", (long)getpid());
   }
-  free(full);
-  if (!err && missing) {
-    /* Written down now: an undo removes it again, if nothing else is there. */
-    char *p = lit_xstrdup(dir);
-    p[strlen(p) - 1] = '\0';
-    for (char *s = p;; s++) {
-      if (*s != '/' && *s) continue;
-      char keep = *s;
-      *s = '\0';
+  for (size_t i = 0; i < nmade; i++) {
+    if (c->jfd >= 0) {
       c->dirs = lit_grow(c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(char *));
-      c->dirs[c->ndirs++] = lit_xstrdup(p);
-      err = S_log(c, "dir\t%s\n", p);
-      *s = keep;
-      if (!keep || err) break;
+      c->dirs[c->ndirs++] = made[i];
+      if (!err) err = S_log(c, "dir\t%s\n", made[i]);
+    } else {
+      char *d = S_full(c->root, made[nmade - 1 - i]);
+      rmdir(d);
+      free(d);
     }
-    free(p);
   }
-  free(dir);
+  if (c->jfd < 0)
+    for (size_t i = 0; i < nmade; i++)
+      free(made[i]);
+  free(made);
   return err;
 }
 
@@ -247,11 +253,9 @@ size_t lit_commit_count(const lit_commit *c) {
 /* ---- undoing ---- */
 
 /* Puts back what the items changed, last first, then removes the staged
- * copies and the folders the run made. Works from what is on disk, so it
- * serves a failed step and a dead process alike. 0, or the first errno
- * met (it still does the rest). */
-static int S_undo(const char *root, const S_item *items, size_t n, char **temps, size_t ntemps, char **dirs,
-                  size_t ndirs) {
+ * copies. Works from what is on disk, so it serves a failed step and a
+ * dead process alike. 0, or the first errno met (it still does the rest). */
+static int S_undo(const char *root, const S_item *items, size_t n, char **temps, size_t ntemps) {
   int first = 0;
   for (size_t i = n; i-- > 0;) {
     const S_item *it = &items[i];
@@ -280,12 +284,17 @@ static int S_undo(const char *root, const S_item *items, size_t n, char **temps,
     if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
     free(full);
   }
+  return first;
+}
+
+/* Removes the folders a run made, last first: after the journal, which may
+ * sit in one of them. */
+static void S_rmdirs(const char *root, char **dirs, size_t ndirs) {
   for (size_t i = ndirs; i-- > 0;) {
     char *full = S_full(root, dirs[i]);
     rmdir(full); /* not empty: something else was put there since; leave it */
     free(full);
   }
-  return first;
 }
 
 /* The staged copies of a commit, as the list S_undo takes. */
@@ -300,7 +309,7 @@ static char **S_temps(const lit_commit *c, size_t *n) {
 static int S_undo_commit(lit_commit *c) {
   size_t nt;
   char **temps = S_temps(c, &nt);
-  int err = S_undo(c->root, c->items, c->n, temps, nt, c->dirs, c->ndirs);
+  int err = S_undo(c->root, c->items, c->n, temps, nt);
   free(temps);
   if (c->jfd >= 0) close(c->jfd);
   c->jfd = -1;
@@ -309,6 +318,7 @@ static int S_undo_commit(lit_commit *c) {
     unlink(journal);
     free(journal);
   }
+  if (!err) S_rmdirs(c->root, c->dirs, c->ndirs);
   c->done = 1;
   return err;
 }
@@ -594,13 +604,13 @@ int lit_commit_recover(const char *root, const char *journal_rel, char *const *d
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                "another lit (process %ld) is writing this project; run again when it has finished", j.pid);
       status = -1;
-    } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps, j.dirs,
-                             j.ndirs)) != 0) {
+    } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps)) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot undo the interrupted run this journal describes: %s",
                strerror(err));
       status = -1;
     } else {
       unlink(full);
+      S_rmdirs(root, j.dirs, j.ndirs);
       if (j.committed)
         lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
                  "a tangle (process %ld) was interrupted while it put its files in place: they are as they were "

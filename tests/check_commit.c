@@ -60,6 +60,21 @@ START_TEST(test_abandon) {
 }
 END_TEST
 
+/* The journal's own folders, made before it could be written, go too. */
+START_TEST(test_abandon_journal_folder) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "st/keep", "there before");
+  lit_commit *c = lit_commit_new(dir, "st/new/deeper/.rec-journal");
+  S_stage(c, "out/b.c", "b");
+  ck_assert(S_exists(dir, "st/new/deeper/.rec-journal"));
+  lit_commit_free(c);
+  ck_assert(!S_exists(dir, "st/new"));
+  ck_assert(S_exists(dir, "st/keep"));
+  ck_assert(!S_exists(dir, "out"));
+  ck_rmtree(dir);
+}
+END_TEST
+
 /* What a tangle killed between two renames leaves: out/a.c already new,
  * out/b.c not yet, out/gone.c removed, out/n/c.c new in a new folder. The
  * next run's recovery puts the old state back and sweeps what is left. */
@@ -178,6 +193,7 @@ Suite *commit_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_run);
   tcase_add_test(tc, test_abandon);
+  tcase_add_test(tc, test_abandon_journal_folder);
   tcase_add_test(tc, test_recover_committed);
   tcase_add_test(tc, test_recover_staging);
   tcase_add_test(tc, test_recover_refuses);
