@@ -34,9 +34,10 @@ struct lit_commit {
   size_t n, cap;
   char **dirs; /* folders made, parents first */
   size_t ndirs, dirs_cap;
-  size_t ntemps; /* names handed out: .lit-tmp-PID-N */
-  int journaled; /* the journal was created: an undo deletes it */
-  int done;      /* run to the end, or undone: nothing left to clean up */
+  size_t ntemps;   /* names handed out: .lit-tmp-PID-N */
+  int journaled;   /* the journal was created: an undo deletes it */
+  int journal_err; /* why the journal could not be begun, or 0 */
+  int done;        /* run to the end, or undone: nothing left to clean up */
 };
 
 static char *S_full(const char *root, const char *rel) { return lit_path_join(root, rel); }
@@ -181,7 +182,11 @@ static int S_make_parents(lit_commit *c, const char *rel) {
 int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
   *fd = -1;
   int err = S_journal_begin(c);
-  if (!err) err = S_make_parents(c, rel);
+  if (err) {
+    c->journal_err = err;
+    return err;
+  }
+  err = S_make_parents(c, rel);
   if (err) return err;
   /* Named after the process, not the file: a name near NAME_MAX plus a
    * suffix would be too long, and the process id tells the next run
@@ -242,6 +247,8 @@ void lit_commit_remove(lit_commit *c, const char *rel) {
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
   c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL};
 }
+
+int lit_commit_journal_error(const lit_commit *c) { return c->journal_err; }
 
 size_t lit_commit_count(const lit_commit *c) {
   size_t k = 0;

@@ -45,6 +45,9 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err);
 void lit_commit_discard(lit_commit *c, int fd);
 /* Adds a file to remove. */
 void lit_commit_remove(lit_commit *c, const char *rel);
+/* The errno that stopped the journal from being begun (the last open
+ * failed because of it, not because of its own file), or 0. */
+int lit_commit_journal_error(const lit_commit *c);
 /* How many files the commit writes. */
 size_t lit_commit_count(const lit_commit *c);
 

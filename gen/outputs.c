@@ -77,6 +77,18 @@ static int S_stage(lit_commit *c, const char *rel, const lit_buf *content) {
   return S_stage_end(c, &s);
 }
 
+/* A staged copy that could not be made: its own fault, or the journal's
+ * (a tangle-record whose folder cannot be made, say). */
+static void S_write_error(const lit_project *p, const lit_commit *t, const char *doc, int line, int col,
+                          const char *path, int err, lit_diags *d) {
+  if (lit_commit_journal_error(t))
+    lit_diag(d, LIT_ERROR, p->docs[0]->src.path, p->record_line, p->record_line ? 1 : 0,
+             "cannot write the journal '%s' beside the record (tangle-record): %s; nothing was written",
+             p->journal_path, strerror(err));
+  else
+    lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", path, strerror(err));
+}
+
 /* Tangles f into a hash only: nothing is kept but the digest. */
 static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_update(ctx, data, len); }
 
@@ -141,7 +153,7 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         }
       }
       if (err) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", f->path, strerror(err));
+        S_write_error(p, t, doc, line, col, f->path, err, d);
         failed = 1;
       }
       staged = !err && !failed;
@@ -200,7 +212,7 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         err = S_stage_end(t, &s);
       }
       if (err) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", f->path, strerror(err));
+        S_write_error(p, t, doc, line, col, f->path, err, d);
         failed = 1;
       } else {
         st.written++;
@@ -262,11 +274,12 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
   }
   if (!o->check && !failed && record_changes) {
     int err = S_stage(t, p->record_path, &new_text);
-    if (err) {
+    if (err && lit_commit_journal_error(t))
+      S_write_error(p, t, NULL, 0, 0, NULL, err, d);
+    else if (err)
       lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "cannot write the tangle record: %s; nothing was written",
                strerror(err));
-      failed = 1;
-    }
+    if (err) failed = 1;
   }
   lit_buf_free(&old_text);
   lit_buf_free(&new_text);
