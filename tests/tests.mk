@@ -73,7 +73,8 @@ asan: $(ASAN_BUILD)/lit $(ASAN_BUILD)/check_lit
 # Golden cases run under valgrind (each lit run is slower there): one of each kind.
 VALGRIND_CASES ?= basic-file append-across-docs indent-at-depth line-directives dump crlf-input bom-input \
   err-cycle-chain err-undefined-suggest err-malformed-attrs err-unclosed-fence err-write-fails \
-  orphan-removed hand-edit-refused check-stale err-symlink-escape
+  orphan-removed hand-edit-refused check-stale err-symlink-escape err-file-and-folder stale-temporaries-removed \
+  err-record-folder-fails err-invalid-utf8-name
 
 valgrind: $(TEST_BUILD)/check_lit $(LIT)
 	cd tests && CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
