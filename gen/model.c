@@ -492,6 +492,9 @@ static void S_check_record(lit_project *p, lit_diags *d) {
   const char *entry = p->docs[0]->src.path;
   const char *why =
       p->in_memory ? lit_path_check_plain(p->record_path) : lit_path_check_project(p->root, p->record_path);
+  const char *base = strrchr(p->record_path, '/') ? strrchr(p->record_path, '/') + 1 : p->record_path;
+  if (!why && (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0))
+    why = "names that start with .lit-tmp- or .lit-old- are lit's temporaries";
   if (why && p->record_line)
     lit_diag(d, LIT_ERROR, entry, p->record_line, 1,
              "tangle-record '%s' cannot be written: %s (the record must be a file inside the project)", p->record_path,

@@ -112,6 +112,9 @@ static const struct {
     {"---\ntangle-roots: out\ntangle-record: /tmp/rec\n---\n",
      "index.md:3:1: error: tangle-record '/tmp/rec' cannot be written: the path is absolute; give it relative to the "
      "repository root (the record must be a file inside the project)\n"},
+    {"---\ntangle-roots: out\ntangle-record: out/.lit-old-rec\n---\n",
+     "index.md:3:1: error: tangle-record 'out/.lit-old-rec' cannot be written: names that start with .lit-tmp- or "
+     ".lit-old- are lit's temporaries (the record must be a file inside the project)\n"},
     {"---\ntangle-roots: out\ntangle-record: index.md\n---\n",
      "index.md:3:1: error: tangle-record 'index.md' is a document of this project: lit would overwrite it with its "
      "record; pick another path\n"},
