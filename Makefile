@@ -24,8 +24,11 @@ APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensi
   liblua5.4-dev libxxhash-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
   cppcheck clang-format
 
-.PHONY: all deps tangle check check-tangle check-kernels check-share check-line-directives clean help lint format
-all: $(LIT) tangle
+PREFIX  ?= /usr/local
+MANPAGE := $(BUILD)/lit.1
+
+.PHONY: all deps tangle man install check check-tangle check-kernels check-share check-line-directives clean help lint format
+all: $(LIT) tangle man
 
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -49,6 +52,17 @@ $(LIT): $(BUILD)/main.o $(BUILD)/liblit.a
 
 tangle: $(LIT)
 	$(LIT) tangle -q
+
+# lit(1), rendered by lit itself from its Markdown source.
+man: $(MANPAGE)
+$(MANPAGE): gen/lit.1.md $(LIT)
+	$(LIT) man gen/lit.1.md >$@.tmp && mv $@.tmp $@
+
+# lit and its man page under PREFIX (default /usr/local; DESTDIR for staging).
+install: $(LIT) $(MANPAGE)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(LIT) $(DESTDIR)$(PREFIX)/bin/lit
+	install -m 644 $(MANPAGE) $(DESTDIR)$(PREFIX)/share/man/man1/lit.1
 
 # The committed kernels/ must equal a fresh tangle of the references.
 check-tangle: $(LIT)
@@ -89,6 +103,8 @@ help:
 	@echo "make deps       install the Debian 12 packages (apt-get)"
 	@echo "make            build the generator (gen/build/lit) and tangle kernels/"
 	@echo "make tangle     write kernels/ from the references"
+	@echo "make man        lit(1) in gen/build/lit.1, from gen/lit.1.md"
+	@echo "make install    lit and lit(1) under PREFIX (default /usr/local)"
 	@echo "make skill      the agent skill bundle in build/skill/cuda-kernels"
 	@echo "make book       the HTML guide in book/"
 	@echo "make check      every test: unit, golden, tangle drift, nvcc builds, book, skill"

@@ -60,7 +60,57 @@ static int S_fence_closed(const lit_source *src, int start_line, int end_line, c
   return 1;
 }
 
+/* 1 if the block ends inside every list item and quote that holds it. A
+ * closing fence indented less than the item's content is not part of the
+ * item: the item ends above it, the block with it (unclosed), and cmark
+ * reports the block's end at the fence line all the same. */
+static int S_within_containers(cmark_node *node) {
+  int end = cmark_node_get_end_line(node);
+  for (cmark_node *c = cmark_node_parent(node); c && cmark_node_get_type(c) != CMARK_NODE_DOCUMENT;
+       c = cmark_node_parent(c))
+    if (cmark_node_get_end_line(c) < end) return 0;
+  return 1;
+}
+
 static int S_space(char c) { return c == ' ' || c == '\t'; }
+
+/* If s[0..len) opens a fenced block whose info string tags it for lit
+ * ({#name} or file=), returns the column (0-based) of its fence, else -1.
+ * With fence_char, only fences of that character at least fence_len long. */
+static int S_tagged_fence(const char *s, size_t len, char fence_char, int fence_len) {
+  size_t i = 0;
+  while (i < len && S_space(s[i]))
+    i++;
+  size_t at = i;
+  char ch = i < len ? s[i] : 0;
+  if (ch != '`' && ch != '~') return -1;
+  if (fence_char && ch != fence_char) return -1;
+  while (i < len && s[i] == ch)
+    i++;
+  if (i - at < 3 || (int)(i - at) < fence_len) return -1;
+  char *info = lit_xstrndup(s + i, len - i);
+  lit_attrs a;
+  lit_attrs_parse(info, &a, NULL, NULL);
+  int tagged = a.id || a.file;
+  lit_attrs_free(&a);
+  free(info);
+  return tagged ? (int)at : -1;
+}
+
+/* A block whose content holds a line that opens a tagged block most likely
+ * lost its own closing fence: the tagged block's closing line closed it
+ * instead, and the tagged block is read as its text. Returns that line's
+ * number, or 0. */
+static int S_swallowed_tagged(const char *code, size_t code_len, int code_line, char fence_char, int fence_len) {
+  const char *p = code, *end = code + code_len;
+  for (int line = code_line; p < end; line++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = (size_t)((nl ? nl : end) - p);
+    if (S_tagged_fence(p, len, fence_char, fence_len) >= 0) return line;
+    p = nl ? nl + 1 : end;
+  }
+  return 0;
+}
 
 /* If line s[0..len) is a reference, sets name/indent and returns 1. */
 static int S_match_ref(const char *s, size_t len, size_t *ind, size_t *name_start, size_t *name_len) {
@@ -103,6 +153,12 @@ static void S_segment(lit_block *b, lit_diags *d) {
     } else {
       if (S_match_ref(p, len, &ind, &ns, &nlen) && nlen == 0)
         lit_diag(d, LIT_ERROR, b->doc->src.path, line, b->col + (int)ind, "empty chunk name in reference '<<>>'");
+      else if (S_match_ref(p, len, &ind, &ns, &nlen) && p[ns] != '<' && p[ns + nlen - 1] != '>')
+        /* Not "<<<grid, block>>>": a CUDA launch on a line of its own is code. */
+        lit_diag(d, LIT_WARNING, b->doc->src.path, line, b->col + (int)ind,
+                 "'<<%.*s>>' is not a chunk reference, since a name holds only letters, digits and _ : / . -; the "
+                 "line is copied as text",
+                 (int)nlen, p + ns);
       if (!cur) {
         b->segs = lit_grow(b->segs, &cap, b->nsegs + 1, sizeof(lit_seg));
         cur = &b->segs[b->nsegs++];
@@ -136,10 +192,22 @@ static void S_add_block(lit_doc *doc, cmark_node *node, size_t *cap, lit_diags *
   int line = cmark_node_get_start_line(node);
   int col = cmark_node_get_start_column(node);
   int end_line = cmark_node_get_end_line(node);
+  const char *lit = cmark_node_get_literal(node);
+  int swallowed = lit ? S_swallowed_tagged(lit, strlen(lit), line + 1, fence_char, fence_len) : 0;
   if (!S_fence_closed(src, line, end_line, fence_char, fence_len))
     lit_diag(d, LIT_ERROR, src->path, line, col,
              "code fence is never closed: add a closing '%c%c%c' line (the block runs to the end of its container)",
              fence_char, fence_char, fence_char);
+  else if (!S_within_containers(node))
+    lit_diag(d, LIT_ERROR, src->path, line, col,
+             "code fence is never closed inside its list item or quote: the closing fence on line %d is indented "
+             "less than the item's text, so the item ends first; indent it like the opening fence",
+             end_line);
+  else if (swallowed)
+    lit_diag(d, LIT_ERROR, src->path, line, col,
+             "this code block runs on to line %d, past line %d where a tagged block opens: is its closing '%c%c%c' "
+             "line missing?",
+             end_line, swallowed, fence_char, fence_char, fence_char);
   const char *info = cmark_node_get_fence_info(node);
   int info_col = S_info_col(src, line, col, fence_char);
   lit_attrs a;
@@ -167,7 +235,6 @@ static void S_add_block(lit_doc *doc, cmark_node *node, size_t *cap, lit_diags *
     if (strcmp(b->classes[i], "render") == 0) b->flags |= LIT_BLOCK_RENDER;
   }
   lit_attrs_free(&a);
-  const char *lit = cmark_node_get_literal(node);
   b->code_len = lit ? strlen(lit) : 0;
   b->code_line = line + 1;
   /* Most blocks sit at the top level, where their content is the source text
@@ -203,6 +270,38 @@ static void S_add_block(lit_doc *doc, cmark_node *node, size_t *cap, lit_diags *
   doc->blocks[doc->nblocks++] = b;
 }
 
+/* Markdown is not read inside an HTML block: a fence there (say, under a
+ * <details> line with no blank line after it) is HTML text, and cmark is
+ * right to skip it. A tagged one was meant for lit, so it is an error. */
+static void S_check_html(const lit_doc *doc, cmark_node *node, lit_diags *d) {
+  const char *html = cmark_node_get_literal(node);
+  int start = cmark_node_get_start_line(node);
+  if (!html) return;
+  const char *p = html, *end = html + strlen(html);
+  for (int line = start; p < end; line++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = (size_t)((nl ? nl : end) - p);
+    if (S_tagged_fence(p, len, 0, 0) >= 0) {
+      size_t slen;
+      const char *s = lit_source_line(&doc->src, line, &slen);
+      size_t col = 0;
+      while (s && col < slen && s[col] != '`' && s[col] != '~')
+        col++;
+      size_t tag_len;
+      const char *tag = lit_source_line(&doc->src, start, &tag_len);
+      while (tag && tag_len && S_space(*tag)) {
+        tag++;
+        tag_len--;
+      }
+      lit_diag(d, LIT_ERROR, doc->src.path, line, (int)col + 1,
+               "this tagged code block sits inside an HTML block (from line %d, '%.*s'), where Markdown is not read, "
+               "so lit never sees it: leave a blank line between the HTML and the fence",
+               start, (int)(tag_len > 40 ? 40 : tag_len), tag ? tag : "");
+    }
+    p = nl ? nl + 1 : end;
+  }
+}
+
 lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
   lit_doc *doc = lit_xcalloc(1, sizeof *doc);
   doc->src = *src;
@@ -217,6 +316,7 @@ lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
     cmark_node *n = cmark_iter_get_node(it);
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_CODE_BLOCK: S_add_block(doc, n, &bcap, d); break;
+    case CMARK_NODE_HTML_BLOCK: S_check_html(doc, n, d); break;
     case CMARK_NODE_LINK: {
       const char *url = cmark_node_get_url(n);
       if (S_is_local_md(url)) {

@@ -12,19 +12,31 @@
 typedef struct {
   const char *flag;
   const char *local;  /* under the current folder */
-  const char *global; /* under $HOME */
+  const char *global; /* under $HOME, or under $XDG_CONFIG_HOME when xdg */
+  int xdg;
 } S_agent;
 
 static const S_agent S_agents[] = {
-    {"--claude", ".claude/skills", ".claude/skills"},
-    {"--codex", ".codex/skills", ".codex/skills"},
-    {"--opencode", ".opencode/skills", ".config/opencode/skills"},
+    {"--claude", ".claude/skills", ".claude/skills", 0},
+    {"--codex", ".codex/skills", ".codex/skills", 0},
+    {"--opencode", ".opencode/skills", "opencode/skills", 1},
 };
+
+/* An agent's global skills folder; the caller frees it. opencode keeps its
+ * configuration under $XDG_CONFIG_HOME (an absolute path, by the XDG rules;
+ * else ~/.config). */
+static char *S_global_dir(const S_agent *a, const char *home) {
+  if (!a->xdg) return lit_xasprintf("%s/%s", home, a->global);
+  const char *xdg = getenv("XDG_CONFIG_HOME");
+  if (xdg && xdg[0] == '/') return lit_xasprintf("%s/%s", xdg, a->global);
+  return lit_xasprintf("%s/.config/%s", home, a->global);
+}
 
 static int S_install_one(const lit_tree *t, const char *name, const char *parent, int force, FILE *out, lit_diags *d) {
   char *dir = lit_xasprintf("%s/%s", parent, name);
   struct stat st;
   int r = 1;
+  lit_tree_recover(dir); /* a killed install's old copy is an install */
   if (lstat(dir, &st) == 0 && !force) {
     lit_diag(d, LIT_ERROR, dir, 0, 0, "a skill is already installed here; pass --force to replace it");
   } else if (lit_tree_install(t, dir, "SKILL.md", d) == 0) {
@@ -82,7 +94,7 @@ int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
     for (size_t i = 0; i < 3; i++) {
       if (picked[i] && !o->global) r |= S_install_one(&t, name, S_agents[i].local, o->force, out, d);
       if (o->global && (picked[i] || !any_agent)) {
-        char *parent = lit_xasprintf("%s/%s", home, S_agents[i].global);
+        char *parent = S_global_dir(&S_agents[i], home);
         r |= S_install_one(&t, name, parent, o->force, out, d);
         free(parent);
       }

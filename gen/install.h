@@ -2,15 +2,17 @@
  *
  *   --claude    ./.claude/skills/NAME      --global  ~/.claude/skills/NAME,
  *   --codex     ./.codex/skills/NAME                 ~/.codex/skills/NAME,
- *   --opencode  ./.opencode/skills/NAME              ~/.config/opencode/skills/NAME
- *   --dest DIR  DIR/NAME
+ *   --opencode  ./.opencode/skills/NAME              $XDG_CONFIG_HOME/opencode/skills/NAME
+ *   --dest DIR  DIR/NAME                             (~/.config when it is unset)
  *
  * --global with one of --claude/--codex/--opencode installs for that agent
  * only; alone, for all three. NAME is the bundle folder's name (from, by
  * default build/skill/NAME, with NAME read from index.md's front matter as
- * `lit skill` does). An existing install is replaced only
- * with --force; the copy is staged beside it and swapped in (tree.h), so an
- * interrupted install leaves the old one whole. Each install prints
+ * `lit skill` does). An existing install is replaced only with --force,
+ * and only if lit wrote everything in it; the copy is staged under a hidden
+ * name beside it and swapped in (tree.h), so an interrupted install leaves
+ * the old one whole and nothing an agent would load as a second skill;
+ * the next install cleans up after it. Each install prints
  * "installed NAME to PATH". */
 #ifndef LIT_INSTALL_H
 #define LIT_INSTALL_H

@@ -1,84 +1,287 @@
-/* main.c: the command line. Parses arguments and hands off; nothing else. */
-#define _POSIX_C_SOURCE 200809L
+/* main.c: the command line. Parses arguments and hands off; nothing else.
+ *
+ * Every command is a row of S_commands, every option a row of S_options;
+ * the parser, `lit help`, `lit COMMAND --help` and the suggestions for a
+ * mistyped name are all driven by the two tables. Exit status: 0 success,
+ * 1 errors in the documents (or differences under --check), 2 usage. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "dump.h"
-#include "model.h"
 #include "html_book.h"
 #include "install.h"
+#include "manpage.h"
+#include "model.h"
 #include "outputs.h"
+#include "paths.h"
 #include "skill.h"
 #include "stats.h"
 
-static const char S_usage[] =
-    "usage: lit tangle [--check] [--force] [--line-directives] [-q] [--root DIR] [--entry FILE]\n"
-    "       lit dump   [--root DIR] [--entry FILE]     (also: lit --list)\n"
-    "       lit stats  [--min-tangled PERCENT]         share of code lines that is tangled\n"
-    "       lit skill  [--out DIR] [--root DIR] [--check]  the agent skill bundle (build/skill/NAME)\n"
-    "       lit book   [--out DIR] [--root DIR] [--check]  the HTML book\n"
-    "       lit skill install (--claude|--codex|--opencode|--global|--dest DIR) [--force] [--from DIR]\n"
-    "\n"
-    "The project is the entry document (default index.md) in DIR (default .) and\n"
-    "the documents its links name, read in that order.\n";
-
 typedef struct {
   const char *root, *entry, *out, *from, *dest;
-  const char *min_tangled;
+  double min_tangled;
+  int has_min_tangled;
   int check, force, line_directives, quiet;
   int claude, codex, opencode, global;
+  const char *operand; /* lit man FILE, lit help COMMAND */
 } S_args;
 
-static int S_usage_error(const char *msg, const char *arg) {
-  fprintf(stderr, "lit: %s%s%s\n%s", msg, arg ? " " : "", arg ? arg : "", S_usage);
+enum {
+  O_CHECK = 1 << 0,
+  O_FORCE = 1 << 1,
+  O_LINE_DIRECTIVES = 1 << 2,
+  O_QUIET = 1 << 3,
+  O_ROOT = 1 << 4,
+  O_ENTRY = 1 << 5,
+  O_OUT = 1 << 6,
+  O_MIN_TANGLED = 1 << 7,
+  O_CLAUDE = 1 << 8,
+  O_CODEX = 1 << 9,
+  O_OPENCODE = 1 << 10,
+  O_GLOBAL = 1 << 11,
+  O_DEST = 1 << 12,
+  O_FROM = 1 << 13,
+  O_HELP = 1 << 14,
+  O_REPLACE = 1 << 15, /* --force of skill install */
+};
+
+typedef struct {
+  const char *name, *alias;
+  unsigned bit;
+  const char *value; /* NULL for a flag, else the value's name in help */
+  const char *help;  /* one line per command that takes it; %s: none */
+} S_option;
+
+static const S_option S_options[] = {
+    {"--check", NULL, O_CHECK, NULL, "write nothing; report every difference from a fresh run (exit 1 if any)"},
+    {"--force", NULL, O_FORCE, NULL, "overwrite hand edits, and files lit did not write, with the tangle"},
+    {"--force", NULL, O_REPLACE, NULL, "replace an existing install (never a file lit did not write in it)"},
+    {"--line-directives", NULL, O_LINE_DIRECTIVES, NULL,
+     "put #line \"doc.md\" directives in C, C++ and CUDA files, so compiler errors name the Markdown"},
+    {"-q", "--quiet", O_QUIET, NULL, "print errors and warnings only, not what was written"},
+    {"--root", NULL, O_ROOT, "DIR", "the project's folder, holding the entry document (default: .)"},
+    {"--entry", NULL, O_ENTRY, "FILE", "the entry document, relative to the root (default: index.md)"},
+    {"--out", NULL, O_OUT, "DIR", "the output folder (book: book; skill: build/skill, which receives NAME/)"},
+    {"--min-tangled", NULL, O_MIN_TANGLED, "PERCENT", "exit 1 if less than PERCENT (0 to 100) of the code is tangled"},
+    {"--claude", NULL, O_CLAUDE, NULL, "install into .claude/skills (with --global: ~/.claude/skills)"},
+    {"--codex", NULL, O_CODEX, NULL, "install into .codex/skills (with --global: ~/.codex/skills)"},
+    {"--opencode", NULL, O_OPENCODE, NULL,
+     "install into .opencode/skills (with --global: $XDG_CONFIG_HOME/opencode/skills, or ~/.config/...)"},
+    {"--global", NULL, O_GLOBAL, NULL, "install under your home folder; alone, for all three agents"},
+    {"--dest", NULL, O_DEST, "DIR", "install into DIR/NAME"},
+    {"--from", NULL, O_FROM, "DIR", "the bundle to install (default: build/skill/NAME, NAME from index.md)"},
+    {"--help", "-h", O_HELP, NULL, "describe the command and its options"},
+};
+enum { S_NOPTIONS = sizeof S_options / sizeof S_options[0] };
+
+typedef struct {
+  const char *name; /* "skill install" for a two-word command */
+  unsigned opts;
+  const char *operand; /* the name of its one positional argument, or NULL */
+  const char *summary;
+  int (*run)(const S_args *a);
+} S_command;
+
+static const S_command *S_find(const char *name);
+static int S_tangle(const S_args *a);
+static int S_dump(const S_args *a);
+static int S_stats(const S_args *a);
+static int S_skill(const S_args *a);
+static int S_book(const S_args *a);
+static int S_install(const S_args *a);
+static int S_man(const S_args *a);
+static int S_help(const S_args *a);
+static int S_version(const S_args *a);
+
+#define S_PROJECT (O_ROOT | O_ENTRY | O_HELP)
+static const S_command S_commands[] = {
+    {"tangle", O_CHECK | O_FORCE | O_LINE_DIRECTIVES | O_QUIET | S_PROJECT, NULL,
+     "write the code files the documents' blocks name (file=), and the record of what was written", S_tangle},
+    {"dump", S_PROJECT, NULL, "print the chunk model: documents, chunks, their uses, files (also: lit --list)", S_dump},
+    {"stats", O_MIN_TANGLED | S_PROJECT, NULL, "print the share of code lines that is tangled, by document", S_stats},
+    {"skill", O_OUT | O_CHECK | S_PROJECT, NULL, "weave the agent skill bundle into OUT/NAME", S_skill},
+    {"skill install", O_CLAUDE | O_CODEX | O_OPENCODE | O_GLOBAL | O_DEST | O_FROM | O_REPLACE | O_HELP, NULL,
+     "copy a built skill bundle where agents look for skills", S_install},
+    {"book", O_OUT | O_CHECK | S_PROJECT, NULL, "weave the HTML book into OUT", S_book},
+    {"man", O_HELP, "FILE.md", "render a Markdown document as a man page on stdout (how lit(1) is made)", S_man},
+    {"help", O_HELP, "[COMMAND]", "describe every command, or one command and its options", S_help},
+    {"version", O_HELP, NULL, "print lit's version (also: lit --version)", S_version},
+};
+enum { S_NCOMMANDS = sizeof S_commands / sizeof S_commands[0] };
+
+static const char S_footer[] = "\nThe project is the entry document (default index.md) in the root folder (default .)\n"
+                               "and the documents its links name, read in that order.\n"
+                               "Exit status: 0 success; 1 errors in the documents, or differences under --check;\n"
+                               "2 a usage error (unknown command or option, bad value, no project found).\n"
+                               "`lit help COMMAND` describes a command; `man lit` describes them all.\n";
+
+/* ---- help ---- */
+
+static void S_synopsis(const S_command *c, FILE *f) {
+  fprintf(f, "lit %s", c->name);
+  for (size_t i = 0; i < S_NOPTIONS; i++) {
+    const S_option *o = &S_options[i];
+    if (!(c->opts & o->bit) || o->bit == O_HELP) continue;
+    if (o->value)
+      fprintf(f, " [%s %s]", o->name, o->value);
+    else
+      fprintf(f, " [%s]", o->name);
+  }
+  if (c->operand) fprintf(f, " %s", c->operand);
+  fputc('\n', f);
+}
+
+static void S_describe(const S_command *c, FILE *f) {
+  fputs("usage: ", f);
+  S_synopsis(c, f);
+  fprintf(f, "\n%s.\n", c->summary);
+  int any = 0;
+  for (size_t i = 0; i < S_NOPTIONS; i++) {
+    const S_option *o = &S_options[i];
+    if (!(c->opts & o->bit)) continue;
+    if (!any++) fputs("\noptions:\n", f);
+    char head[64];
+    snprintf(head, sizeof head, "%s%s%s%s%s", o->name, o->alias ? ", " : "", o->alias ? o->alias : "",
+             o->value ? " " : "", o->value ? o->value : "");
+    fprintf(f, "  %-22s %s\n", head, o->help);
+  }
+  fputs(S_footer, f);
+}
+
+static void S_overview(FILE *f) {
+  fputs("usage: lit COMMAND [OPTIONS]\n\ncommands:\n", f);
+  for (size_t i = 0; i < S_NCOMMANDS; i++)
+    fprintf(f, "  %-14s %s\n", S_commands[i].name, S_commands[i].summary);
+  fputs(S_footer, f);
+}
+
+/* ---- usage errors, with a suggestion ---- */
+
+/* The nearest of the names, if it is near enough to be a typo. */
+static const char *S_nearest(const char *word, const char *const *names, size_t n) {
+  const char *best = NULL;
+  size_t len = strlen(word), best_d = len / 3 + 2;
+  for (size_t i = 0; i < n; i++) {
+    if (!names[i]) continue;
+    size_t dist = lit_edit_distance(word, len, names[i], strlen(names[i]), best_d);
+    if (dist < best_d || (dist == best_d && !best && dist <= 2)) {
+      best_d = dist;
+      best = names[i];
+    }
+  }
+  return best;
+}
+
+static int S_usage_error(const S_command *c, const char *fmt, const char *arg, const char *hint) {
+  fputs("lit: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  if (hint) fprintf(stderr, "; did you mean '%s'?", hint);
+  fputc('\n', stderr);
+  if (c)
+    fprintf(stderr, "usage: "), S_synopsis(c, stderr), fprintf(stderr, "`lit help %s` says more.\n", c->name);
+  else
+    fputs("`lit help` lists the commands.\n", stderr);
   return 2;
 }
 
+static int S_unknown_option(const S_command *c, const char *s) {
+  const char *names[2 * S_NOPTIONS];
+  size_t n = 0;
+  for (size_t i = 0; i < S_NOPTIONS; i++)
+    if (c->opts & S_options[i].bit) {
+      names[n++] = S_options[i].name;
+      names[n++] = S_options[i].alias;
+    }
+  /* An option of other commands: say which. */
+  char msg[512];
+  unsigned bits = 0;
+  for (size_t i = 0; i < S_NOPTIONS; i++)
+    if (strcmp(s, S_options[i].name) == 0 || (S_options[i].alias && strcmp(s, S_options[i].alias) == 0))
+      bits |= S_options[i].bit;
+  if (bits) {
+    int len = snprintf(msg, sizeof msg, "lit %s takes no %%s option (it is one of", c->name);
+    for (size_t i = 0; i < S_NCOMMANDS && len > 0 && (size_t)len < sizeof msg; i++)
+      if (S_commands[i].opts & bits)
+        len += snprintf(msg + len, sizeof msg - (size_t)len, " lit %s,", S_commands[i].name);
+    if (len > 0 && (size_t)len < sizeof msg) msg[len - 1] = ')';
+    return S_usage_error(c, msg, s, NULL);
+  }
+  const char *near = S_nearest(s, names, n);
+  snprintf(msg, sizeof msg, "unknown option '%%s' for lit %s", c->name);
+  return S_usage_error(c, msg, s, near);
+}
+
+/* A percentage: a finite number from 0 to 100, nothing after it. */
+static int S_percent(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno || !isfinite(v) || v < 0 || v > 100) return -1;
+  *out = v;
+  return 0;
+}
+
 /* Returns 0, or 2 after printing a usage error. */
-static int S_parse(int argc, char **argv, int start, S_args *a) {
+static int S_parse(const S_command *c, int argc, char **argv, int start, S_args *a) {
   for (int i = start; i < argc; i++) {
     const char *s = argv[i];
-    const char **value = NULL;
-    if (strcmp(s, "--check") == 0)
-      a->check = 1;
-    else if (strcmp(s, "--force") == 0)
-      a->force = 1;
-    else if (strcmp(s, "--line-directives") == 0)
-      a->line_directives = 1;
-    else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0)
-      a->quiet = 1;
-    else if (strcmp(s, "--claude") == 0)
-      a->claude = 1;
-    else if (strcmp(s, "--codex") == 0)
-      a->codex = 1;
-    else if (strcmp(s, "--opencode") == 0)
-      a->opencode = 1;
-    else if (strcmp(s, "--global") == 0)
-      a->global = 1;
-    else if (strcmp(s, "--root") == 0)
-      value = &a->root;
-    else if (strcmp(s, "--entry") == 0)
-      value = &a->entry;
-    else if (strcmp(s, "--out") == 0)
-      value = &a->out;
-    else if (strcmp(s, "--from") == 0)
-      value = &a->from;
-    else if (strcmp(s, "--dest") == 0)
-      value = &a->dest;
-    else if (strcmp(s, "--min-tangled") == 0)
-      value = &a->min_tangled;
-    else
-      return S_usage_error("unknown option", s);
-    if (value) {
-      if (i + 1 >= argc) return S_usage_error("missing value after", s);
-      *value = argv[++i];
+    const S_option *o = NULL;
+    for (size_t k = 0; k < S_NOPTIONS && !o; k++)
+      if ((c->opts & S_options[k].bit) &&
+          (strcmp(s, S_options[k].name) == 0 || (S_options[k].alias && strcmp(s, S_options[k].alias) == 0)))
+        o = &S_options[k];
+    if (!o && s[0] == '-' && s[1]) return S_unknown_option(c, s);
+    if (!o) {
+      if (c->run == S_help && a->operand && strcmp(a->operand, "skill") == 0 && strcmp(s, "install") == 0) {
+        a->operand = "skill install"; /* lit help skill install */
+        continue;
+      }
+      if (!c->operand || a->operand) return S_usage_error(c, "unexpected argument '%s'", s, NULL);
+      a->operand = s;
+      continue;
+    }
+    const char *value = NULL;
+    if (o->value) {
+      if (i + 1 >= argc) return S_usage_error(c, "%s needs a value", o->name, NULL);
+      value = argv[++i];
+    }
+    switch (o->bit) {
+    case O_CHECK: a->check = 1; break;
+    case O_FORCE:
+    case O_REPLACE: a->force = 1; break;
+    case O_LINE_DIRECTIVES: a->line_directives = 1; break;
+    case O_QUIET: a->quiet = 1; break;
+    case O_ROOT: a->root = value; break;
+    case O_ENTRY: a->entry = value; break;
+    case O_OUT: a->out = value; break;
+    case O_DEST: a->dest = value; break;
+    case O_FROM: a->from = value; break;
+    case O_CLAUDE: a->claude = 1; break;
+    case O_CODEX: a->codex = 1; break;
+    case O_OPENCODE: a->opencode = 1; break;
+    case O_GLOBAL: a->global = 1; break;
+    case O_HELP: a->operand = c->name; return 1;
+    case O_MIN_TANGLED:
+      if (S_percent(value, &a->min_tangled) != 0)
+        return S_usage_error(c, "--min-tangled takes a percentage from 0 to 100, not '%s'", value, NULL);
+      a->has_min_tangled = 1;
+      break;
+    default: break;
     }
   }
   return 0;
 }
+
+/* ---- the commands ---- */
 
 static int S_finish(lit_diags *d, int status) {
   lit_diags_print(d, stderr);
@@ -92,7 +295,32 @@ static double S_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A command that reads a project run where there is none: say where lit
+ * looked and how to point it elsewhere. 0 if the entry document exists. */
+static int S_find_project(const S_args *a) {
+  char *entry = lit_path_join(a->root, a->entry);
+  struct stat st;
+  int found = stat(entry, &st) == 0 || errno != ENOENT;
+  free(entry);
+  if (found) return 0;
+  char where[4096], cwd[2048];
+  if (!realpath(a->root, where)) {
+    if (a->root[0] != '/' && getcwd(cwd, sizeof cwd))
+      snprintf(where, sizeof where, "%s/%s", cwd, a->root);
+    else
+      snprintf(where, sizeof where, "%s", a->root);
+  }
+  if (stat(a->root, &st) != 0)
+    fprintf(stderr, "lit: error: the project folder %s does not exist\n", where);
+  else
+    fprintf(stderr, "lit: error: no %s in %s, so this is not a lit project\n", a->entry, where);
+  fprintf(stderr, "lit: note: run lit in the folder that holds the entry document, or name that folder with --root "
+                  "DIR (and the document with --entry FILE)\n");
+  return 2;
+}
+
 static int S_tangle(const S_args *a) {
+  if (S_find_project(a)) return 2;
   lit_diags *d = lit_diags_new();
   double t0 = S_now();
   lit_project *p = lit_project_load(a->root, a->entry, d);
@@ -117,6 +345,7 @@ static int S_tangle(const S_args *a) {
 }
 
 static int S_dump(const S_args *a) {
+  if (S_find_project(a)) return 2;
   lit_diags *d = lit_diags_new();
   lit_project *p = lit_project_load(a->root, a->entry, d);
   if (p) {
@@ -132,6 +361,7 @@ static int S_dump(const S_args *a) {
 
 /* Prints the share of reference code lines that is tangled; fails under --min-tangled. */
 static int S_stats(const S_args *a) {
+  if (S_find_project(a)) return 2;
   lit_diags *d = lit_diags_new();
   lit_project *p = lit_project_load(a->root, a->entry, d);
   if (!p) return S_finish(d, 1);
@@ -145,8 +375,8 @@ static int S_stats(const S_args *a) {
          st.tangled_lines, total, share, st.example_lines, st.unreached_lines);
   lit_buf_free(&out);
   int status = lit_diags_count(d, LIT_ERROR) ? 1 : 0;
-  if (a->min_tangled && share + 1e-9 < atof(a->min_tangled)) {
-    fprintf(stderr, "lit: the tangled share %.1f%% is under the required %s%%\n", share, a->min_tangled);
+  if (a->has_min_tangled && share + 1e-9 < a->min_tangled) {
+    fprintf(stderr, "lit: the tangled share %.1f%% is under the required %g%%\n", share, a->min_tangled);
     status = 1;
   }
   lit_project_free(p);
@@ -155,6 +385,7 @@ static int S_stats(const S_args *a) {
 
 /* The weaves: load, then hand the project to the skill or the book. */
 static int S_weave(const S_args *a, int book) {
+  if (S_find_project(a)) return 2;
   lit_diags *d = lit_diags_new();
   lit_project *p = lit_project_load(a->root, a->entry, d);
   if (!p) return S_finish(d, 1);
@@ -173,6 +404,9 @@ static int S_weave(const S_args *a, int book) {
   return S_finish(d, r == 0 ? 0 : 1);
 }
 
+static int S_skill(const S_args *a) { return S_weave(a, 0); }
+static int S_book(const S_args *a) { return S_weave(a, 1); }
+
 static int S_install(const S_args *a) {
   lit_diags *d = lit_diags_new();
   lit_install_opts o = {a->from, a->dest, a->claude, a->codex, a->opencode, a->global, a->force};
@@ -180,25 +414,76 @@ static int S_install(const S_args *a) {
   return S_finish(d, r == 0 ? 0 : r == 2 ? 2 : 1);
 }
 
+static int S_man(const S_args *a) {
+  if (!a->operand) return S_usage_error(S_find("man"), "%s needs the Markdown document to render", "lit man", NULL);
+  lit_diags *d = lit_diags_new();
+  lit_buf out = LIT_BUF_INIT;
+  int r = lit_manpage(a->operand, &out, d);
+  if (r == 0) fwrite(out.data, 1, out.len, stdout);
+  lit_buf_free(&out);
+  return S_finish(d, r == 0 ? 0 : 1);
+}
+
+static const S_command *S_find(const char *name) {
+  for (size_t i = 0; i < S_NCOMMANDS; i++)
+    if (strcmp(S_commands[i].name, name) == 0) return &S_commands[i];
+  return NULL;
+}
+
+static int S_unknown_command(const char *name) {
+  const char *names[S_NCOMMANDS];
+  for (size_t i = 0; i < S_NCOMMANDS; i++)
+    names[i] = strchr(S_commands[i].name, ' ') ? NULL : S_commands[i].name;
+  return S_usage_error(NULL, "unknown command '%s'", name, S_nearest(name, names, S_NCOMMANDS));
+}
+
+static int S_help(const S_args *a) {
+  if (!a->operand) {
+    S_overview(stdout);
+    return 0;
+  }
+  const S_command *c = S_find(a->operand);
+  if (!c) return S_unknown_command(a->operand);
+  S_describe(c, stdout);
+  return 0;
+}
+
+static int S_version(const S_args *a) {
+  (void)a;
+  printf("lit %s\n", LIT_VERSION);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  /* Past a file size limit a write fails with EFBIG, which every writer
+   * handles by undoing its work, instead of a signal that kills lit midway. */
+  signal(SIGXFSZ, SIG_IGN);
   S_args a;
   memset(&a, 0, sizeof a);
   a.root = ".";
   a.entry = "index.md";
-  if (argc < 2) return S_usage_error("no command given", NULL);
+  if (argc < 2) {
+    S_overview(stderr);
+    return 2;
+  }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    fputs(S_usage, stdout);
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) cmd = "help";
+  if (strcmp(cmd, "--version") == 0) cmd = "version";
+  if (strcmp(cmd, "--list") == 0) cmd = "dump";
+  int words = 1;
+  if (strcmp(cmd, "skill") == 0 && argc > 2 && strcmp(argv[2], "install") == 0) {
+    cmd = "skill install";
+    words = 2;
+  }
+  const S_command *c = S_find(cmd);
+  if (!c)
+    return cmd[0] == '-' ? S_usage_error(NULL, "'%s' is an option: put a command first", cmd, NULL)
+                         : S_unknown_command(cmd);
+  int r = S_parse(c, argc, argv, 1 + words, &a);
+  if (r == 2) return 2;
+  if (r == 1) { /* COMMAND --help */
+    S_describe(c, stdout);
     return 0;
   }
-  if (strcmp(cmd, "--list") == 0) cmd = "dump";
-  int install = strcmp(cmd, "skill") == 0 && argc > 2 && strcmp(argv[2], "install") == 0;
-  if (S_parse(argc, argv, install ? 3 : 2, &a)) return 2;
-  if (strcmp(cmd, "tangle") == 0) return S_tangle(&a);
-  if (strcmp(cmd, "dump") == 0) return S_dump(&a);
-  if (strcmp(cmd, "stats") == 0) return S_stats(&a);
-  if (install) return S_install(&a);
-  if (strcmp(cmd, "skill") == 0) return S_weave(&a, 0);
-  if (strcmp(cmd, "book") == 0) return S_weave(&a, 1);
-  return S_usage_error("unknown command", cmd);
+  return c->run(&a);
 }

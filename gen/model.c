@@ -116,7 +116,15 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       }
       return;
     }
-    if (strcmp(b->file, p->record_path) == 0) {
+    const char *base = strrchr(b->file, '/') ? strrchr(b->file, '/') + 1 : b->file;
+    if (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col,
+               "cannot write '%s': names that start with .lit-tmp- or .lit-old- are lit's temporaries, which a later "
+               "run removes",
+               b->file);
+      return;
+    }
+    if (strcmp(b->file, p->record_path) == 0 || strcmp(b->file, p->journal_path) == 0) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col,
                "cannot write '%s': lit keeps its record of generated files there (tangle-record)", b->file);
       return;
@@ -147,33 +155,6 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     f->block = b;
     f->root = root;
   }
-}
-
-/* Levenshtein distance, capped: names further apart are not suggested. */
-static size_t S_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap) {
-  if (la > lb + cap || lb > la + cap) return cap + 1;
-  size_t small[128];
-  size_t *row = lb < 128 ? small : lit_xmalloc((lb + 1) * sizeof(size_t));
-  size_t r = cap + 1;
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t diag = row[0], best = row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t up = row[j];
-      size_t v = diag + (a[i - 1] != b[j - 1]);
-      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-      if (up + 1 < v) v = up + 1;
-      row[j] = v;
-      diag = up;
-      if (v < best) best = v;
-    }
-    if (best > cap) goto done;
-  }
-  r = row[lb];
-done:
-  if (row != small) free(row);
-  return r;
 }
 
 /* Which of 64 classes of bytes a name holds: a byte one name has and the
@@ -229,7 +210,7 @@ static const char *S_nearest(const lit_project *p, S_suggester *sg, const char *
     size_t lower = S_popcount(sig & ~sg->sigs[i]), other = S_popcount(sg->sigs[i] & ~sig);
     if ((other > lower ? other : lower) > limit) continue;
     const char *c = p->chunks[i]->name;
-    size_t dist = S_distance(name, len, c, strlen(c), limit);
+    size_t dist = lit_edit_distance(name, len, c, strlen(c), limit);
     if (dist < best) {
       best = dist;
       found = c;
@@ -436,6 +417,8 @@ static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d)
   }
   const char *rec = lit_source_meta(entry, "tangle-record", &line);
   p->record_path = lit_xstrdup(rec ? rec : ".lit-record");
+  p->record_line = rec ? line : 0;
+  p->journal_path = lit_xasprintf("%s-journal", p->record_path);
 }
 
 static void S_add_doc(lit_project *p, lit_doc *doc, size_t *cap) {
@@ -452,7 +435,8 @@ static int S_has_doc(const lit_project *p, const char *path) {
 static int S_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Every .md beside a listed document must be listed too: a document left out
- * of the table of contents would silently not be tangled. */
+ * of the table of contents would silently not be tangled. The entry's own
+ * folder counts when a listed document sits in it (its README.md included). */
 static void S_check_unlisted(lit_project *p, lit_diags *d) {
   char **dirs = NULL;
   size_t nd = 0;
@@ -463,7 +447,7 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
     int seen = 0;
     for (size_t k = 0; k < nd && !seen; k++)
       seen = strcmp(dirs[k], dir) == 0;
-    if (seen || dir[0] == '\0') {
+    if (seen) {
       free(dir);
       continue;
     }
@@ -471,7 +455,7 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
     dirs[nd++] = dir;
   }
   for (size_t k = 0; k < nd; k++) {
-    char *full = lit_path_join(p->root, dirs[k]);
+    char *full = dirs[k][0] ? lit_path_join(p->root, dirs[k]) : lit_xstrdup(p->root);
     DIR *dh = opendir(full);
     free(full);
     if (!dh) continue;
@@ -482,7 +466,7 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
       size_t l = strlen(e->d_name);
       if (l > 3 && strcmp(e->d_name + l - 3, ".md") == 0) {
         names = lit_xrealloc(names, (nn + 1) * sizeof(char *));
-        names[nn++] = lit_xasprintf("%s/%s", dirs[k], e->d_name);
+        names[nn++] = dirs[k][0] ? lit_xasprintf("%s/%s", dirs[k], e->d_name) : lit_xstrdup(e->d_name);
       }
     }
     closedir(dh);
@@ -499,6 +483,76 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
     free(dirs[k]);
   }
   free(dirs);
+}
+
+/* The record is written like an output, so it is held to the same rules:
+ * relative, inside the project, no symbolic link leading out, no folder,
+ * and not one of the documents (lit would overwrite it). */
+static void S_check_record(lit_project *p, lit_diags *d) {
+  const char *entry = p->docs[0]->src.path;
+  const char *why =
+      p->in_memory ? lit_path_check_plain(p->record_path) : lit_path_check_project(p->root, p->record_path);
+  const char *base = strrchr(p->record_path, '/') ? strrchr(p->record_path, '/') + 1 : p->record_path;
+  if (!why && (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0))
+    why = "names that start with .lit-tmp- or .lit-old- are lit's temporaries";
+  if (why && p->record_line)
+    lit_diag(d, LIT_ERROR, entry, p->record_line, 1,
+             "tangle-record '%s' cannot be written: %s (the record must be a file inside the project)", p->record_path,
+             why);
+  else if (why)
+    lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "cannot keep the record of generated files here: %s", why);
+  if (why) return;
+  for (size_t i = 0; i < p->ndocs; i++)
+    if (strcmp(p->docs[i]->src.path, p->record_path) == 0 || strcmp(p->docs[i]->src.path, p->journal_path) == 0) {
+      lit_diag(d, LIT_ERROR, entry, p->record_line, 1,
+               "tangle-record '%s' is a document of this project: lit would overwrite it with its record; pick "
+               "another path",
+               p->record_path);
+      return;
+    }
+}
+
+/* 1 and *k if the first len bytes of path are a file some block writes. */
+static int S_written(const lit_project *p, const char *path, size_t len, size_t *k) {
+  return lit_index_get(&p->file_index, path, len, k) && strlen(p->files[*k].path) == len;
+}
+
+/* A path cannot be a file and a folder at once: "kernels/d.c" written by
+ * one block and "kernels/d.c/e.c" by another would fail at the rename, after
+ * the other files were staged. Reported here, with both blocks, instead. */
+static void S_check_file_folders(lit_project *p, lit_diags *d) {
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const lit_file *f = &p->files[i];
+    const lit_block *b = f->block;
+    for (const char *s = strchr(f->path, '/'); s; s = strchr(s + 1, '/')) {
+      size_t len = (size_t)(s - f->path), k;
+      if (S_written(p, f->path, len, &k)) {
+        const lit_block *o = p->files[k].block;
+        lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+                 "cannot write '%s': '%s' is a file another block writes, so it cannot also be a folder", f->path,
+                 p->files[k].path);
+        lit_diag(d, LIT_NOTE, o->doc->src.path, o->line, o->file_col, "'%s' is written here", p->files[k].path);
+        break;
+      }
+      if (strlen(p->record_path) == len && strncmp(p->record_path, f->path, len) == 0) {
+        lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+                 "cannot write '%s': '%s' is the record of generated files (tangle-record), so it cannot be a folder",
+                 f->path, p->record_path);
+        break;
+      }
+    }
+  }
+  for (const char *s = strchr(p->record_path, '/'); s; s = strchr(s + 1, '/')) {
+    size_t k;
+    if (S_written(p, p->record_path, (size_t)(s - p->record_path), &k)) {
+      const lit_block *o = p->files[k].block;
+      lit_diag(d, LIT_ERROR, p->docs[0]->src.path, p->record_line, 1,
+               "tangle-record '%s' cannot be written: '%s' is a file a block writes, so it cannot be a folder",
+               p->record_path, p->files[k].path);
+      lit_diag(d, LIT_NOTE, o->doc->src.path, o->line, o->file_col, "'%s' is written here", p->files[k].path);
+      break;
+    }
+  }
 }
 
 typedef struct {
@@ -576,6 +630,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
       lit_block *b = p->docs[di]->blocks[bi];
       if (b->flags & (LIT_BLOCK_TANGLED | LIT_BLOCK_DATA)) S_register_block(p, b, d, &chunk_cap, &file_cap);
     }
+  S_check_record(p, d);
+  S_check_file_folders(p, d);
   S_resolve(p, d);
   S_check_cycles(p, d);
   return p;
@@ -618,6 +674,7 @@ void lit_project_free(lit_project *p) {
     free(p->tangle_roots[i]);
   free(p->tangle_roots);
   free(p->record_path);
+  free(p->journal_path);
   if (p->index) {
     free(((S_table *)p->index)->slots);
     free(p->index);

@@ -113,9 +113,11 @@ typedef struct lit_project {
   size_t nfiles;
   char **tangle_roots; /* declared output folders, each ending in '/' */
   size_t nroots;
-  char *record_path; /* where the record of generated files lives */
-  void *index;       /* name -> chunk hash table (private to model.c) */
-  lit_chunk **anon;  /* anonymous file roots, owned here */
+  char *record_path;  /* where the record of generated files lives */
+  char *journal_path; /* beside it, "RECORD-journal": the plan of a tangle's commit while it runs */
+  int record_line;    /* the entry document's tangle-record line, 0 if none */
+  void *index;        /* name -> chunk hash table (private to model.c) */
+  lit_chunk **anon;   /* anonymous file roots, owned here */
   size_t nanon;
   int in_memory;        /* loaded by lit_project_load_memory: no disk checks */
   lit_index file_index; /* path -> position in files (private to model.c) */

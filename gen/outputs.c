@@ -9,21 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commit.h"
+#include "hash.h"
 #include "paths.h"
 #include "record.h"
-#include "hash.h"
-
-typedef struct {
-  char *final; /* full path of the destination */
-  char *temp;  /* full path of the staged copy */
-} S_staged;
-
-typedef struct {
-  S_staged *items;
-  size_t len, cap;
-  char **dirs; /* folders this run created, to remove on failure */
-  size_t ndirs, dirs_cap;
-} S_txn;
 
 static void S_block_loc(const lit_file *f, const char **doc, int *line, int *col) {
   *doc = f->block->doc->src.path;
@@ -31,31 +20,10 @@ static void S_block_loc(const lit_file *f, const char **doc, int *line, int *col
   *col = f->block->file_col;
 }
 
-/* Creates the missing parent folders of full, remembering each one made. */
-static int S_make_parents(S_txn *t, const char *full) {
-  char *p = lit_xstrdup(full);
-  int err = 0;
-  for (char *c = p + 1; *c; c++) {
-    if (*c != '/') continue;
-    *c = '\0';
-    if (mkdir(p, 0777) == 0) {
-      t->dirs = lit_grow(t->dirs, &t->dirs_cap, t->ndirs + 1, sizeof(char *));
-      t->dirs[t->ndirs++] = lit_xstrdup(p);
-    } else if (errno != EEXIST) {
-      err = errno;
-    }
-    *c = '/';
-    if (err) break;
-  }
-  free(p);
-  return err;
-}
-
 /* A staged file being written: the sink of a streamed tangle. */
 typedef struct {
   int fd;
-  int err; /* first write error, or 0 */
-  char *temp;
+  int err;          /* first write error, or 0 */
   lit_hasher *hash; /* NULL when only writing */
   char first[2];    /* the first two bytes, to spot a shebang */
   size_t written;
@@ -85,93 +53,69 @@ static void S_sink_write(void *ctx, const char *data, size_t len) {
   }
 }
 
-/* Opens a temporary file beside full; 0 or an errno. */
-static int S_stage_begin(S_txn *t, const char *full, const char *rel, S_file_sink *s) {
+/* Opens a staged copy of rel in the commit; 0 or an errno. */
+static int S_stage_begin(lit_commit *c, const char *rel, S_file_sink *s) {
   memset(s, 0, sizeof *s);
-  s->fd = -1;
-  int err = S_make_parents(t, full);
+  int err = lit_commit_open(c, rel, &s->fd);
   if (err) return err;
-  /* Named after the folder, not the file: a name near NAME_MAX plus a
-   * suffix would be too long to create. */
-  const char *slash = strrchr(full, '/');
-  s->temp = slash ? lit_xasprintf("%.*s/.lit-tmp-XXXXXX", (int)(slash - full), full) : lit_xstrdup(".lit-tmp-XXXXXX");
-  s->fd = mkstemp(s->temp);
-  if (s->fd < 0) {
-    err = errno;
-    free(s->temp);
-    s->temp = NULL;
-    return err;
-  }
   const char *fail = getenv("LIT_TEST_FAIL_WRITE"); /* fault injection for the test suite */
   if (fail && strcmp(fail, rel) == 0) s->fail_at = fail;
   return 0;
 }
 
-/* Finishes a staged file: on success it joins the transaction; on failure
- * the temporary is removed. Returns 0 or an errno. */
-static int S_stage_end(S_txn *t, const char *full, S_file_sink *s) {
-  int err = s->err;
-  mode_t mask = umask(0);
-  umask(mask);
+/* Finishes a staged copy: it joins the commit, or is removed. 0 or an errno. */
+static int S_stage_end(lit_commit *c, S_file_sink *s) {
   int exec = s->written >= 2 && s->first[0] == '#' && s->first[1] == '!';
-  if (!err && fchmod(s->fd, (exec ? 0777 : 0666) & ~mask) != 0) err = errno;
-  if (!err && fsync(s->fd) != 0) err = errno;
-  if (close(s->fd) != 0 && !err) err = errno;
-  if (err) {
-    unlink(s->temp);
-    free(s->temp);
-    return err;
-  }
-  t->items = lit_grow(t->items, &t->cap, t->len + 1, sizeof(S_staged));
-  t->items[t->len].final = lit_xstrdup(full);
-  t->items[t->len].temp = s->temp;
-  t->len++;
-  return 0;
+  return lit_commit_close(c, s->fd, exec, s->err);
 }
 
-static void S_stage_abandon(S_file_sink *s) {
-  if (s->fd >= 0) close(s->fd);
-  if (s->temp) unlink(s->temp);
-  free(s->temp);
-}
-
-static int S_stage(S_txn *t, const char *full, const char *rel, const lit_buf *content) {
+static int S_stage(lit_commit *c, const char *rel, const lit_buf *content) {
   S_file_sink s;
-  int err = S_stage_begin(t, full, rel, &s);
+  int err = S_stage_begin(c, rel, &s);
   if (err) return err;
   S_sink_write(&s, content->data ? content->data : "", content->len);
-  return S_stage_end(t, full, &s);
+  return S_stage_end(c, &s);
+}
+
+/* A staged copy that could not be made: its own fault, or the journal's
+ * (a tangle-record whose folder cannot be made, say). */
+static void S_write_error(const lit_project *p, const lit_commit *t, const char *doc, int line, int col,
+                          const char *path, int err, lit_diags *d) {
+  if (lit_commit_journal_error(t))
+    lit_diag(d, LIT_ERROR, p->docs[0]->src.path, p->record_line, p->record_line ? 1 : 0,
+             "cannot write the journal '%s' beside the record (tangle-record): %s; nothing was written",
+             p->journal_path, strerror(err));
+  else
+    lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", path, strerror(err));
 }
 
 /* Tangles f into a hash only: nothing is kept but the digest. */
 static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_update(ctx, data, len); }
 
-static void S_rollback(S_txn *t) {
-  for (size_t i = 0; i < t->len; i++)
-    unlink(t->items[i].temp);
-  for (size_t i = t->ndirs; i-- > 0;)
-    rmdir(t->dirs[i]);
-}
-
-static void S_txn_free(S_txn *t) {
-  for (size_t i = 0; i < t->len; i++) {
-    free(t->items[i].final);
-    free(t->items[i].temp);
+/* Undoes a run that died midway and sweeps the temporaries of dead runs
+ * from the output folders; 0, or -1 reported. */
+static int S_recover(lit_project *p, lit_diags *d) {
+  char **dirs = lit_xcalloc(p->nroots + 1, sizeof(char *));
+  for (size_t i = 0; i < p->nroots; i++) {
+    size_t n = strlen(p->tangle_roots[i]);
+    dirs[i] = lit_xstrndup(p->tangle_roots[i], n && p->tangle_roots[i][n - 1] == '/' ? n - 1 : n);
   }
-  free(t->items);
-  for (size_t i = 0; i < t->ndirs; i++)
-    free(t->dirs[i]);
-  free(t->dirs);
+  int r = lit_commit_recover(p->root, p->journal_path, dirs, p->nroots, d);
+  for (size_t i = 0; i < p->nroots; i++)
+    free(dirs[i]);
+  free(dirs);
+  return r;
 }
 
 int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
   lit_outputs_stats st = {0, 0, 0};
+  if (stats) *stats = st;
+  if (S_recover(p, d) != 0) return -1;
   lit_record rec;
   int failed = lit_record_read(&rec, p->root, p->record_path, d) != 0;
   lit_record next;
   memset(&next, 0, sizeof next);
-  S_txn t;
-  memset(&t, 0, sizeof t);
+  lit_commit *t = lit_commit_new(p->root, p->journal_path);
   int differs = 0;
   lit_tangle_opts topts = {o->line_directives};
 
@@ -183,33 +127,33 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     char new_hash[LIT_HASH_HEX + 1] = "", disk_hash[LIT_HASH_HEX + 1] = ""; /* set on every path, even a failed stage */
     char *full = lit_path_join(p->root, f->path);
     int read_err = lit_hash_file(full, disk_hash);
+    free(full);
     int exists = read_err == 0;
     if (read_err == ENOENT) read_err = 0;
     int staged = 0;
     if (read_err) {
       lit_diag(d, LIT_ERROR, doc, line, col, "cannot read '%s' to compare it: %s", f->path, strerror(read_err));
       failed = 1;
-      free(full);
       continue;
     }
     if (!exists && !o->check && !failed) {
       /* A new file: stream the tangle straight into its staged copy. */
       S_file_sink s;
-      int err = S_stage_begin(&t, full, f->path, &s);
+      int err = S_stage_begin(t, f->path, &s);
       if (!err) {
         s.hash = lit_hasher_new();
         int cycle = lit_tangle_stream(p, f, &topts, S_sink_write, &s, d) != 0;
         lit_hasher_finish(s.hash, new_hash);
         s.hash = NULL;
         if (cycle) {
-          S_stage_abandon(&s);
+          lit_commit_discard(t, s.fd);
           failed = 1;
         } else {
-          err = S_stage_end(&t, full, &s);
+          err = S_stage_end(t, &s);
         }
       }
       if (err) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", f->path, strerror(err));
+        S_write_error(p, t, doc, line, col, f->path, err, d);
         failed = 1;
       }
       staged = !err && !failed;
@@ -222,7 +166,6 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     if (staged) {
       st.written++;
       lit_record_set(&next, f->path, new_hash);
-      free(full);
       continue;
     }
     const lit_record_entry *e = lit_record_find(&rec, f->path);
@@ -263,20 +206,19 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     if (write && !o->check && !failed) {
       /* A changed file: tangle again, this time into its staged copy. */
       S_file_sink s;
-      int err = S_stage_begin(&t, full, f->path, &s);
+      int err = S_stage_begin(t, f->path, &s);
       if (!err) {
         lit_tangle_stream(p, f, &topts, S_sink_write, &s, d);
-        err = S_stage_end(&t, full, &s);
+        err = S_stage_end(t, &s);
       }
       if (err) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", f->path, strerror(err));
+        S_write_error(p, t, doc, line, col, f->path, err, d);
         failed = 1;
       } else {
         st.written++;
       }
     }
     lit_record_set(&next, f->path, new_hash);
-    free(full);
   }
 
   /* Orphans: recorded files no block writes any more. */
@@ -296,6 +238,7 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     char *full = lit_path_join(p->root, e->path);
     char h[LIT_HASH_HEX + 1];
     int err = lit_hash_file(full, h);
+    free(full);
     if (err == ENOENT) {
       if (o->check) {
         lit_diag(d, LIT_ERROR, p->record_path, 0, 0,
@@ -313,11 +256,11 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         lit_diag(d, LIT_ERROR, e->path, 0, 0, "orphan: no document writes this file any more (make tangle removes it)");
         differs = 1;
       } else {
+        lit_commit_remove(t, e->path);
         remove = lit_xrealloc(remove, (nremove + 1) * sizeof(char *));
-        remove[nremove++] = lit_xstrdup(full);
+        remove[nremove++] = lit_path_join(p->root, e->path);
       }
     }
-    free(full);
   }
 
   /* The record itself, staged like any file. */
@@ -325,52 +268,38 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
   lit_record_format(&rec, &old_text);
   lit_record_format(&next, &new_text);
   int record_changes = old_text.len != new_text.len || memcmp(old_text.data, new_text.data, old_text.len) != 0;
-  char *rec_full = lit_path_join(p->root, p->record_path);
   if (o->check && record_changes && !differs) {
     lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "the record is out of date (run make tangle)");
     differs = 1;
   }
   if (!o->check && !failed && record_changes) {
-    int err = S_stage(&t, rec_full, p->record_path, &new_text);
-    if (err) {
+    int err = S_stage(t, p->record_path, &new_text);
+    if (err && lit_commit_journal_error(t))
+      S_write_error(p, t, NULL, 0, 0, NULL, err, d);
+    else if (err)
       lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "cannot write the tangle record: %s; nothing was written",
                strerror(err));
-      failed = 1;
-    }
+    if (err) failed = 1;
   }
-  free(rec_full);
   lit_buf_free(&old_text);
   lit_buf_free(&new_text);
 
   int result;
   if (o->check) {
-    S_rollback(&t);
     result = failed && !differs ? -1 : differs ? 1 : 0;
   } else if (failed) {
-    S_rollback(&t);
     result = -1;
   } else {
-    result = 0;
-    for (size_t i = 0; i < t.len; i++) {
-      if (rename(t.items[i].temp, t.items[i].final) != 0) {
-        lit_diag(d, LIT_ERROR, t.items[i].final, 0, 0, "cannot move the new content into place: %s", strerror(errno));
-        unlink(t.items[i].temp);
-        result = -1;
-      }
-    }
-    for (size_t i = 0; i < nremove; i++) {
-      if (unlink(remove[i]) == 0) {
-        st.removed++;
-        if (!o->quiet) fprintf(stderr, "lit: removed %s (its block was deleted)\n", remove[i]);
-      } else {
-        lit_diag(d, LIT_WARNING, remove[i], 0, 0, "cannot remove this orphan: %s", strerror(errno));
-      }
-    }
+    result = lit_commit_run(t, &st.removed, d);
+    if (result == 0 && !o->quiet)
+      for (size_t i = 0; i < nremove; i++)
+        fprintf(stderr, "lit: removed %s (its block was deleted)\n", remove[i]);
+    if (result != 0) st.written = 0;
   }
   for (size_t i = 0; i < nremove; i++)
     free(remove[i]);
   free(remove);
-  S_txn_free(&t);
+  lit_commit_free(t);
   lit_record_free(&rec);
   lit_record_free(&next);
   if (stats) *stats = st;

@@ -2,9 +2,11 @@
  *
  * Every file is tangled and compared with what is on disk first. A file is
  * written only when its bytes change (so make's timestamps stay meaningful),
- * through a temporary file in its own folder that is renamed into place. If
- * anything fails (an error in the documents, a hand edit in the way, a write
- * that fails), every temporary file is removed and no file is touched. */
+ * staged as a temporary file in its own folder, and the whole set is put in
+ * place by one journaled commit (commit.h). If anything fails (an error in
+ * the documents, a hand edit in the way, a write or rename that fails),
+ * every temporary file is removed and the tree is as it was; a run that was
+ * killed is undone by the next one, before it reads anything. */
 #ifndef LIT_OUTPUTS_H
 #define LIT_OUTPUTS_H
 

@@ -18,10 +18,12 @@ static const char *S_root_of(const char *path, char *const *roots, size_t nroots
   return NULL;
 }
 
-const char *lit_path_check_syntax(const char *path, char *const *roots, size_t nroots) {
+const char *lit_path_check_plain(const char *path) {
   if (!path[0]) return "the path is empty";
   if (path[0] == '/') return "the path is absolute; give it relative to the repository root";
   if (strchr(path, '\\')) return "the path holds a backslash; use '/'";
+  for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+    if (*c < 0x20 || *c == 0x7f) return "the path holds a control character";
   const char *p = path;
   for (;;) {
     const char *slash = strchr(p, '/');
@@ -32,6 +34,12 @@ const char *lit_path_check_syntax(const char *path, char *const *roots, size_t n
     if (!slash) break;
     p = slash + 1;
   }
+  return NULL;
+}
+
+const char *lit_path_check_syntax(const char *path, char *const *roots, size_t nroots) {
+  const char *why = lit_path_check_plain(path);
+  if (why) return why;
   if (!S_root_of(path, roots, nroots)) return "the path is outside the output folders this project declares";
   return NULL;
 }
@@ -46,6 +54,34 @@ static int S_inside(const char *outer, const char *inner) {
   size_t n = strlen(outer);
   if (strncmp(outer, inner, n) != 0) return 0;
   return inner[n] == '\0' || inner[n] == '/' || (n > 0 && outer[n - 1] == '/');
+}
+
+/* Walks path's existing prefixes past its first `from` bytes: each must
+ * resolve inside `inside` (else `escape`); the path itself must be neither
+ * a link nor a folder. */
+static const char *S_walk(const char *project_root, const char *path, size_t from, const char *inside,
+                          const char *escape) {
+  char *full = lit_path_join(project_root, path);
+  size_t skip = strlen(full) - strlen(path);
+  const char *why = NULL;
+  for (char *c = full + skip + from; *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    char r[PATH_MAX];
+    struct stat st;
+    if (lstat(full, &st) == 0 && realpath(full, r) && !S_inside(inside, r)) why = escape;
+    *c = '/';
+    if (why) break;
+  }
+  struct stat st;
+  if (!why && lstat(full, &st) == 0) {
+    if (S_ISLNK(st.st_mode))
+      why = "the target is a symbolic link; lit writes only regular files";
+    else if (S_ISDIR(st.st_mode))
+      why = "the target is a folder";
+  }
+  free(full);
+  return why;
 }
 
 const char *lit_path_check_disk(const char *project_root, const char *path, char *const *roots, size_t nroots) {
@@ -64,34 +100,21 @@ const char *lit_path_check_disk(const char *project_root, const char *path, char
   } else {
     /* Not created yet: nothing on disk to escape through. */
     int n0 = snprintf(out_real, sizeof out_real, "%s/%.*s", proj_real, (int)(sizeof out_real / 2), root);
-    if (n0 < 0 || (size_t)n0 >= sizeof out_real) return "the path is too long";
+    if (n0 < 0 || (size_t)n0 >= sizeof out_real) why = "the path is too long";
     size_t n = strlen(out_real);
     if (n > 1 && out_real[n - 1] == '/') out_real[n - 1] = '\0';
   }
   free(outdir);
   if (why) return why;
-  /* Walk the path's existing prefixes: each must stay inside the output folder. */
-  char *full = lit_path_join(project_root, path);
-  size_t skip = strlen(full) - strlen(path);
-  for (char *c = full + skip + strlen(root); *c; c++) {
-    if (*c != '/') continue;
-    *c = '\0';
-    char r[PATH_MAX];
-    struct stat st;
-    if (lstat(full, &st) == 0) {
-      if (realpath(full, r) && !S_inside(out_real, r))
-        why = "a folder in the path is a symbolic link that leads outside the output folder";
-    }
-    *c = '/';
-    if (why) break;
-  }
-  if (!why) {
-    struct stat st;
-    if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
-      why = "the target is a symbolic link; lit writes only regular files";
-    else if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
-      why = "the target is a folder";
-  }
-  free(full);
-  return why;
+  return S_walk(project_root, path, strlen(root), out_real,
+                "a folder in the path is a symbolic link that leads outside the output folder");
+}
+
+const char *lit_path_check_project(const char *project_root, const char *path) {
+  const char *why = lit_path_check_plain(path);
+  if (why) return why;
+  char proj_real[PATH_MAX];
+  if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) return NULL;
+  return S_walk(project_root, path, 0, proj_real,
+                "a folder in the path is a symbolic link that leads outside the project");
 }

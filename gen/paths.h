@@ -9,11 +9,20 @@
 
 #include <stddef.h>
 
-/* Returns NULL if path is acceptable as text, else a static reason. */
+/* Returns NULL if path is a plain relative path (not empty, not absolute, no
+ * '.', '..' or empty components, no backslash or control character), else a
+ * static reason. */
+const char *lit_path_check_plain(const char *path);
+/* Returns NULL if path is plain and inside an output folder, else a static reason. */
 const char *lit_path_check_syntax(const char *path, char *const *roots, size_t nroots);
 /* Returns NULL if, on disk under project_root, path stays inside its output
  * folder, else a static reason. */
 const char *lit_path_check_disk(const char *project_root, const char *path, char *const *roots, size_t nroots);
+/* Returns NULL if path is plain and, on disk under project_root, stays
+ * inside the project (no symbolic link leading out) and is neither a link
+ * nor a folder; else a static reason. For paths outside the output folders
+ * that lit still writes, such as the record. */
+const char *lit_path_check_project(const char *project_root, const char *path);
 /* Joins a project root and a relative path; the caller frees the result. */
 char *lit_path_join(const char *root, const char *rel);
 

@@ -416,9 +416,12 @@ int lit_skill_run(lit_project *p, const lit_skill_opts *o, lit_diags *d) {
   char *name = NULL;
   int r = lit_skill_build(p, &t, &name, d);
   if (r == 0) {
-    char *dir = lit_xasprintf("%s/%s", o->out && o->out[0] ? o->out : "build/skill", name);
+    const char *out = o->out && o->out[0] ? o->out : "build/skill";
+    char *dir = lit_xasprintf("%s/%s", out, name);
     if (o->check)
       r = lit_tree_compare(&t, dir, d) ? 1 : 0;
+    else if (lit_tree_check_parent(out, d) != 0) /* `--out /` would write /NAME */
+      r = -1;
     else
       r = lit_tree_install(&t, dir, "manifest.txt", d);
     free(dir);

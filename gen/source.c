@@ -1,6 +1,7 @@
 #include "source.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,106 @@ static void S_index_lines(lit_source *src) {
     if (!nl || nl + 1 == end) break;
     p = nl + 1;
   }
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n), or 0 if it is not one
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t S_utf8_len(const unsigned char *s, size_t n) {
+  unsigned char c = s[0];
+  size_t len;
+  unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else
+    return 0;
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
+  for (size_t k = 2; k < len; k++)
+    if ((s[k] & 0xC0) != 0x80) return 0;
+  return len;
+}
+
+static void S_where(const lit_source *src, size_t off, int *line, int *col) {
+  size_t lo = 0, hi = src->nlines;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (src->line_starts[mid] <= off)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *line = (int)lo + 1;
+  *col = (int)(off - src->line_starts[lo]) + 1;
+}
+
+/* cmark turns a NUL byte and every byte that is not UTF-8 into U+FFFD, so
+ * code would change without a word: each is an error at its place (the
+ * first few of a document, then a count). The bytes are then replaced
+ * here, as cmark would, so that the rest of the document reads as it
+ * will once the encoding is fixed: an invalid byte in a fence's info
+ * string would otherwise hide the fence and bring false errors after it. */
+static void S_check_encoding(lit_source *src, lit_diags *d) {
+  enum { S_SHOWN = 5 };
+  const unsigned char *t = (const unsigned char *)src->text;
+  size_t n = src->len, i = 0, found = 0;
+  while (i < n) {
+    /* Eight ASCII bytes at a time: no high bit, no zero byte. */
+    uint64_t w;
+    if (i + 8 <= n && (memcpy(&w, t + i, 8), ((w | ((w & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL)) &
+                                              0x8080808080808080ULL) == 0x8080808080808080ULL &&
+                                                 (w & 0x8080808080808080ULL) == 0)) {
+      i += 8;
+      continue;
+    }
+    if (t[i] != 0 && t[i] < 0x80) {
+      i++;
+      continue;
+    }
+    size_t len = t[i] ? S_utf8_len(t + i, n - i) : 0;
+    if (len) {
+      i += len;
+      continue;
+    }
+    if (found++ < S_SHOWN) {
+      int line, col;
+      S_where(src, i, &line, &col);
+      if (t[i] == 0)
+        lit_diag(d, LIT_ERROR, src->path, line, col, "a NUL byte: Markdown reads it as U+FFFD; remove it");
+      else
+        lit_diag(d, LIT_ERROR, src->path, line, col,
+                 "byte 0x%02X is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+                 "save the file as UTF-8",
+                 t[i]);
+    }
+    i++;
+  }
+  if (found > S_SHOWN)
+    lit_diag(d, LIT_NOTE, src->path, 0, 0, "%zu more NUL or non-UTF-8 bytes in this document", found - S_SHOWN);
+  if (!found) return;
+  lit_buf fixed = LIT_BUF_INIT;
+  lit_buf_reserve(&fixed, n + 2 * found + 1);
+  for (i = 0; i < n;) {
+    size_t len = t[i] == 0 ? 0 : t[i] < 0x80 ? 1 : S_utf8_len(t + i, n - i);
+    if (len) {
+      lit_buf_put(&fixed, (const char *)t + i, len);
+      i += len;
+    } else {
+      lit_buf_puts(&fixed, "\xEF\xBF\xBD");
+      i++;
+    }
+  }
+  free(src->text);
+  src->len = fixed.len;
+  src->text = lit_buf_detach(&fixed);
+  free(src->line_starts);
+  S_index_lines(src);
 }
 
 static int S_key_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'; }
@@ -94,13 +195,16 @@ void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes,
     o += run;
     i += run;
     if (!cr) break;
-    if (!(i + 1 < len && bytes[i + 1] == '\n')) t[o++] = '\r';
+    /* A lone CR ends a line too (old Mac files): cmark reads it so, and the
+     * line index must agree with cmark's line numbers. */
+    if (!(i + 1 < len && bytes[i + 1] == '\n')) t[o++] = '\n';
     i++;
   }
   t[o] = '\0';
   src->text = t;
   src->len = o;
   S_index_lines(src);
+  S_check_encoding(src, d);
   S_front_matter(src, d);
 }
 
@@ -116,6 +220,7 @@ void lit_source_adopt(lit_source *src, const char *path, char *bytes, size_t len
   src->text = bytes;
   src->len = len;
   S_index_lines(src);
+  S_check_encoding(src, d);
   S_front_matter(src, d);
 }
 

@@ -1,5 +1,6 @@
 #include "tangle.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ typedef struct {
   const lit_doc **docs; /* documents that feed the file, in reading order */
   size_t ndocs;
   int header_done;
+  int top_lines; /* lines written before the header: a shebang, an encoding declaration */
 } S_emit;
 
 /* Hands everything but a trailing run of newlines to the sink: those wait,
@@ -57,6 +59,23 @@ static void S_header(S_emit *e) {
                  e->ndocs == 1 ? "that document" : "those documents");
 }
 
+/* An encoding declaration as Python reads it (PEP 263): a comment line
+ * matching "^[ \t\f]*#.*?coding[:=][ \t]*[-_.a-zA-Z0-9]+". */
+static int S_coding_line(const char *s, size_t len) {
+  size_t i = 0;
+  while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'))
+    i++;
+  if (i == len || s[i] != '#') return 0;
+  for (; i + 7 < len; i++) {
+    if (memcmp(s + i, "coding", 6) != 0 || (s[i + 6] != ':' && s[i + 6] != '=')) continue;
+    size_t k = i + 7;
+    while (k < len && (s[k] == ' ' || s[k] == '\t'))
+      k++;
+    if (k < len && (isalnum((unsigned char)s[k]) || s[k] == '-' || s[k] == '_' || s[k] == '.')) return 1;
+  }
+  return 0;
+}
+
 static int S_blank(const char *s, size_t len) {
   for (size_t i = 0; i < len; i++)
     if (s[i] != ' ' && s[i] != '\t') return 0;
@@ -71,11 +90,14 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
     size_t len = (size_t)((nl ? nl : end) - p);
     int blank = S_blank(p, len);
     if (!e->header_done) {
-      /* A script's shebang must stay the first line; the header follows it. */
-      if (len >= 2 && p[0] == '#' && p[1] == '!' && e->prefix.len == 0) {
+      /* A script's shebang must stay the first line, and an encoding
+       * declaration within the first two (PEP 263): the header follows. */
+      int shebang = e->top_lines == 0 && len >= 2 && p[0] == '#' && p[1] == '!';
+      int coding = e->top_lines < 2 && e->style && strcmp(e->style, "hash") == 0 && S_coding_line(p, len);
+      if ((shebang || coding) && e->prefix.len == 0) {
         lit_buf_put(&e->pend, p, len);
         lit_buf_putc(&e->pend, '\n');
-        S_header(e);
+        e->top_lines++; /* the header waits for the first other line */
         e->last_doc = doc;
         e->last_line = line;
         p = nl ? nl + 1 : end;

@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "util.h"
 
 void lit_tree_add(lit_tree *t, const char *path, char *data, size_t len) {
@@ -64,6 +67,11 @@ static int S_mkdirs(char *path) {
 }
 
 static int S_write(const char *path, const char *data, size_t len, int exec) {
+  int err = lit_fault_step();
+  if (err) {
+    errno = err;
+    return -1;
+  }
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, exec ? 0755 : 0644);
   if (fd < 0) return -1;
   size_t off = 0;
@@ -71,7 +79,9 @@ static int S_write(const char *path, const char *data, size_t len, int exec) {
     ssize_t n = write(fd, data + off, len - off);
     if (n < 0) {
       if (errno == EINTR) continue;
+      err = errno;
       close(fd);
+      errno = err;
       return -1;
     }
     off += (size_t)n;
@@ -91,79 +101,329 @@ static int S_empty_dir(const char *dir) {
   return empty;
 }
 
-int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d) {
-  size_t dl = strlen(dir);
-  while (dl > 1 && dir[dl - 1] == '/')
-    dl--;
-  char *target = lit_xstrndup(dir, dl);
-  char *stage = lit_xasprintf("%s.lit-new-%ld", target, (long)getpid());
-  char *old = lit_xasprintf("%s.lit-old-%ld", target, (long)getpid());
-  int status = -1;
-  struct stat st;
-  if (guard && lstat(target, &st) == 0 && S_ISDIR(st.st_mode) && !S_empty_dir(target)) {
-    char *g = lit_xasprintf("%s/%s", target, guard);
-    int ok = lstat(g, &st) == 0;
+static int S_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
+
+/* ---- what lit wrote in a folder ---- */
+
+/* The paths a folder's manifest names (the manifest included), or, for a
+ * folder an earlier version wrote without one, the names the new tree
+ * writes and, if it has one, what its bundle manifest.txt lists. 0, or -1
+ * if neither marks the folder as lit's. */
+static int S_owned(const lit_tree *t, const char *target, const char *guard, lit_index *owned, lit_buf *text,
+                   char ***keys, size_t *nkeys) {
+  char *man = lit_xasprintf("%s/%s", target, LIT_TREE_MANIFEST);
+  int err = lit_read_file(man, text);
+  free(man);
+  if (!err) {
+    lit_buf_puts(text, "\n" LIT_TREE_MANIFEST "\n");
+  } else {
+    char *g = guard ? lit_xasprintf("%s/%s", target, guard) : NULL;
+    struct stat st;
+    int legacy = g && lstat(g, &st) == 0;
     free(g);
-    if (!ok) {
-      lit_diag(d, LIT_ERROR, target, 0, 0,
-               "is not empty and holds no %s, so it is not an earlier output of this command: refusing to replace it",
-               guard);
-      free(target);
-      free(stage);
-      free(old);
-      return -1;
+    if (!legacy) return -1;
+    lit_buf_free(text);
+    char *listed = lit_xasprintf("%s/manifest.txt", target);
+    lit_read_file(listed, text);
+    free(listed);
+    lit_buf_putc(text, '\n');
+    for (size_t i = 0; i < t->n; i++)
+      lit_buf_printf(text, "%s\n", t->files[i].path);
+    lit_buf_printf(text, "%s\nmanifest.txt\n", guard);
+  }
+  /* Every listed file (1), and every folder above one (0), is lit's. The
+   * index borrows its keys: each lives in keys until the check is done. */
+  for (char *line = text->data, *nl; line && *line; line = nl + 1) {
+    nl = strchr(line, '\n');
+    if (!nl) break;
+    *nl = '\0';
+    if (!*line) continue;
+    lit_index_put(owned, line, 1);
+    for (const char *slash = strchr(line, '/'); slash; slash = strchr(slash + 1, '/')) {
+      size_t len = (size_t)(slash - line), v;
+      if (lit_index_get(owned, line, len, &v)) continue;
+      *keys = lit_xrealloc(*keys, (*nkeys + 1) * sizeof(char *));
+      (*keys)[*nkeys] = lit_xstrndup(line, len);
+      lit_index_put(owned, (*keys)[(*nkeys)++], 0);
     }
   }
-  lit_tree_remove(stage);
-  char *parents = lit_xasprintf("%s/", target);
-  if (S_mkdirs(parents) != 0 && errno != EEXIST) {
-    lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(errno));
-    goto out;
+  return 0;
+}
+
+typedef struct {
+  const lit_index *owned;
+  lit_diags *d;
+  const char *target;
+  size_t found;
+} S_foreign_walk;
+
+/* Reports every entry under target/rel that lit did not write. */
+static void S_find_foreign(S_foreign_walk *w, const char *rel) {
+  char *dir = rel[0] ? lit_xasprintf("%s/%s", w->target, rel) : lit_xstrdup(w->target);
+  DIR *dh = opendir(dir);
+  free(dir);
+  if (!dh) return;
+  struct dirent *e;
+  while ((e = readdir(dh))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (!rel[0] && strcmp(e->d_name, LIT_TREE_MANIFEST) == 0) continue; /* bookkeeping, not content */
+    char *sub = rel[0] ? lit_xasprintf("%s/%s", rel, e->d_name) : lit_xstrdup(e->d_name);
+    char *full = lit_xasprintf("%s/%s", w->target, sub);
+    struct stat st;
+    size_t kind;
+    int listed = lit_index_get(w->owned, sub, strlen(sub), &kind);
+    int is_dir = lstat(full, &st) == 0 && S_ISDIR(st.st_mode);
+    if (listed && is_dir && kind == 0) {
+      S_find_foreign(w, sub);
+    } else if (!listed || is_dir) {
+      if (w->found++ < 5)
+        lit_diag(w->d, LIT_ERROR, full, 0, 0,
+                 "lit did not write this %s, and replacing %s would delete it: move it out, or pick another folder",
+                 is_dir ? "folder" : "file", w->target);
+    }
+    free(full);
+    free(sub);
   }
-  if (mkdir(stage, 0755) != 0) {
-    lit_diag(d, LIT_ERROR, stage, 0, 0, "cannot create the staging folder: %s", strerror(errno));
-    goto out;
+  closedir(dh);
+}
+
+/* 0 if target may be replaced: it is missing, empty, or holds only what
+ * lit wrote there. Else -1, each foreign file reported. */
+static int S_check_owned(const lit_tree *t, const char *target, const char *guard, lit_diags *d) {
+  struct stat st;
+  if (lstat(target, &st) != 0) return 0;
+  if (!S_ISDIR(st.st_mode)) {
+    lit_diag(d, LIT_ERROR, target, 0, 0, "exists and is not a folder; remove it first");
+    return -1;
+  }
+  if (S_empty_dir(target)) return 0;
+  lit_index owned = LIT_INDEX_INIT;
+  lit_buf text = LIT_BUF_INIT;
+  char **keys = NULL;
+  size_t nkeys = 0;
+  int r = 0;
+  if (S_owned(t, target, guard, &owned, &text, &keys, &nkeys) != 0) {
+    lit_diag(d, LIT_ERROR, target, 0, 0,
+             "is not empty, and lit did not write it (it holds no %s): refusing to replace it; pick an empty or new "
+             "folder",
+             LIT_TREE_MANIFEST);
+    r = -1;
+  } else {
+    S_foreign_walk w = {&owned, d, target, 0};
+    S_find_foreign(&w, "");
+    if (w.found > 5) lit_diag(d, LIT_NOTE, target, 0, 0, "and %zu more files lit did not write", w.found - 5);
+    r = w.found ? -1 : 0;
+  }
+  lit_index_free(&owned);
+  lit_buf_free(&text);
+  for (size_t i = 0; i < nkeys; i++)
+    free(keys[i]);
+  free(keys);
+  return r;
+}
+
+/* ---- installing ---- */
+
+/* Staging and old copies are hidden (".NAME.lit-new-PID"), so that nothing
+ * scanning the parent (an agent loading every SKILL.md) takes one for a
+ * second output. Those of a process that no longer runs are cleaned up: an
+ * old copy whose target is missing (killed between two renames) is put
+ * back, anything else removed. */
+static void S_clean_leftovers(const char *parent, const char *base, const char *target) {
+  DIR *dh = opendir(parent);
+  if (!dh) return;
+  size_t bl = strlen(base);
+  struct dirent *e;
+  while ((e = readdir(dh))) {
+    const char *n = e->d_name;
+    if (n[0] != '.' || strncmp(n + 1, base, bl) != 0) continue;
+    const char *rest = n + 1 + bl;
+    int old = strncmp(rest, ".lit-old-", 9) == 0;
+    if (!old && strncmp(rest, ".lit-new-", 9) != 0) continue;
+    char *end;
+    long pid = strtol(rest + 9, &end, 10);
+    if (end == rest + 9 || *end || pid == (long)getpid() || S_alive(pid)) continue;
+    char *full = lit_xasprintf("%s/%s", parent, n);
+    struct stat st;
+    if (!(old && lstat(target, &st) != 0 && rename(full, target) == 0)) lit_tree_remove(full);
+    free(full);
+  }
+  closedir(dh);
+}
+
+static char *S_manifest(const lit_tree *t) {
+  lit_tree sorted = LIT_TREE_INIT;
+  sorted.files = lit_xmalloc((t->n + 1) * sizeof(lit_tree_file));
+  memcpy(sorted.files, t->files, t->n * sizeof(lit_tree_file));
+  sorted.n = t->n;
+  lit_tree_sort(&sorted);
+  lit_buf b = LIT_BUF_INIT;
+  for (size_t i = 0; i < sorted.n; i++)
+    lit_buf_printf(&b, "%s\n", sorted.files[i].path);
+  free(sorted.files);
+  return lit_buf_detach(&b);
+}
+
+/* Writes the tree and its manifest into the new folder stage. 0 or -1. */
+static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
+  int err = lit_fault_step();
+  if (err || mkdir(stage, 0755) != 0) {
+    lit_diag(d, LIT_ERROR, stage, 0, 0, "cannot create the staging folder: %s", strerror(err ? err : errno));
+    return -1;
   }
   for (size_t i = 0; i < t->n; i++) {
     char *full = lit_xasprintf("%s/%s", stage, t->files[i].path);
     int r = S_mkdirs(full) == 0 ? S_write(full, t->files[i].data, t->files[i].len, t->files[i].exec) : -1;
     if (r != 0) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(errno));
     free(full);
-    if (r != 0) goto out;
+    if (r != 0) return -1;
+  }
+  char *man = S_manifest(t);
+  char *full = lit_xasprintf("%s/%s", stage, LIT_TREE_MANIFEST);
+  int r = S_write(full, man, strlen(man), 0);
+  if (r != 0) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(errno));
+  free(full);
+  free(man);
+  return r;
+}
+
+/* Swaps stage and an existing target: afterwards stage holds the old copy.
+ * 0, or -1 reported with target as it was. */
+static int S_swap(const char *stage, const char *target, const char *old, lit_diags *d) {
+  int err = lit_fault_step();
+#if defined(RENAME_EXCHANGE) && !defined(LIT_NO_RENAME_EXCHANGE) /* the second for the tests of the other path */
+  if (!err && renameat2(AT_FDCWD, stage, AT_FDCWD, target, RENAME_EXCHANGE) == 0) return 0;
+  if (!err && errno != EINVAL && errno != ENOSYS) err = errno;
+#endif
+  /* No atomic exchange here: two renames, the old copy first moved aside
+   * (a run killed between them is put back by the next one). */
+  if (!err && rename(target, old) != 0) {
+    err = errno;
+  } else if (!err) {
+    err = lit_fault_step();
+    if (!err && rename(stage, target) != 0) err = errno;
+    if (err)
+      rename(old, target); /* the old copy back in place */
+    else if (rename(old, stage) != 0)
+      lit_tree_remove(old); /* else it stays hidden, for the next run to remove */
+  }
+  if (err) lit_diag(d, LIT_ERROR, target, 0, 0, "cannot swap the new folder into place: %s", strerror(err));
+  return err ? -1 : 0;
+}
+
+/* dir without trailing slashes, and with "." or ".." resolved so that its
+ * staging goes beside it; *parent and *base point into or beside it. The
+ * caller frees the result and *parent. */
+static char *S_target(const char *dir, char **parent, const char **base) {
+  size_t dl = strlen(dir);
+  while (dl > 1 && dir[dl - 1] == '/')
+    dl--;
+  char *target = lit_xstrndup(dir, dl);
+  const char *last = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+  char real[PATH_MAX];
+  if ((strcmp(last, ".") == 0 || strcmp(last, "..") == 0) && realpath(target, real)) {
+    free(target);
+    target = lit_xstrdup(real);
+  }
+  char *slash = strrchr(target, '/');
+  *parent =
+      slash ? (slash == target ? lit_xstrdup("/") : lit_xstrndup(target, (size_t)(slash - target))) : lit_xstrdup(".");
+  *base = slash ? slash + 1 : target;
+  return target;
+}
+
+void lit_tree_recover(const char *dir) {
+  char *parent;
+  const char *base;
+  char *target = S_target(dir, &parent, &base);
+  if (base[0]) S_clean_leftovers(parent, base, target);
+  free(parent);
+  free(target);
+}
+
+int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d) {
+  char *parent;
+  const char *base;
+  char *target = S_target(dir, &parent, &base);
+  char *stage = lit_xasprintf("%s/.%s.lit-new-%ld", parent, base, (long)getpid());
+  char *old = lit_xasprintf("%s/.%s.lit-old-%ld", parent, base, (long)getpid());
+  int status = -1;
+  struct stat st;
+  if (!base[0]) {
+    lit_diag(d, LIT_ERROR, target, 0, 0, "is the root folder: refusing to replace it; pick an empty or new folder");
+    goto out;
+  }
+  S_clean_leftovers(parent, base, target);
+  if (S_check_owned(t, target, guard, d) != 0) goto out;
+  char *parents = lit_xasprintf("%s/", parent);
+  int made = S_mkdirs(parents);
+  free(parents);
+  if (made != 0) {
+    lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(errno));
+    goto out;
+  }
+  lit_tree_remove(stage);
+  if (S_write_stage(t, stage, d) != 0) {
+    lit_tree_remove(stage);
+    goto out;
   }
   if (lstat(target, &st) != 0) {
-    if (rename(stage, target) != 0) {
-      lit_diag(d, LIT_ERROR, target, 0, 0, "cannot move the new folder into place: %s", strerror(errno));
+    /* The target appears whole, by one rename. */
+    int err = lit_fault_step();
+    if (err || rename(stage, target) != 0) {
+      lit_diag(d, LIT_ERROR, target, 0, 0, "cannot move the new folder into place: %s", strerror(err ? err : errno));
+      lit_tree_remove(stage);
       goto out;
     }
-  } else {
-    if (!S_ISDIR(st.st_mode)) {
-      lit_diag(d, LIT_ERROR, target, 0, 0, "exists and is not a folder; remove it first");
-      goto out;
-    }
-#ifdef RENAME_EXCHANGE
-    if (renameat2(AT_FDCWD, stage, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
-      lit_tree_remove(stage); /* now the old content */
-      status = 0;
-      goto out;
-    }
-#endif
-    if (rename(target, old) != 0 || rename(stage, target) != 0) {
-      int e = errno;
-      if (lstat(target, &st) != 0) rename(old, target); /* put the old one back */
-      lit_diag(d, LIT_ERROR, target, 0, 0, "cannot swap the new folder into place: %s", strerror(e));
-      goto out;
-    }
-    lit_tree_remove(old);
+    status = 0;
+    goto out;
+  }
+  if (S_swap(stage, target, old, d) != 0) {
+    lit_tree_remove(stage);
+    goto out;
+  }
+  /* stage now holds the old copy. */
+  int err = lit_fault_step();
+  if (err || lit_tree_remove(stage) != 0) {
+    lit_diag(d, LIT_ERROR, stage, 0, 0,
+             "the new %s is in place, but its old copy cannot be removed from here: %s; remove it (the next run "
+             "tries again)",
+             base, strerror(err ? err : errno));
+    goto out;
   }
   status = 0;
 out:
-  if (status) lit_tree_remove(stage);
-  free(parents);
+  free(parent);
   free(target);
   free(stage);
   free(old);
   return status;
+}
+
+int lit_tree_check_parent(const char *dir, lit_diags *d) {
+  DIR *dh = opendir(dir);
+  if (!dh) return 0; /* missing: it will hold only what lit puts there */
+  size_t found = 0;
+  struct dirent *e;
+  while ((e = readdir(dh))) {
+    const char *n = e->d_name;
+    if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0) continue;
+    if (n[0] == '.' && (strstr(n, ".lit-new-") || strstr(n, ".lit-old-"))) continue; /* a run's leftover */
+    char *sub = lit_xasprintf("%s/%s", dir, n);
+    char *man = lit_xasprintf("%s/%s", sub, LIT_TREE_MANIFEST);
+    char *legacy = lit_xasprintf("%s/manifest.txt", sub);
+    struct stat st;
+    int ours = lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (lstat(man, &st) == 0 || lstat(legacy, &st) == 0);
+    if (!ours && found++ < 5)
+      lit_diag(d, LIT_ERROR, sub, 0, 0,
+               "lit did not write this, so %s is not an output folder of lit: pick an empty or new folder", dir);
+    free(sub);
+    free(man);
+    free(legacy);
+  }
+  closedir(dh);
+  if (found > 5) lit_diag(d, LIT_NOTE, dir, 0, 0, "and %zu more entries lit did not write", found - 5);
+  return found ? -1 : 0;
 }
 
 static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags *d) {
@@ -178,6 +438,7 @@ static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags 
   struct dirent *e;
   while ((e = readdir(dh)) && status == 0) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (!rel[0] && strcmp(e->d_name, LIT_TREE_MANIFEST) == 0) continue; /* bookkeeping, not content */
     char *sub = rel[0] ? lit_xasprintf("%s/%s", rel, e->d_name) : lit_xstrdup(e->d_name);
     char *path = lit_xasprintf("%s/%s", root, sub);
     struct stat st;

@@ -2,10 +2,15 @@
  * all at once.
  *
  * The weaver builds every page before it writes any, so an error leaves the
- * old output as it was. lit_tree_install writes the files into a staging
- * folder beside the destination and swaps it into place (an atomic exchange
- * where the kernel has renameat2, else two renames), so a reader or an
- * interrupted run sees either the old folder or the new one, whole.
+ * old output as it was. lit_tree_install writes the files into a hidden
+ * staging folder beside the destination (".NAME.lit-new-PID") and swaps it
+ * into place (an atomic exchange where the kernel has renameat2, else two
+ * renames), so a reader or an interrupted run sees either the old folder or
+ * the new one, whole; the next run cleans up what a killed one left.
+ *
+ * Each installed folder holds a manifest, LIT_TREE_MANIFEST, naming every
+ * file lit wrote there. A folder is replaced only if everything in it is
+ * named there: lit never deletes a file it did not write.
  *
  * Ownership: a tree owns its paths and bytes; lit_tree_free releases them. */
 #ifndef LIT_TREE_H
@@ -14,6 +19,9 @@
 #include <stddef.h>
 
 #include "diag.h"
+
+/* The manifest of an installed folder: one path a line. */
+#define LIT_TREE_MANIFEST ".lit-manifest"
 
 typedef struct {
   char *path; /* relative to the tree's root, '/'-separated */
@@ -36,16 +44,32 @@ void lit_tree_free(lit_tree *t);
 /* Sorts the files by path (for manifests and stable comparisons). */
 void lit_tree_sort(lit_tree *t);
 
-/* Makes dir hold exactly the tree's files. An existing dir is replaced
- * only if it is empty or holds `guard` (a file every earlier output had,
- * such as chunks.html for the book): a mistyped --out never swallows a
- * folder of other work. Returns 0, or -1 after reporting through d, with dir
- * untouched. */
+/* Makes dir hold exactly the tree's files (and its manifest). An existing
+ * dir is replaced only if it is empty or everything in it is named by its
+ * manifest; a folder an earlier version wrote, without a manifest, is
+ * recognised by `guard` (a file every such output had, such as chunks.html
+ * for the book), and then only the names the tree writes, or its bundle's
+ * manifest.txt lists, are lit's. Anything else in it is reported and stops
+ * the install: a mistyped --out never swallows a folder of other work.
+ * Returns 0, or -1 after reporting through d. On -1 dir is as it was, but
+ * for one case: the new copy is in place and the old one could not be
+ * removed (reported; the next run removes it). */
 int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d);
+/* Cleans up beside dir what killed installs left: an old copy whose dir is
+ * missing (killed between two renames) is put back, the rest removed.
+ * lit_tree_install does it first; a caller that looks at dir before
+ * installing calls it before looking. */
+void lit_tree_recover(const char *dir);
+/* 0 if dir is missing, empty, or holds only output folders of lit (each
+ * with a manifest) and the hidden leftovers of its runs; else -1, with each
+ * other entry reported. For a folder that receives output folders by name
+ * (lit skill --out DIR writes DIR/NAME). */
+int lit_tree_check_parent(const char *dir, lit_diags *d);
 /* Reports every difference between the tree and dir (missing, extra or
  * changed files) as an error; returns how many there are. */
 size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d);
-/* Adds every regular file under dir (recursively) to t. 0, or -1 reported. */
+/* Adds every regular file under dir (recursively) to t, but dir's own
+ * manifest. 0, or -1 reported. */
 int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d);
 /* rm -rf path; 0 or -1. */
 int lit_tree_remove(const char *path);

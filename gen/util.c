@@ -186,6 +186,32 @@ void lit_index_free(lit_index *x) {
   memset(x, 0, sizeof *x);
 }
 
+size_t lit_edit_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap) {
+  if (la > lb + cap || lb > la + cap) return cap + 1;
+  size_t small[128];
+  size_t *row = lb < 128 ? small : lit_xmalloc((lb + 1) * sizeof(size_t));
+  size_t r = cap + 1;
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0], best = row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t v = diag + (a[i - 1] != b[j - 1]);
+      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+      if (up + 1 < v) v = up + 1;
+      row[j] = v;
+      diag = up;
+      if (v < best) best = v;
+    }
+    if (best > cap) goto done;
+  }
+  r = row[lb];
+done:
+  if (row != small) free(row);
+  return r;
+}
+
 int lit_read_file(const char *path, lit_buf *out) {
   FILE *f = fopen(path, "rb");
   if (!f) return errno;

@@ -62,6 +62,10 @@ int lit_index_get(const lit_index *x, const char *key, size_t len, size_t *val);
 void lit_index_del(lit_index *x, const char *key);
 void lit_index_free(lit_index *x);
 
+/* Levenshtein distance between a[0..la) and b[0..lb), or cap + 1 when it
+ * is over cap (found without finishing the table): for suggestions. */
+size_t lit_edit_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap);
+
 /* Reads a whole file into *out (owned by the caller). Returns 0, or an errno. */
 int lit_read_file(const char *path, lit_buf *out);
 

@@ -4,7 +4,8 @@
 #   make book           book/: the HTML book (committed)
 #   make install-skill  lit skill install $(SKILL_INSTALL) (default --claude;
 #                       e.g. make install-skill SKILL_INSTALL="--global --force")
-#   make check-weave    fixture cases: golden bundle and book, failing weaves (tests/weave)
+#   make check-weave    fixture cases: golden bundle and book, failing weaves (tests/weave);
+#                       output folders: never delete what lit did not write, installs
 #   make check-skill    the bundle against the Agent Skills rules, its link walk,
 #                       and `skill install` with every flag in a temporary HOME
 #   make check-book     book/ equals a fresh weave; headless Chromium loads every page
@@ -29,6 +30,7 @@ install-skill: skill
 
 check-weave: $(LIT)
 	tests/weave/run.sh $(LIT)
+	tests/weave/output_folders.sh $(LIT)
 
 check-skill: skill
 	python3 tests/weave/skill_check.py $(SKILL_OUT)/*/

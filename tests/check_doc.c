@@ -134,6 +134,29 @@ static const struct {
                                      "block runs to the end of its container)\n"},
     {"> ```{.c #q}\n> x\n> ```\n", ""}, /* closed inside a block quote */
     {"```{.c #x}\nx\n```   \n", ""},  /* trailing spaces after the closing fence */
+    /* a closing fence indented less than the item's text ends the item, and the block with it */
+    {"- item\n\n  ```{.c #x}\n  x\n ```\n  lost\n  ```\n",
+     "d.md:3:3: error: code fence is never closed inside its list item or quote: the closing fence on line 5 is "
+     "indented less than the item's text, so the item ends first; indent it like the opening fence\n"},
+    {"> ```{.c #q}\n> q\n```\nlost\n```\n",
+     "d.md:1:3: error: code fence is never closed inside its list item or quote: the closing fence on line 3 is "
+     "indented less than the item's text, so the item ends first; indent it like the opening fence\n"},
+    {"- item\n\n  ```{.c #x}\n  x\n  ```\n", ""}, /* closed inside the item */
+    /* an unclosed block swallows a tagged one: named at its own fence */
+    {"```text\nout\n\n```{.c #x}\nx\n```\n",
+     "d.md:1:1: error: this code block runs on to line 6, past line 4 where a tagged block opens: is its closing "
+     "'```' line missing?\n"},
+    {"````markdown\n```{.c #x}\nx\n```\n````\n", ""}, /* a longer fence shows a tagged block on purpose */
+    /* Markdown is not read inside an HTML block */
+    {"<details>\n```{.c #x}\nx\n```\n</details>\n",
+     "d.md:2:1: error: this tagged code block sits inside an HTML block (from line 1, '<details>'), where Markdown "
+     "is not read, so lit never sees it: leave a blank line between the HTML and the fence\n"},
+    {"<details>\n```c\nx\n```\n</details>\n", ""}, /* untagged: only shown, as the author may mean */
+    {"<details>\n\n```{.c #x}\nx\n```\n\n</details>\n", ""},
+    /* a reference-shaped line with a name no chunk can have */
+    {"```{.c #x}\n<<a b>>\n  <<<grid, block>>>\n```\n",
+     "d.md:2:1: warning: '<<a b>>' is not a chunk reference, since a name holds only letters, digits and _ : / . -; "
+     "the line is copied as text\n"},
 };
 
 START_TEST(test_errors) {

@@ -23,6 +23,7 @@ Suite *doc_suite(void);
 Suite *model_suite(void);
 Suite *tangle_suite(void);
 Suite *outputs_suite(void);
+Suite *commit_suite(void);
 Suite *record_suite(void);
 Suite *paths_suite(void);
 Suite *hash_suite(void);

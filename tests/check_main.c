@@ -13,6 +13,7 @@ int main(void) {
   srunner_add_suite(sr, record_suite());
   srunner_add_suite(sr, paths_suite());
   srunner_add_suite(sr, outputs_suite());
+  srunner_add_suite(sr, commit_suite());
   srunner_add_suite(sr, dump_suite());
   srunner_add_suite(sr, lua_host_suite());
   srunner_add_suite(sr, weave_suite());

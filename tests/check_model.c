@@ -97,6 +97,31 @@ static const struct {
      "index.md:2:1: error: tangle-roots entry '../up' must be a folder inside the project\n"
      "index.md:2:1: error: tangle-roots entry '/abs' must be a folder inside the project\n"},
     {FM "1. [up](../x.md)\n", "index.md:4:4: error: link '../x.md' leads outside the project\n"},
+    /* one path cannot be a file and a folder: both blocks are named */
+    {FM "```{.c file=out/d.c/e.c}\ne\n```\n```{.c file=out/d.c}\nd\n```\n",
+     "index.md:4:8: error: cannot write 'out/d.c/e.c': 'out/d.c' is a file another block writes, so it cannot also "
+     "be a folder\n"
+     "index.md:7:8: note: 'out/d.c' is written here\n"},
+    {FM "```{.c file=out/.lit-old-x.c}\nx\n```\n",
+     "index.md:4:8: error: cannot write 'out/.lit-old-x.c': names that start with .lit-tmp- or .lit-old- are lit's "
+     "temporaries, which a later run removes\n"},
+    /* the record is held to the rules of an output inside the project */
+    {"---\ntangle-roots: out\ntangle-record: ../rec\n---\n",
+     "index.md:3:1: error: tangle-record '../rec' cannot be written: the path holds '..' (the record must be a file "
+     "inside the project)\n"},
+    {"---\ntangle-roots: out\ntangle-record: /tmp/rec\n---\n",
+     "index.md:3:1: error: tangle-record '/tmp/rec' cannot be written: the path is absolute; give it relative to the "
+     "repository root (the record must be a file inside the project)\n"},
+    {"---\ntangle-roots: out\ntangle-record: out/.lit-old-rec\n---\n",
+     "index.md:3:1: error: tangle-record 'out/.lit-old-rec' cannot be written: names that start with .lit-tmp- or "
+     ".lit-old- are lit's temporaries (the record must be a file inside the project)\n"},
+    {"---\ntangle-roots: out\ntangle-record: index.md\n---\n",
+     "index.md:3:1: error: tangle-record 'index.md' is a document of this project: lit would overwrite it with its "
+     "record; pick another path\n"},
+    {"---\ntangle-roots: out\ntangle-record: out/x.c/rec\n---\n```{.c file=out/x.c}\nx\n```\n",
+     "index.md:3:1: error: tangle-record 'out/x.c/rec' cannot be written: 'out/x.c' is a file a block writes, so it "
+     "cannot be a folder\n"
+     "index.md:5:8: note: 'out/x.c' is written here\n"},
     {FM "1. [gone](gone.md)\n", "gone.md: error: cannot read this document: no such file\n"
                                "index.md:4:4: note: linked from the table of contents here\n"},
 };

@@ -25,6 +25,8 @@ static const struct {
     {"out//a.c", "empty component"},
     {"out/a/", "ends in '/'"},
     {"out\\a.c", "backslash"},
+    {"out/a\tb.c", "control character"}, /* the journal separates its fields with tabs */
+    {"out/a\nb.c", "control character"},
     {"out/", "ends in '/'"},
     {"out", "outside"},
     {"outside/a.c", "outside"},

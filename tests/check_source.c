@@ -1,4 +1,4 @@
-/* check_source.c: BOM, CRLF, line index, front matter. */
+/* check_source.c: BOM, CRLF and CR, line index, front matter, encoding. */
 #include "check_lit.h"
 
 #include "source.h"
@@ -13,12 +13,13 @@ static const struct {
     {"a\r\nb\r\n", 6, "a\nb\n", 2},
     {"\xEF\xBB\xBFx\n", 5, "x\n", 1},
     {"\xEF\xBB\xBF", 3, "", 1},
-    {"a\rb\n", 4, "a\rb\n", 1}, /* a lone CR is content, not a line end */
+    {"a\rb\n", 4, "a\nb\n", 2}, /* a lone CR ends a line, as cmark reads it */
     {"no newline", 10, "no newline", 1},
     {"a\n\n\nb", 5, "a\n\n\nb", 4},
     {"x\xEF\xBB\xBF\n", 5, "x\xEF\xBB\xBF\n", 1}, /* only a leading BOM is dropped */
     {"\r\n\r\n", 4, "\n\n", 2},
-    {"a\r", 2, "a\r", 1},
+    {"a\r", 2, "a\n", 1},
+    {"a\r\rb", 4, "a\n\nb", 3},
 };
 
 START_TEST(test_normalise) {
@@ -136,6 +137,76 @@ START_TEST(test_load) {
 }
 END_TEST
 
+/* UTF-8 as RFC 3629 defines it: what cmark would turn into U+FFFD is an
+ * error at its line and column, and is replaced so the rest reads on. */
+static const struct {
+  const char *in;
+  size_t in_len;
+  const char *errors; /* every message, or "" for valid text */
+} S_enc[] = {
+    {"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF\n", 20, ""},
+    {"a\0b\n", 4, "x.md:1:2: error: a NUL byte: Markdown reads it as U+FFFD; remove it\n"},
+    {"ok\nx\xFFy\n", 6,
+     "x.md:2:2: error: byte 0xFF is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"},
+    {"\xC0\xAF\n", 3, /* an overlong '/' */
+     "x.md:1:1: error: byte 0xC0 is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"
+     "x.md:1:2: error: byte 0xAF is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"},
+    {"\xED\xA0\x80\n", 4, /* a surrogate */
+     "x.md:1:1: error: byte 0xED is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"
+     "x.md:1:2: error: byte 0xA0 is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"
+     "x.md:1:3: error: byte 0x80 is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"},
+    {"\xF4\x90\x80\x80", 4, /* past U+10FFFF, then the end of the text */
+     "x.md:1:1: error: byte 0xF4 is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"
+     "x.md:1:2: error: byte 0x90 is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"
+     "x.md:1:3: error: byte 0x80 is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"
+     "x.md:1:4: error: byte 0x80 is not UTF-8: lit reads documents as UTF-8, and Markdown would turn it into U+FFFD; "
+     "save the file as UTF-8\n"},
+};
+
+START_TEST(test_encoding) {
+  lit_source src;
+  lit_diags *d = lit_diags_new();
+  lit_source_from_bytes(&src, "x.md", S_enc[_i].in, S_enc[_i].in_len, d);
+  char *t = ck_diags_text(d);
+  ck_assert_str_eq(t, S_enc[_i].errors);
+  free(t);
+  /* Whatever came in, the text handed on is valid UTF-8 with no NUL. */
+  ck_assert_uint_eq(strlen(src.text), src.len);
+  lit_diags *again = lit_diags_new();
+  lit_source copy;
+  lit_source_from_bytes(&copy, "x.md", src.text, src.len, again);
+  ck_assert_uint_eq(lit_diags_count(again, LIT_ERROR), 0);
+  lit_source_free(&copy);
+  lit_diags_free(again);
+  lit_source_free(&src);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_encoding_count) {
+  char text[64];
+  memset(text, '\xFF', sizeof text);
+  lit_source src;
+  lit_diags *d = lit_diags_new();
+  lit_source_from_bytes(&src, "x.md", text, sizeof text, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 5); /* the first few, then a count */
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "x.md: note: 59 more NUL or non-UTF-8 bytes in this document\n"));
+  free(t);
+  lit_source_free(&src);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *source_suite(void) {
   Suite *s = suite_create("source");
   TCase *tc = tcase_create("core");
@@ -144,6 +215,8 @@ Suite *source_suite(void) {
   tcase_add_test(tc, test_front_matter);
   tcase_add_loop_test(tc, test_front_matter_errors, 0, sizeof S_fm_errors / sizeof S_fm_errors[0]);
   tcase_add_test(tc, test_load);
+  tcase_add_loop_test(tc, test_encoding, 0, sizeof S_enc / sizeof S_enc[0]);
+  tcase_add_test(tc, test_encoding_count);
   suite_add_tcase(s, tc);
   return s;
 }

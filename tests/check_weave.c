@@ -404,10 +404,23 @@ START_TEST(test_tree_install_and_compare) {
   ck_write(out, "extra.txt", "x");
   ck_write(out, "a.html", "changed");
   ck_assert_uint_eq(lit_tree_compare(&t, out, d), 2);
-  /* installing again replaces the whole folder: the extra file is gone */
+  /* lit never deletes a file it did not write: extra.txt stops the install */
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  char *extra = ck_read(out, "extra.txt");
+  ck_assert_str_eq(extra, "x");
+  free(extra);
+  char *msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "extra.txt: error: lit did not write this file"));
+  free(msgs);
+  /* without it, the folder (its manifest names every other file) is replaced */
+  char *extra_path = lit_xasprintf("%s/extra.txt", out);
+  ck_assert_int_eq(unlink(extra_path), 0);
+  free(extra_path);
   ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
-  ck_assert_ptr_null(ck_read(out, "extra.txt"));
   ck_assert_uint_eq(lit_tree_compare(&t, out, d), 0);
+  char *man = ck_read(out, LIT_TREE_MANIFEST);
+  ck_assert_str_eq(man, "a.html\nsub/b.css\n");
+  free(man);
   /* a folder of other work is never replaced */
   char *other = lit_xasprintf("%s/other", dir);
   ck_write(dir, "other/precious.txt", "keep");

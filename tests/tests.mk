@@ -3,8 +3,10 @@
 #   make check-unit     Check unit tests, one suite per gen/ module
 #   make check-golden   golden cases: input docs -> expected tree + diagnostics
 #   make check-diff     differential test against Debian's notangle
-#   make fuzz           libFuzzer over the reader and the tangler (FUZZ_SECONDS=N)
-#   make fuzz-smoke     the same for 20 s (part of `make check`)
+#   make check-crash    tangle and skill install killed, or failing, at each write step
+#   make check-cli      help, version, lit(1), did-you-mean, values, exit status, make install
+#   make fuzz           libFuzzer: FUZZ_TARGET=tangle|write|weave, FUZZ_SECONDS=N
+#   make fuzz-smoke     10 s of each target (part of `make check`)
 #   make asan           ASan+UBSan build of lit and the unit tests, then unit + golden
 #   make valgrind       unit tests and some golden runs under valgrind
 #   make tsan           ThreadSanitizer build of lit (documents are parsed in parallel), golden suite
@@ -23,7 +25,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 CLANG        ?= clang
 
-.PHONY: check-unit check-golden check-diff fuzz fuzz-smoke asan tsan valgrind bench-tangle
+.PHONY: check-unit check-golden check-diff check-crash check-cli fuzz fuzz-smoke asan tsan valgrind bench-tangle
 
 $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD):
 	mkdir -p $@
@@ -43,6 +45,19 @@ check-golden: $(LIT)
 check-diff: $(LIT)
 	tests/differential.sh $(LIT)
 
+# Also on a build that swaps folders without renameat2's exchange, as on
+# kernels or file systems that lack it.
+$(BUILD)/noexchange/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O1 -DLIT_NO_RENAME_EXCHANGE $(DEPS_CFLAGS) -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
+
+check-crash: $(LIT) $(BUILD)/noexchange/lit
+	tests/crash/run.sh $(LIT)
+	tests/crash/run.sh $(BUILD)/noexchange/lit
+
+check-cli: $(LIT) $(MANPAGE)
+	tests/cli/run.sh $(LIT)
+
 # ---- sanitizers ----
 $(ASAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
 	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
@@ -58,7 +73,8 @@ asan: $(ASAN_BUILD)/lit $(ASAN_BUILD)/check_lit
 # Golden cases run under valgrind (each lit run is slower there): one of each kind.
 VALGRIND_CASES ?= basic-file append-across-docs indent-at-depth line-directives dump crlf-input bom-input \
   err-cycle-chain err-undefined-suggest err-malformed-attrs err-unclosed-fence err-write-fails \
-  orphan-removed hand-edit-refused check-stale err-symlink-escape
+  orphan-removed hand-edit-refused check-stale err-symlink-escape err-file-and-folder stale-temporaries-removed \
+  err-record-folder-fails err-invalid-utf8-name
 
 valgrind: $(TEST_BUILD)/check_lit $(LIT)
 	cd tests && CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -75,26 +91,42 @@ tsan: $(TSAN_BUILD)/lit
 	TSAN_OPTIONS=halt_on_error=1 tests/run_golden.sh $(TSAN_BUILD)/lit
 
 # ---- fuzzing ----
-$(FUZZ_BUILD)/fuzz_tangle: tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(wildcard gen/*.h) | $(FUZZ_BUILD)
-	$(CLANG) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS) -Igen \
-	  -o $@ tests/fuzz/fuzz_tangle.c $(LIB_SRC) $(DEPS_LIBS)
+# Three targets (tests/fuzz/fuzz_TARGET.c): tangle (reader, model, tangler,
+# record and attribute parsers), write (the all-or-nothing commit on a
+# scratch folder) and weave (lit book and lit skill in memory). The library
+# is compiled once for all three. Paths are absolute: the write and weave
+# targets work in a scratch folder of their own.
+FUZZ_TARGETS := tangle write weave
+FUZZ_TARGET  ?= tangle
+FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJ     := $(patsubst gen/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC))
 
-$(FUZZ_BUILD)/corpus/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*/input/index.md) | $(FUZZ_BUILD)
-	tests/fuzz/make_seeds.sh tests/golden $(FUZZ_BUILD)/corpus
+$(FUZZ_BUILD)/obj/%.o: gen/%.c $(wildcard gen/*.h) | $(FUZZ_BUILD)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPS_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_OBJ)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(DEPS_CFLAGS) -Igen -o $@ $< $(FUZZ_OBJ) $(DEPS_LIBS)
+
+# Seeds: the golden inputs (the write target also gets their existing
+# outputs and records), and the weaver's fixture project.
+$(FUZZ_BUILD)/corpus-%/.seeded: tests/fuzz/make_seeds.sh $(wildcard tests/golden/*/input/index.md) | $(FUZZ_BUILD)
+	tests/fuzz/make_seeds.sh $* $(FUZZ_BUILD)/corpus-$*
 	touch $@
 
-fuzz: $(FUZZ_BUILD)/fuzz_tangle $(FUZZ_BUILD)/corpus/.seeded
-	$(FUZZ_BUILD)/fuzz_tangle -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+fuzz: $(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET) $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)/.seeded
+	$(FUZZ_BUILD)/fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
 	  $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
-	  -dict=tests/fuzz/lit.dict -artifact_prefix=$(FUZZ_BUILD)/ \
-	  -print_final_stats=1 $(FUZZ_BUILD)/corpus
+	  -dict=$(CURDIR)/tests/fuzz/lit.dict -artifact_prefix=$(CURDIR)/$(FUZZ_BUILD)/$(FUZZ_TARGET)- \
+	  -print_final_stats=1 $(CURDIR)/$(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)
 
+# make check: ten seconds of each target.
 fuzz-smoke:
-	$(MAKE) fuzz FUZZ_SECONDS=20
+	for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz FUZZ_TARGET=$$t FUZZ_SECONDS=10 || exit 1; done
 
 # ---- speed ----
 bench-tangle: $(LIT)
 	tests/bench/bench_tangle.sh $(LIT)
 
 # What `make check` runs from here (the top Makefile's check depends on it).
-CHECK_TARGETS += check-unit check-golden check-diff fuzz-smoke
+CHECK_TARGETS += check-unit check-golden check-diff check-crash check-cli fuzz-smoke

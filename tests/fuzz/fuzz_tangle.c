@@ -24,45 +24,20 @@
 #include "../../gen/record.h"
 #include "../../gen/tangle.h"
 #include "../../gen/util.h"
+#include "fuzz_input.h"
 
 enum { S_MAX_DOCS = 3 };
-
-static const char S_sep[] = "\n%%% ";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *text = (const char *)data;
-  const char *names[S_MAX_DOCS];
-  const char *texts[S_MAX_DOCS];
-  size_t lens[S_MAX_DOCS];
-  char *owned[S_MAX_DOCS] = {NULL, NULL, NULL};
-  static const char *const defaults[S_MAX_DOCS] = {"index.md", "a.md", "b.md"};
-  size_t n = 0, pos = 0;
-  const char *name = defaults[0];
-  while (n < S_MAX_DOCS) {
-    /* find the next separator */
-    size_t next = size;
-    for (size_t i = pos; n + 1 < S_MAX_DOCS && i + sizeof S_sep - 1 <= size; i++)
-      if (memcmp(text + i, S_sep, sizeof S_sep - 1) == 0) {
-        next = i;
-        break;
-      }
-    names[n] = name;
-    texts[n] = text + pos;
-    lens[n] = next - pos;
-    n++;
-    if (next >= size) break;
-    size_t name_start = next + sizeof S_sep - 1, name_end = name_start;
-    while (name_end < size && text[name_end] != '\n' && name_end - name_start < 64) name_end++;
-    if (name_end > name_start) {
-      owned[n] = lit_xstrndup(text + name_start, name_end - name_start);
-      name = owned[n];
-    } else {
-      name = defaults[n];
-    }
-    pos = name_end < size ? name_end + 1 : size;
-  }
+  fuzz_parts parts;
+  fuzz_split(data, size, S_MAX_DOCS, &parts);
+  const char *const *names = parts.names;
+  const char *const *texts = parts.texts;
+  const size_t *lens = parts.lens;
+  size_t n = parts.n;
 
   lit_diags *d = lit_diags_new();
   lit_diags_set_limit(d, 200);
@@ -108,6 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lit_attrs_free(&a);
   free(info);
 
-  for (size_t i = 0; i < S_MAX_DOCS; i++) free(owned[i]);
+  fuzz_parts_free(&parts);
   return 0;
 }

@@ -1,21 +1,44 @@
 #!/bin/sh
-# make_seeds.sh GOLDEN_DIR CORPUS_DIR: one fuzz seed per golden case, in the
-# fuzz target's format: index.md, then each other document after a
-# "%%% <name>" line (the target reads at most three documents).
+# make_seeds.sh TARGET CORPUS_DIR: fuzz seeds in the targets' input format
+# (fuzz_input.h): index.md, then each further part after a "%%% <name>"
+# line.
+#
+#   tangle, weave   one seed per golden case: index.md and up to two more
+#                   documents; weave also gets the weaver's fixture project
+#   write           the same, and each case's existing files (outputs, a
+#                   .lit-record), up to six parts in all
 set -eu
-golden=$1
+target=$1
 corpus=$2
+here=$(cd "$(dirname "$0")" && pwd)
+golden=$here/../golden
 mkdir -p "$corpus"
-for case in "$golden"/*/; do
-  in="$case/input"
-  [ -f "$in/index.md" ] || continue
-  name=$(basename "$case")
+seed() { # seed NAME FOLDER MAX_DOCS MAX_OTHER
+  in=$2
   {
     cat "$in/index.md"
-    (cd "$in" && find . -name '*.md' ! -path ./index.md | sed 's|^\./||' | sort | head -n 2) |
+    (cd "$in" && find . -name '*.md' ! -path ./index.md | sed 's|^\./||' | sort | head -n "$3") |
       while read -r doc; do
         printf '\n%%%%%% %s\n' "$doc"
         cat "$in/$doc"
       done
-  } >"$corpus/seed-$name"
+    if [ "$4" -gt 0 ]; then
+      (cd "$in" && find . -type f ! -name '*.md' | sed 's|^\./||' | sort | head -n "$4") |
+        while read -r f; do
+          printf '\n%%%%%% %s\n' "$f"
+          cat "$in/$f"
+        done
+    fi
+  } >"$corpus/seed-$1"
+}
+for case in "$golden"/*/; do
+  [ -f "$case/input/index.md" ] || continue
+  name=$(basename "$case")
+  case $target in
+    write) seed "$name" "$case/input" 2 3 ;;
+    *) seed "$name" "$case/input" 2 0 ;;
+  esac
 done
+if [ "$target" = weave ]; then
+  seed weave-project "$here/../weave/project" 2 0
+fi

@@ -13,7 +13,8 @@ most 500 characters; the body is under 500 lines and under 5,000 tokens,
 estimated as characters / 4 (no tokenizer is needed, and the estimate is
 the one the specification's guidance uses).
 
-Bundle checks: manifest.txt lists every other file exactly once; every
+Bundle checks: manifest.txt lists every other file exactly once (but
+.lit-manifest, lit's record of the files it wrote there); every
 relative Markdown link (inline or reference definition, outside code)
 resolves to a file inside the bundle, and every #anchor to a heading of the
 target (GitHub's anchor rules, the ones lit uses).
@@ -165,7 +166,8 @@ def check_bundle(root):
     if os.path.isfile(man):
         with open(man, encoding="utf-8") as f:
             listed = [l for l in f.read().split("\n") if l]
-        check(sorted(listed) == sorted(files - {"manifest.txt"}) and len(listed) == len(set(listed)),
+        # .lit-manifest is lit's note of what it wrote in the folder, not content.
+        check(sorted(listed) == sorted(files - {"manifest.txt", ".lit-manifest"}) and len(listed) == len(set(listed)),
               name + ": manifest.txt lists every other file once (%d files)" % len(listed))
     else:
         check(False, name + ": manifest.txt exists")

@@ -5,8 +5,9 @@
 # folder and HOME: --claude, --codex, --opencode (under the current folder),
 # --global (all three under HOME, or one with an agent flag), --dest DIR.
 # Checks that an existing install is refused without --force and replaced
-# with it, that a failed install leaves the old one whole and no staging
-# folder behind, and walks every link of an installed copy.
+# with it (unless it holds a file lit did not write), that a failed install
+# leaves the old one whole and no staging folder behind, and walks every
+# link of an installed copy.
 # Ends with "N passed, N failed".
 set -u
 LIT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -57,8 +58,15 @@ echo "old" >"$TMP/dest/demo-kernels/marker"
 expect_fail "an existing install is refused without --force" "$LIT" skill install --dest "$TMP/dest" --from "$FROM"
 grep -q -- "--force" "$TMP/out" && ok "the refusal says to pass --force" || bad "the refusal says to pass --force"
 [ -f "$TMP/dest/demo-kernels/marker" ] && ok "the refused install left the old one" || bad "the refused install left the old one"
+# --force replaces what lit installed, never a file it did not write.
+expect_fail "--force over an install holding a file lit did not write is refused" \
+  "$LIT" skill install --dest "$TMP/dest" --from "$FROM" --force
+grep -q "marker: error: lit did not write this file" "$TMP/out" && [ -f "$TMP/dest/demo-kernels/marker" ] \
+  && ok "the refusal names the file, and keeps it" || bad "the refusal names the file, and keeps it"
+rm "$TMP/dest/demo-kernels/marker"
+echo "edited" >>"$TMP/dest/demo-kernels/SKILL.md"
 expect "--force replaces it" "$LIT" skill install --dest "$TMP/dest" --from "$FROM" --force
-[ ! -e "$TMP/dest/demo-kernels/marker" ] && [ -f "$TMP/dest/demo-kernels/SKILL.md" ] && ok "--force: the new copy, whole" \
+cmp -s "$FROM/SKILL.md" "$TMP/dest/demo-kernels/SKILL.md" && ok "--force: the new copy, whole" \
   || bad "--force: the new copy, whole"
 
 # A failing copy (an unreadable file in the source) must leave the old install whole.
@@ -66,17 +74,19 @@ if [ "$(id -u)" != 0 ]; then
   cp -r "$FROM" "$TMP/broken"
   echo "secret" >"$TMP/broken/unreadable.md"
   chmod 000 "$TMP/broken/unreadable.md"
-  echo "old" >"$TMP/dest/demo-kernels/marker"
+  echo "old" >>"$TMP/dest/demo-kernels/SKILL.md"
+  cp "$TMP/dest/demo-kernels/SKILL.md" "$TMP/old-skill"
   expect_fail "an install that fails mid-copy reports it" "$LIT" skill install --dest "$TMP/dest" --from "$TMP/broken" --force
-  [ -f "$TMP/dest/demo-kernels/marker" ] && ok "the failed install left the old one whole" || bad "the failed install left the old one whole"
+  cmp -s "$TMP/old-skill" "$TMP/dest/demo-kernels/SKILL.md" && ok "the failed install left the old one whole" || bad "the failed install left the old one whole"
 else
   # root reads anything: break the copy by making the destination's parent unwritable instead... root writes
   # anything too, so use a source that vanishes: a dangling bundle path.
-  echo "old" >"$TMP/dest/demo-kernels/marker"
+  echo "old" >>"$TMP/dest/demo-kernels/SKILL.md"
+  cp "$TMP/dest/demo-kernels/SKILL.md" "$TMP/old-skill"
   expect_fail "an install from a missing bundle fails" "$LIT" skill install --dest "$TMP/dest" --from "$TMP/nowhere/demo-kernels" --force
-  [ -f "$TMP/dest/demo-kernels/marker" ] && ok "the failed install left the old one whole" || bad "the failed install left the old one whole"
+  cmp -s "$TMP/old-skill" "$TMP/dest/demo-kernels/SKILL.md" && ok "the failed install left the old one whole" || bad "the failed install left the old one whole"
 fi
-leftover=$(find "$TMP/dest" -maxdepth 1 -name '*.lit-*' | wc -l)
+leftover=$(find "$TMP/dest" -maxdepth 1 -name '*lit-*' | wc -l)
 [ "$leftover" = 0 ] && ok "no staging folder left behind" || bad "no staging folder left behind ($leftover)"
 
 expect_fail "no destination flag is a usage error" "$LIT" skill install --from "$FROM"

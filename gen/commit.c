@@ -1,0 +1,643 @@
+#define _XOPEN_SOURCE 700 /* link, fchmod, fsync, kill, nftw */
+#include "commit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "paths.h"
+#include "util.h"
+
+typedef enum { S_NEW, S_REPLACE, S_REMOVE } S_kind;
+
+typedef struct {
+  S_kind kind;
+  char *final;  /* the target */
+  char *temp;   /* the staged copy; NULL for S_REMOVE */
+  char *backup; /* the old copy's link; NULL for S_NEW */
+} S_item;
+
+struct lit_commit {
+  char *root;
+  char *journal;
+  int jfd;       /* the journal, open from the first change on; -1 before */
+  S_item *items; /* every path relative to root */
+  size_t n, cap;
+  char **dirs; /* folders made, parents first */
+  size_t ndirs, dirs_cap;
+  size_t ntemps;   /* names handed out: .lit-tmp-PID-N */
+  int journaled;   /* the journal was created: an undo deletes it */
+  int journal_err; /* why the journal could not be begun, or 0 */
+  int done;        /* run to the end, or undone: nothing left to clean up */
+};
+
+static char *S_full(const char *root, const char *rel) { return lit_path_join(root, rel); }
+
+/* rel's folder with a trailing '/', or "" at the root; the caller frees it. */
+static char *S_dir_of(const char *rel) {
+  const char *slash = strrchr(rel, '/');
+  return slash ? lit_xstrndup(rel, (size_t)(slash - rel) + 1) : lit_xstrdup("");
+}
+
+static int S_exists(const char *root, const char *rel) {
+  char *full = S_full(root, rel);
+  struct stat st;
+  int r = lstat(full, &st) == 0;
+  free(full);
+  return r;
+}
+
+static int S_write_all(int fd, const char *data, size_t len) {
+  while (len > 0) {
+    ssize_t k = write(fd, data, len);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += k;
+    len -= (size_t)k;
+  }
+  return 0;
+}
+
+lit_commit *lit_commit_new(const char *root, const char *journal_rel) {
+  lit_commit *c = lit_xcalloc(1, sizeof *c);
+  c->root = lit_xstrdup(root && root[0] ? root : ".");
+  c->journal = lit_xstrdup(journal_rel);
+  c->jfd = -1;
+  return c;
+}
+
+/* ---- the journal: written ahead of every change ---- */
+
+/* Appends one line; 0 or an errno. The kernel keeps what was written when
+ * the process dies, which is the failure this guards against. */
+static int S_log(lit_commit *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int S_log(lit_commit *c, const char *fmt, ...) {
+  va_list ap, again;
+  va_start(ap, fmt);
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *line = lit_xmalloc((size_t)n + 1);
+  vsnprintf(line, (size_t)n + 1, fmt, again);
+  va_end(again);
+  int err = S_write_all(c->jfd, line, (size_t)n);
+  free(line);
+  return err;
+}
+
+/* Opens the journal before the first change. Its own missing folders are
+ * the changes made before it can be written down: they are written down
+ * first thing after, and removed again if it cannot be opened. 0 or an
+ * errno. */
+static int S_journal_begin(lit_commit *c) {
+  if (c->jfd >= 0) return 0;
+  char **made = NULL;
+  size_t nmade = 0;
+  int err = 0;
+  char *p = lit_xstrdup(c->journal);
+  for (char *s = p + 1; *s && !err; s++) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (!S_exists(c->root, p)) {
+      char *full = S_full(c->root, p);
+      if (mkdir(full, 0777) != 0) err = errno;
+      free(full);
+      if (!err) {
+        made = lit_xrealloc(made, (nmade + 1) * sizeof(char *));
+        made[nmade++] = lit_xstrdup(p);
+      }
+    }
+    *s = '/';
+  }
+  free(p);
+  char *full = S_full(c->root, c->journal);
+  if (!err) err = lit_fault_step();
+  if (!err) {
+    /* Exclusive: the recovery before this run removed any journal of a
+     * dead run, so one here belongs to a run going on now. */
+    c->jfd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (c->jfd < 0) err = errno == EEXIST ? EBUSY : errno;
+  }
+  free(full);
+  if (!err) {
+    c->journaled = 1;
+    err = S_log(c, "lit-journal %ld\n", (long)getpid());
+  }
+  for (size_t i = 0; i < nmade; i++) {
+    if (c->jfd >= 0) {
+      c->dirs = lit_grow(c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(char *));
+      c->dirs[c->ndirs++] = made[i];
+      if (!err) err = S_log(c, "dir\t%s\n", made[i]);
+    } else {
+      char *d = S_full(c->root, made[nmade - 1 - i]);
+      rmdir(d);
+      free(d);
+    }
+  }
+  if (c->jfd < 0)
+    for (size_t i = 0; i < nmade; i++)
+      free(made[i]);
+  free(made);
+  return err;
+}
+
+static int S_mkdir_logged(lit_commit *c, const char *rel) {
+  int err = S_log(c, "dir\t%s\n", rel);
+  if (!err) err = lit_fault_step();
+  char *full = S_full(c->root, rel);
+  if (!err && mkdir(full, 0777) != 0) err = errno;
+  free(full);
+  if (!err) {
+    c->dirs = lit_grow(c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(char *));
+    c->dirs[c->ndirs++] = lit_xstrdup(rel);
+  }
+  return err;
+}
+
+/* Makes rel's missing parent folders. 0 or an errno. */
+static int S_make_parents(lit_commit *c, const char *rel) {
+  char *p = lit_xstrdup(rel);
+  int err = 0;
+  for (char *s = p + 1; *s && !err; s++) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (!S_exists(c->root, p)) err = S_mkdir_logged(c, p);
+    *s = '/';
+  }
+  free(p);
+  return err;
+}
+
+int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
+  *fd = -1;
+  int err = S_journal_begin(c);
+  if (err) {
+    c->journal_err = err;
+    return err;
+  }
+  err = S_make_parents(c, rel);
+  if (err) return err;
+  /* Named after the process, not the file: a name near NAME_MAX plus a
+   * suffix would be too long, and the process id tells the next run
+   * whether the owner still runs. */
+  char *dir = S_dir_of(rel);
+  char *temp = lit_xasprintf("%s.lit-tmp-%ld-%zu", dir, (long)getpid(), c->ntemps++);
+  free(dir);
+  err = S_log(c, "temp\t%s\n", temp);
+  char *full = S_full(c->root, temp);
+  if (!err) err = lit_fault_step();
+  if (!err) {
+    unlink(full); /* a dead process's, with this process's id */
+    *fd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (*fd < 0) err = errno;
+  }
+  free(full);
+  if (err) {
+    free(temp);
+    return err;
+  }
+  c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
+  c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL};
+  return 0;
+}
+
+static void S_item_free(S_item *it) {
+  free(it->final);
+  free(it->temp);
+  free(it->backup);
+}
+
+static void S_drop_last(lit_commit *c) {
+  S_item *it = &c->items[--c->n];
+  char *full = S_full(c->root, it->temp);
+  unlink(full);
+  free(full);
+  S_item_free(it);
+}
+
+int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
+  int err = write_err;
+  mode_t mask = umask(0);
+  umask(mask);
+  if (!err) err = lit_fault_step();
+  if (!err && fchmod(fd, (exec ? 0777 : 0666) & ~mask) != 0) err = errno;
+  if (!err && fsync(fd) != 0) err = errno;
+  if (close(fd) != 0 && !err) err = errno;
+  if (err) S_drop_last(c);
+  return err;
+}
+
+void lit_commit_discard(lit_commit *c, int fd) {
+  close(fd);
+  S_drop_last(c);
+}
+
+void lit_commit_remove(lit_commit *c, const char *rel) {
+  c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
+  c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL};
+}
+
+int lit_commit_journal_error(const lit_commit *c) { return c->journal_err; }
+
+size_t lit_commit_count(const lit_commit *c) {
+  size_t k = 0;
+  for (size_t i = 0; i < c->n; i++)
+    k += c->items[i].kind != S_REMOVE;
+  return k;
+}
+
+/* ---- undoing ---- */
+
+/* Puts back what the items changed, last first, then removes the staged
+ * copies. Works from what is on disk, so it serves a failed step and a
+ * dead process alike. 0, or the first errno met (it still does the rest). */
+static int S_undo(const char *root, const S_item *items, size_t n, char **temps, size_t ntemps) {
+  int first = 0;
+  for (size_t i = n; i-- > 0;) {
+    const S_item *it = &items[i];
+    char *final = S_full(root, it->final);
+    char *temp = it->temp ? S_full(root, it->temp) : NULL;
+    char *backup = it->backup ? S_full(root, it->backup) : NULL;
+    struct stat st;
+    int err = 0;
+    if (it->kind == S_NEW) {
+      /* The staged copy still there: the rename never happened. */
+      if (lstat(temp, &st) != 0 && lstat(final, &st) == 0 && unlink(final) != 0) err = errno;
+    } else if (lstat(backup, &st) == 0) {
+      /* Renaming a link onto its own file does nothing: when the final is
+       * still the old file, the link just goes. */
+      struct stat fs;
+      int same = lstat(final, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino;
+      if (same ? unlink(backup) != 0 : rename(backup, final) != 0) err = errno;
+    }
+    if (err && !first) first = err;
+    free(final);
+    free(temp);
+    free(backup);
+  }
+  for (size_t i = 0; i < ntemps; i++) {
+    char *full = S_full(root, temps[i]);
+    if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
+    free(full);
+  }
+  return first;
+}
+
+/* Removes the folders a run made, last first: after the journal, which may
+ * sit in one of them. */
+static void S_rmdirs(const char *root, char **dirs, size_t ndirs) {
+  for (size_t i = ndirs; i-- > 0;) {
+    char *full = S_full(root, dirs[i]);
+    rmdir(full); /* not empty: something else was put there since; leave it */
+    free(full);
+  }
+}
+
+/* The staged copies of a commit, as the list S_undo takes. */
+static char **S_temps(const lit_commit *c, size_t *n) {
+  char **t = lit_xcalloc(c->n + 1, sizeof(char *));
+  *n = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->items[i].temp) t[(*n)++] = c->items[i].temp;
+  return t;
+}
+
+static int S_undo_commit(lit_commit *c) {
+  size_t nt;
+  char **temps = S_temps(c, &nt);
+  int err = S_undo(c->root, c->items, c->n, temps, nt);
+  free(temps);
+  if (c->jfd >= 0) close(c->jfd);
+  c->jfd = -1;
+  if (!err && c->journaled) {
+    char *journal = S_full(c->root, c->journal);
+    unlink(journal);
+    free(journal);
+  }
+  if (!err) S_rmdirs(c->root, c->dirs, c->ndirs);
+  c->done = 1;
+  return err;
+}
+
+/* ---- running ---- */
+
+static void S_report(lit_diags *d, const char *rel, const char *what, int err) {
+  lit_diag(d, LIT_ERROR, rel, 0, 0, "cannot %s: %s; every file is left as it was", what, strerror(err));
+}
+
+/* Decides what each item does and writes the plan into the journal, ended
+ * by "commit": from then on an undo puts back the old copies. 0, or -1
+ * reported with nothing changed yet. */
+static int S_plan(lit_commit *c, lit_diags *d) {
+  long pid = (long)getpid();
+  for (size_t i = 0; i < c->n; i++) {
+    S_item *it = &c->items[i];
+    char *full = S_full(c->root, it->final);
+    struct stat st;
+    int exists = lstat(full, &st) == 0;
+    free(full);
+    if (exists && !S_ISREG(st.st_mode)) {
+      /* A folder (perhaps one made for another staged file) or a link:
+       * renaming over it would fail or escape; nothing has changed yet. */
+      lit_diag(d, LIT_ERROR, it->final, 0, 0, "cannot replace this %s with a file; every file is left as it was",
+               S_ISDIR(st.st_mode) ? "folder" : "special file");
+      return -1;
+    }
+    if (it->kind == S_NEW && exists) it->kind = S_REPLACE;
+    if (it->kind != S_NEW) {
+      char *dir = S_dir_of(it->final);
+      it->backup = lit_xasprintf("%s.lit-old-%ld-%zu", dir, pid, i);
+      free(dir);
+    }
+  }
+  int err = S_journal_begin(c);
+  for (size_t i = 0; i < c->n && !err; i++) {
+    const S_item *it = &c->items[i];
+    if (it->kind == S_NEW) err = S_log(c, "new\t%s\t%s\n", it->temp, it->final);
+    if (it->kind == S_REPLACE) err = S_log(c, "replace\t%s\t%s\t%s\n", it->temp, it->final, it->backup);
+    if (it->kind == S_REMOVE) err = S_log(c, "remove\t%s\t%s\n", it->final, it->backup);
+  }
+  if (!err) err = S_log(c, "commit\n");
+  if (!err) err = lit_fault_step();
+  if (!err && fsync(c->jfd) != 0) err = errno;
+  if (err) {
+    S_report(d, c->journal, "write the journal of this run", err);
+    return -1;
+  }
+  return 0;
+}
+
+int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
+  if (removed) *removed = 0;
+  if (c->n == 0) {
+    S_undo_commit(c); /* folders made for copies that were then dropped */
+    return 0;
+  }
+  if (S_plan(c, d) != 0) {
+    S_undo_commit(c);
+    return -1;
+  }
+  int err = 0;
+  size_t failed_at = c->n;
+  const char *what = NULL;
+  /* Keep every old copy first: until the journal is gone, it is what an
+   * undo puts back. A file system without hard links gets a rename
+   * instead (the file is briefly absent; the undo is the same). */
+  for (size_t i = 0; i < c->n && !err; i++) {
+    S_item *it = &c->items[i];
+    if (!it->backup) continue;
+    char *final = S_full(c->root, it->final), *backup = S_full(c->root, it->backup);
+    unlink(backup); /* a dead process's, with this process's id */
+    err = lit_fault_step();
+    if (!err && link(final, backup) != 0) {
+      err = errno;
+      if ((err == EPERM || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK) && rename(final, backup) == 0) err = 0;
+    }
+    if (err && err != ENOENT) {
+      failed_at = i;
+      what = "keep the old copy of this file";
+    } else {
+      err = 0;
+    }
+    free(final);
+    free(backup);
+  }
+  for (size_t i = 0; i < c->n && !err; i++) {
+    S_item *it = &c->items[i];
+    char *final = S_full(c->root, it->final);
+    err = lit_fault_step();
+    if (it->kind != S_REMOVE) {
+      char *temp = S_full(c->root, it->temp);
+      if (!err && rename(temp, final) != 0) err = errno;
+      free(temp);
+      what = "move the new content into place";
+    } else {
+      if (!err && unlink(final) != 0 && errno != ENOENT) err = errno;
+      what = "remove this file, whose block was deleted";
+    }
+    if (err) failed_at = i;
+    free(final);
+  }
+  char *journal = S_full(c->root, c->journal);
+  if (!err) {
+    close(c->jfd);
+    c->jfd = -1;
+    err = lit_fault_step(); /* the commit point */
+    if (!err && unlink(journal) != 0) err = errno;
+    if (err) {
+      failed_at = c->n;
+      what = "remove the journal of this run (the commit point)";
+    }
+  }
+  free(journal);
+  if (err) {
+    S_report(d, failed_at < c->n ? c->items[failed_at].final : c->journal, what, err);
+    int undo = S_undo_commit(c);
+    if (undo)
+      lit_diag(d, LIT_ERROR, c->journal, 0, 0,
+               "cannot undo the run: %s; the journal stays, and the next run tries again", strerror(undo));
+    return -1;
+  }
+  for (size_t i = 0; i < c->n; i++) {
+    S_item *it = &c->items[i];
+    if (removed && it->kind == S_REMOVE) (*removed)++;
+    if (!it->backup) continue;
+    char *backup = S_full(c->root, it->backup);
+    if (lit_fault_step() == 0) unlink(backup); /* left over: the next run sweeps it */
+    free(backup);
+  }
+  c->done = 1;
+  return 0;
+}
+
+void lit_commit_free(lit_commit *c) {
+  if (!c) return;
+  if (!c->done) S_undo_commit(c);
+  if (c->jfd >= 0) close(c->jfd);
+  for (size_t i = 0; i < c->n; i++)
+    S_item_free(&c->items[i]);
+  free(c->items);
+  for (size_t i = 0; i < c->ndirs; i++)
+    free(c->dirs[i]);
+  free(c->dirs);
+  free(c->root);
+  free(c->journal);
+  free(c);
+}
+
+/* ---- recovery ---- */
+
+static int S_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
+
+/* Splits a journal line into at most 4 tab-separated fields, in place. */
+static size_t S_fields(char *line, char **f) {
+  size_t n = 0;
+  for (char *s = line; n < 4;) {
+    f[n++] = s;
+    char *tab = strchr(s, '\t');
+    if (!tab) break;
+    *tab = '\0';
+    s = tab + 1;
+  }
+  return n;
+}
+
+typedef struct {
+  long pid;
+  int committed; /* the plan is whole: old copies may have to be put back */
+  S_item *items;
+  size_t n, cap;
+  char **temps, **dirs;
+  size_t ntemps, temps_cap, ndirs, dirs_cap;
+} S_journal;
+
+static void S_journal_free(S_journal *j) {
+  for (size_t i = 0; i < j->n; i++)
+    S_item_free(&j->items[i]);
+  free(j->items);
+  for (size_t i = 0; i < j->ntemps; i++)
+    free(j->temps[i]);
+  free(j->temps);
+  for (size_t i = 0; i < j->ndirs; i++)
+    free(j->dirs[i]);
+  free(j->dirs);
+}
+
+/* Parses a journal; 0, or -1 if this version did not write it. A last line
+ * without its newline was cut short by the process's death and is dropped;
+ * so is a plan without its "commit" line (no old copy was touched yet). */
+static int S_journal_parse(char *text, S_journal *j) {
+  char *end = strrchr(text, '\n');
+  if (!end) return -1;
+  end[1] = '\0';
+  char *save = NULL;
+  char *line = strtok_r(text, "\n", &save);
+  if (!line || sscanf(line, "lit-journal %ld", &j->pid) != 1) return -1;
+  while ((line = strtok_r(NULL, "\n", &save))) {
+    char *f[4];
+    size_t k = S_fields(line, f);
+    for (size_t i = 1; i < k; i++)
+      if (lit_path_check_plain(f[i])) return -1; /* an undo renames and removes what it names */
+    if (strcmp(f[0], "commit") == 0 && k == 1) {
+      j->committed = 1;
+    } else if ((strcmp(f[0], "dir") == 0 || strcmp(f[0], "temp") == 0) && k == 2) {
+      int dir = f[0][0] == 'd';
+      char ***list = dir ? &j->dirs : &j->temps;
+      size_t *len = dir ? &j->ndirs : &j->ntemps;
+      *list = lit_grow(*list, dir ? &j->dirs_cap : &j->temps_cap, *len + 1, sizeof(char *));
+      (*list)[(*len)++] = lit_xstrdup(f[1]);
+    } else {
+      S_item it;
+      if (strcmp(f[0], "new") == 0 && k == 3)
+        it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL};
+      else if (strcmp(f[0], "replace") == 0 && k == 4)
+        it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3])};
+      else if (strcmp(f[0], "remove") == 0 && k == 3)
+        it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2])};
+      else
+        return -1;
+      j->items = lit_grow(j->items, &j->cap, j->n + 1, sizeof(S_item));
+      j->items[j->n++] = it;
+    }
+  }
+  return 0;
+}
+
+/* "name" is ".lit-tmp-PID-N" or ".lit-old-PID-N" of a process that no
+ * longer runs, or ".lit-tmp-XXXXXX" of a version that did not name them. */
+static int S_stale(const char *name) {
+  const char *rest;
+  if (strncmp(name, ".lit-tmp-", 9) == 0)
+    rest = name + 9;
+  else if (strncmp(name, ".lit-old-", 9) == 0)
+    rest = name + 9;
+  else
+    return 0;
+  char *end;
+  long pid = strtol(rest, &end, 10);
+  if (end != rest && *end == '-') return pid != (long)getpid() && !S_alive(pid);
+  return strncmp(name, ".lit-tmp-", 9) == 0 && strlen(rest) == 6 && !strchr(rest, '-');
+}
+
+static int S_sweep_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  if (flag == FTW_F && S_stale(path + ftw->base)) unlink(path);
+  return 0;
+}
+
+/* The journal's own folder (often the project root) is swept alone, not
+ * walked: its subfolders are the whole project. */
+static void S_sweep_flat(const char *dir) {
+  DIR *dh = opendir(dir);
+  if (!dh) return;
+  struct dirent *e;
+  while ((e = readdir(dh))) {
+    if (!S_stale(e->d_name)) continue;
+    char *full = lit_xasprintf("%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(full, &st) == 0 && S_ISREG(st.st_mode)) unlink(full);
+    free(full);
+  }
+  closedir(dh);
+}
+
+int lit_commit_recover(const char *root, const char *journal_rel, char *const *dirs, size_t ndirs, lit_diags *d) {
+  char *full = S_full(root, journal_rel);
+  lit_buf b = LIT_BUF_INIT;
+  int err = lit_read_file(full, &b);
+  int status = 0;
+  if (err && err != ENOENT) {
+    lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot read the journal of an interrupted run: %s", strerror(err));
+    status = -1;
+  } else if (!err) {
+    S_journal j;
+    memset(&j, 0, sizeof j);
+    if (S_journal_parse(b.data ? b.data : "", &j) != 0) {
+      lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
+               "this is not a journal lit can undo; check the files it names, then delete it");
+      status = -1;
+    } else if (j.pid != (long)getpid() && S_alive(j.pid)) {
+      lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
+               "another lit (process %ld) is writing this project; run again when it has finished", j.pid);
+      status = -1;
+    } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps)) != 0) {
+      lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot undo the interrupted run this journal describes: %s",
+               strerror(err));
+      status = -1;
+    } else {
+      unlink(full);
+      S_rmdirs(root, j.dirs, j.ndirs);
+      if (j.committed)
+        lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
+                 "a tangle (process %ld) was interrupted while it put its files in place: they are as they were "
+                 "before it",
+                 j.pid);
+    }
+    S_journal_free(&j);
+  }
+  lit_buf_free(&b);
+  free(full);
+  if (status != 0) return status;
+  char *jdir = S_dir_of(journal_rel);
+  char *jfull = jdir[0] ? S_full(root, jdir) : lit_xstrdup(root && root[0] ? root : ".");
+  S_sweep_flat(jfull);
+  free(jfull);
+  free(jdir);
+  for (size_t i = 0; i < ndirs; i++) {
+    char *dir = dirs[i][0] ? S_full(root, dirs[i]) : lit_xstrdup(root && root[0] ? root : ".");
+    nftw(dir, S_sweep_one, 16, FTW_PHYS);
+    free(dir);
+  }
+  return 0;
+}

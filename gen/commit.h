@@ -1,0 +1,66 @@
+/* commit.h: an all-or-nothing change to files of a project, undone if the
+ * run fails or dies midway.
+ *
+ * A commit collects new contents, each staged as a hidden temporary beside
+ * its target (".lit-tmp-PID-XXXXXX", in the target's folder so the rename
+ * into place is atomic), and files to remove. lit_commit_run then
+ *
+ *   1. writes a journal naming every step it is about to take,
+ *   2. keeps every file it replaces or removes as a hard link
+ *      ".lit-old-PID-N" beside it,
+ *   3. renames every temporary into place and removes the files to remove,
+ *   4. deletes the journal (the commit point), then the old copies.
+ *
+ * If a step fails, the steps taken are undone from the old copies and the
+ * tree is as it was. If the process dies before the commit point, the next
+ * lit_commit_recover finds the journal and undoes it the same way; after
+ * it, only hidden old copies are left, which the next run sweeps away with
+ * every temporary of a process that no longer runs.
+ *
+ * Paths are relative to the project root given to lit_commit_new. Ownership:
+ * the caller frees a commit with lit_commit_free, which also removes the
+ * temporaries and folders of a commit that was never run. */
+#ifndef LIT_COMMIT_H
+#define LIT_COMMIT_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+typedef struct lit_commit lit_commit;
+
+/* journal_rel: where the journal lives while a commit runs. */
+lit_commit *lit_commit_new(const char *root, const char *journal_rel);
+void lit_commit_free(lit_commit *c);
+
+/* Opens a staged copy for rel, making its missing folders (removed again on
+ * failure). Returns 0 and *fd, or an errno. */
+int lit_commit_open(lit_commit *c, const char *rel, int *fd);
+/* Finishes the copy opened last. write_err is the first error writing it
+ * (0 if none). On success it joins the commit (mode 0777 if exec, else
+ * 0666, less the umask) and 0 is returned; otherwise it is removed and the
+ * errno returned. */
+int lit_commit_close(lit_commit *c, int fd, int exec, int write_err);
+/* Drops the copy opened last (a tangle that failed halfway). */
+void lit_commit_discard(lit_commit *c, int fd);
+/* Adds a file to remove. */
+void lit_commit_remove(lit_commit *c, const char *rel);
+/* The errno that stopped the journal from being begun (the last open
+ * failed because of it, not because of its own file), or 0. */
+int lit_commit_journal_error(const lit_commit *c);
+/* How many files the commit writes. */
+size_t lit_commit_count(const lit_commit *c);
+
+/* Puts everything into place. 0, or -1 after reporting through d, with the
+ * tree as it was before. *removed counts the files removed (may be NULL). */
+int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d);
+
+/* Before a run: undoes a commit that a dead process left half done (its
+ * journal at journal_rel), then removes the temporaries and old copies of
+ * dead processes in the journal's folder and under each of dirs
+ * (recursively; relative to root).
+ * Returns 0, or -1 after reporting (another run is committing, or the
+ * journal cannot be read or undone). */
+int lit_commit_recover(const char *root, const char *journal_rel, char *const *dirs, size_t ndirs, lit_diags *d);
+
+#endif

@@ -1,0 +1,203 @@
+/* check_commit.c: the journaled commit: a run, the undo of a run that died
+ * (from a journal such a run leaves), and the sweep of dead runs' files. */
+#include "check_lit.h"
+
+#include "commit.h"
+
+static int S_exists(const char *dir, const char *rel) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  struct stat st;
+  int r = lstat(full, &st) == 0;
+  free(full);
+  return r;
+}
+
+static void S_stage(lit_commit *c, const char *rel, const char *text) {
+  int fd;
+  ck_assert_int_eq(lit_commit_open(c, rel, &fd), 0);
+  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  ck_assert_int_eq(lit_commit_close(c, fd, 0, 0), 0);
+}
+
+START_TEST(test_run) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/old.c", "old");
+  ck_write(dir, "out/gone.c", "gone");
+  lit_diags *d = lit_diags_new();
+  lit_commit *c = lit_commit_new(dir, ".rec-journal");
+  S_stage(c, "out/old.c", "new");
+  S_stage(c, "out/sub/deeper/n.c", "n");
+  lit_commit_remove(c, "out/gone.c");
+  ck_assert_uint_eq(lit_commit_count(c), 2);
+  ck_assert(S_exists(dir, ".rec-journal")); /* written ahead, from the first change */
+  size_t removed;
+  ck_assert_int_eq(lit_commit_run(c, &removed, d), 0);
+  ck_assert_uint_eq(removed, 1);
+  lit_commit_free(c);
+  char *a = ck_read(dir, "out/old.c"), *n = ck_read(dir, "out/sub/deeper/n.c");
+  ck_assert_str_eq(a, "new");
+  ck_assert_str_eq(n, "n");
+  free(a);
+  free(n);
+  ck_assert(!S_exists(dir, "out/gone.c"));
+  ck_assert(!S_exists(dir, ".rec-journal"));
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* A commit freed without running leaves nothing: no temporary, no folder it
+ * made, no journal. */
+START_TEST(test_abandon) {
+  char *dir = ck_tempdir();
+  lit_commit *c = lit_commit_new(dir, ".rec-journal");
+  S_stage(c, "out/a/b.c", "b");
+  lit_commit_free(c);
+  ck_assert(!S_exists(dir, "out"));
+  ck_assert(!S_exists(dir, ".rec-journal"));
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* The journal's own folders, made before it could be written, go too. */
+START_TEST(test_abandon_journal_folder) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "st/keep", "there before");
+  lit_commit *c = lit_commit_new(dir, "st/new/deeper/.rec-journal");
+  S_stage(c, "out/b.c", "b");
+  ck_assert(S_exists(dir, "st/new/deeper/.rec-journal"));
+  lit_commit_free(c);
+  ck_assert(!S_exists(dir, "st/new"));
+  ck_assert(S_exists(dir, "st/keep"));
+  ck_assert(!S_exists(dir, "out"));
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* What a tangle killed between two renames leaves: out/a.c already new,
+ * out/b.c not yet, out/gone.c removed, out/n/c.c new in a new folder. The
+ * next run's recovery puts the old state back and sweeps what is left. */
+START_TEST(test_recover_committed) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/a.c", "a new");
+  ck_write(dir, "out/.lit-old-4194304-0", "a old");
+  ck_write(dir, "out/b.c", "b old");
+  ck_write(dir, "out/.lit-old-4194304-1", "b old");
+  ck_write(dir, "out/.lit-tmp-4194304-1", "b new");
+  ck_write(dir, "out/.lit-old-4194304-2", "gone");
+  ck_write(dir, "out/n/c.c", "c");
+  ck_write(dir, ".rec-journal", "lit-journal 4194304\n"
+                                "dir\tout/n\n"
+                                "temp\tout/.lit-tmp-4194304-0\n"
+                                "temp\tout/.lit-tmp-4194304-1\n"
+                                "temp\tout/n/.lit-tmp-4194304-2\n"
+                                "replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\n"
+                                "replace\tout/.lit-tmp-4194304-1\tout/b.c\tout/.lit-old-4194304-1\n"
+                                "remove\tout/gone.c\tout/.lit-old-4194304-2\n"
+                                "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\n"
+                                "commit\n");
+  char *roots[] = {"out"};
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", roots, 1, d), 0);
+  char *a = ck_read(dir, "out/a.c"), *b = ck_read(dir, "out/b.c"), *g = ck_read(dir, "out/gone.c");
+  ck_assert_str_eq(a, "a old");
+  ck_assert_str_eq(b, "b old");
+  ck_assert_str_eq(g, "gone");
+  free(a);
+  free(b);
+  free(g);
+  ck_assert(!S_exists(dir, "out/n"));
+  ck_assert(!S_exists(dir, ".rec-journal"));
+  ck_assert(!S_exists(dir, "out/.lit-tmp-4194304-1"));
+  ck_assert(!S_exists(dir, "out/.lit-old-4194304-1"));
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "was interrupted while it put its files in place"));
+  free(t);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* Killed while staging (no "commit" line, the last line cut short): only
+ * temporaries and folders to remove; the files were never touched. */
+START_TEST(test_recover_staging) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/a.c", "a old");
+  ck_write(dir, "out/x/.lit-tmp-4194304-0", "partial");
+  ck_write(dir, ".rec-journal", "lit-journal 4194304\ndir\tout/x\ntemp\tout/x/.lit-tmp-4194304-0\nnew\tout/x/.lit-t");
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", NULL, 0, d), 0);
+  ck_assert(!S_exists(dir, "out/x"));
+  ck_assert(!S_exists(dir, ".rec-journal"));
+  char *a = ck_read(dir, "out/a.c");
+  ck_assert_str_eq(a, "a old");
+  free(a);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_NOTE), 0); /* nothing was in place yet: nothing to say */
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* A journal of a process that still runs, or one this version did not
+ * write, is left alone and stops the run. */
+START_TEST(test_recover_refuses) {
+  char *dir = ck_tempdir();
+  char *live = lit_xasprintf("lit-journal %ld\ncommit\n", (long)getppid());
+  ck_write(dir, ".rec-journal", live);
+  free(live);
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", NULL, 0, d), -1);
+  ck_write(dir, ".rec-journal", "lit-journal 4194304\nreplace\t../etc/passwd\tx\ty\ncommit\n");
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", NULL, 0, d), -1);
+  ck_assert(S_exists(dir, ".rec-journal"));
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "is writing this project"));
+  ck_assert_ptr_nonnull(strstr(t, "not a journal lit can undo"));
+  free(t);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* The sweep takes dead processes' files and an older version's unnamed
+ * temporaries; never a live process's, nor a file that merely looks alike. */
+START_TEST(test_sweep) {
+  char *dir = ck_tempdir();
+  char *mine = lit_xasprintf("out/.lit-tmp-%ld-0", (long)getpid());
+  ck_write(dir, mine, "live");
+  ck_write(dir, "out/deep/.lit-tmp-4194304-3", "dead");
+  ck_write(dir, "out/.lit-old-4194304-1", "dead");
+  ck_write(dir, "out/.lit-tmp-Ab12Cd", "legacy");
+  ck_write(dir, "out/.lit-tmp-notes.txt", "a user's");
+  ck_write(dir, ".lit-tmp-4194304-9", "dead, beside the journal");
+  ck_write(dir, "other/.lit-tmp-4194304-0", "outside the output folders");
+  char *roots[] = {"out"};
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", roots, 1, d), 0);
+  ck_assert(S_exists(dir, mine));
+  ck_assert(!S_exists(dir, "out/deep/.lit-tmp-4194304-3"));
+  ck_assert(!S_exists(dir, "out/.lit-old-4194304-1"));
+  ck_assert(!S_exists(dir, "out/.lit-tmp-Ab12Cd"));
+  ck_assert(S_exists(dir, "out/.lit-tmp-notes.txt"));
+  ck_assert(!S_exists(dir, ".lit-tmp-4194304-9"));
+  ck_assert(S_exists(dir, "other/.lit-tmp-4194304-0"));
+  free(mine);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+Suite *commit_suite(void) {
+  Suite *s = suite_create("commit");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_run);
+  tcase_add_test(tc, test_abandon);
+  tcase_add_test(tc, test_abandon_journal_folder);
+  tcase_add_test(tc, test_recover_committed);
+  tcase_add_test(tc, test_recover_staging);
+  tcase_add_test(tc, test_recover_refuses);
+  tcase_add_test(tc, test_sweep);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,1 @@
+mkdir -p ../elsewhere && ln -s ../elsewhere state
