@@ -16,7 +16,10 @@ LIT     := $(BUILD)/lit
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 
 GEN_SRC := $(filter-out gen/main.c,$(wildcard gen/*.c))
-GEN_OBJ := $(patsubst gen/%.c,$(BUILD)/%.o,$(GEN_SRC))
+GEN_OBJ := $(patsubst gen/%.c,$(BUILD)/%.o,$(GEN_SRC)) $(BUILD)/asset_data.o
+# The book's stylesheet, script and icon and the chart library, compiled into lit.
+ASSETS  := $(sort $(wildcard gen/assets/*))
+ASSET_C := $(BUILD)/asset_data.c
 DOCS    := index.md $(wildcard references/*.md)
 
 # Debian 12 packages everything here needs; `make deps` installs them.
@@ -36,6 +39,12 @@ $(BUILD)/%.o: gen/%.c | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c $< -o $@
 
 -include $(wildcard $(BUILD)/*.d)
+
+$(ASSET_C): $(ASSETS) gen/embed.sh | $(BUILD)
+	sh gen/embed.sh $@ $(ASSETS)
+
+$(BUILD)/asset_data.o: $(ASSET_C)
+	$(CC) $(WARN) $(CFLAGS) -Igen -c $< -o $@
 
 $(BUILD):
 	mkdir -p $@
