@@ -33,7 +33,9 @@ all: $(LIT) tangle
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES)
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES) && \
+	if ! command -v npm >/dev/null; then DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm; fi
+	npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 
 $(BUILD)/%.o: gen/%.c | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c $< -o $@

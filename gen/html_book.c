@@ -120,7 +120,7 @@ static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
       lit_buf_puts(out, "</span>");
     }
     lit_buf_free(&xref);
-    lit_buf_puts(out, "</figcaption>\n<pre><code class=\"language-");
+    lit_buf_puts(out, "</figcaption>\n<pre tabindex=\"0\"><code class=\"language-");
     S_esc(out, lang);
     lit_buf_puts(out, "\">");
     lit_buf defs = LIT_BUF_INIT;
@@ -172,7 +172,7 @@ static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
                    b->index);
     lit_buf_puts(out, "</figcaption>\n");
   }
-  lit_buf_puts(out, "<pre><code class=\"language-");
+  lit_buf_puts(out, "<pre tabindex=\"0\"><code class=\"language-");
   S_esc(out, lang);
   lit_buf_puts(out, "\">");
   lit_highlight(lang, b->code, b->code_len, out);
@@ -370,7 +370,7 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
         }
       }
       const char *code = cmark_node_get_literal(codes[i]);
-      lit_buf_puts(&b, "<pre><code class=\"language-");
+      lit_buf_puts(&b, "<pre tabindex=\"0\"><code class=\"language-");
       S_esc(&b, lang);
       lit_buf_puts(&b, "\">");
       lit_highlight(lang, code ? code : "", code ? strlen(code) : 0, &b);
@@ -600,7 +600,8 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
   lit_buf_puts(out, "<h1 id=\"index\">Index of chunks and files</h1>\n");
   lit_buf_puts(out,
                "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the section "
-               "that writes it.</p>\n<table>\n<thead><tr><th>file</th><th>written by</th></tr></thead>\n<tbody>\n");
+               "that writes it.</p>\n<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" "
+               "aria-label=\"Generated files\">\n<table>\n<thead><tr><th>file</th><th>written by</th></tr></thead>\n<tbody>\n");
   const lit_file **files = lit_xmalloc((p->nfiles + 1) * sizeof *files);
   for (size_t i = 0; i < p->nfiles; i++)
     files[i] = &p->files[i];
@@ -621,8 +622,9 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
     lit_buf_puts(out, "</td></tr>\n");
   }
   free(files);
-  lit_buf_puts(out, "</tbody>\n</table>\n<h2 id=\"chunks\">Chunks</h2>\n<p>Every named chunk in order of its first "
-                    "definition: where each part is defined and where the chunk is used.</p>\n<table>\n"
+  lit_buf_puts(out, "</tbody>\n</table>\n</div>\n<h2 id=\"chunks\">Chunks</h2>\n<p>Every named chunk in order of its first "
+                    "definition: where each part is defined and where the chunk is used.</p>\n<div class=\"table-wrap\" "
+                    "tabindex=\"0\" role=\"region\" aria-label=\"Chunks\">\n<table>\n"
                     "<thead><tr><th>chunk</th><th>defined in</th><th>used in</th></tr></thead>\n<tbody>\n");
   for (size_t i = 0; i < p->nchunks; i++) {
     const lit_chunk *c = p->chunks[i];
@@ -651,7 +653,7 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
     }
     lit_buf_puts(out, "</td></tr>\n");
   }
-  lit_buf_puts(out, "</tbody>\n</table>\n");
+  lit_buf_puts(out, "</tbody>\n</table>\n</div>\n");
 }
 
 typedef struct {

@@ -7,7 +7,8 @@
 #   make check-weave    fixture cases: golden bundle and book, failing weaves (tests/weave)
 #   make check-skill    the bundle against the Agent Skills rules, its link walk,
 #                       and `skill install` with every flag in a temporary HOME
-#   make check-book     book/ equals a fresh weave; headless Chromium loads every page
+#   make check-book     book/ equals a fresh weave; headless Chromium loads every page and
+#                       uses the book as a reader would (tests/browser/book_ui.py)
 #   make bench-weave    weave speed on this repository and on a 50 MB corpus
 
 # The weaver's modules (every gen/*.c is built into lit and, through
@@ -39,6 +40,7 @@ check-skill: skill
 check-book: $(LIT)
 	$(LIT) book --check
 	tests/book_browser.sh book
+	python3 tests/browser/book_ui.py book
 
 bench-weave: $(LIT)
 	tests/weave/bench_weave.sh $(LIT)

@@ -68,7 +68,7 @@
       current = a;
     }
     window.addEventListener("scroll", function () {
-      if (!queued) { queued = true; requestAnimationFrame(update); }
+      if (!queued) { queued = true; setTimeout(update, 50); }
     }, { passive: true });
     update();
   }
