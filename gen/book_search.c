@@ -76,7 +76,8 @@ void lit_search_sections(const lit_wdoc *pg, size_t page, lit_buf *out) {
     }
     if (in_heading) continue; /* the heading's text is the section's title */
     if (ev == CMARK_EVENT_EXIT) {
-      if ((t & CMARK_NODE_TYPE_MASK) == CMARK_NODE_TYPE_BLOCK) S_put_words(&text, " ", 1); /* blocks and cells end words */
+      if ((t & CMARK_NODE_TYPE_MASK) == CMARK_NODE_TYPE_BLOCK)
+        S_put_words(&text, " ", 1); /* blocks and cells end words */
       continue;
     }
     const char *lit = NULL;

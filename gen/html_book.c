@@ -208,18 +208,19 @@ static int S_cell_kind(cmark_node *cell) {
   lit_buf text = LIT_BUF_INIT;
   for (cmark_node *c = cmark_node_first_child(cell); c; c = cmark_node_next(c)) {
     cmark_node_type t = cmark_node_get_type(c);
-    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE) lit_buf_puts(&text, cmark_node_get_literal(c));
+    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE)
+      lit_buf_puts(&text, cmark_node_get_literal(c));
     else if (t == CMARK_NODE_STRONG || t == CMARK_NODE_EMPH) /* **1.02x** */
       for (cmark_node *g = cmark_node_first_child(c); g; g = cmark_node_next(g))
         if (cmark_node_get_type(g) == CMARK_NODE_TEXT) lit_buf_puts(&text, cmark_node_get_literal(g));
   }
   const char *t = text.data ? text.data : "";
   size_t lead = strspn(t, " ");
-  int kind = !t[lead] || strcmp(t + lead, "-") == 0 || strcmp(t + lead, "\xe2\x80\x94") == 0 ||
-                     strcmp(t + lead, "n/a") == 0
-                 ? 1
-             : S_numeric_text(t) ? 0
-                                 : -1;
+  int kind =
+      !t[lead] || strcmp(t + lead, "-") == 0 || strcmp(t + lead, "\xe2\x80\x94") == 0 || strcmp(t + lead, "n/a") == 0
+          ? 1
+      : S_numeric_text(t) ? 0
+                          : -1;
   lit_buf_free(&text);
   return kind;
 }
@@ -442,12 +443,13 @@ static void S_page_head(const char *book_title, const char *page_title, const S_
                     "<body>\n<a class=\"skip\" href=\"#content\">Skip to the text</a>\n"
                     "<header class=\"side\">\n<a class=\"book-title\" href=\"index.html\">");
   S_esc(out, book_title);
-  lit_buf_puts(out, "</a>\n<button class=\"theme-toggle\" type=\"button\" hidden>Theme</button>\n"
-                    "<details class=\"menu\">\n<summary>Menu</summary>\n<nav class=\"pages\" aria-label=\"Pages\">\n"
-                    "<div class=\"search\" role=\"search\" hidden>\n<input id=\"search\" type=\"search\" "
-                    "placeholder=\"Search (press /)\" aria-label=\"Search the book\" autocomplete=\"off\" "
-                    "aria-describedby=\"search-status\">\n<p id=\"search-status\" class=\"sr-only\" aria-live=\"polite\">"
-                    "</p>\n<ul id=\"search-results\" class=\"search-results\" hidden></ul>\n</div>\n<ol>\n");
+  lit_buf_puts(out,
+               "</a>\n<button class=\"theme-toggle\" type=\"button\" hidden>Theme</button>\n"
+               "<details class=\"menu\">\n<summary>Menu</summary>\n<nav class=\"pages\" aria-label=\"Pages\">\n"
+               "<div class=\"search\" role=\"search\" hidden>\n<input id=\"search\" type=\"search\" "
+               "placeholder=\"Search (press /)\" aria-label=\"Search the book\" autocomplete=\"off\" "
+               "aria-describedby=\"search-status\">\n<p id=\"search-status\" class=\"sr-only\" aria-live=\"polite\">"
+               "</p>\n<ul id=\"search-results\" class=\"search-results\" hidden></ul>\n</div>\n<ol>\n");
   for (size_t i = 1; i + 1 < nnav; i++) {
     lit_buf_puts(out, "<li><a href=\"");
     S_esc(out, nav[i].path);
@@ -598,10 +600,11 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
   const lit_project *p = w->p;
   S_ctx x = {w, NULL, NULL};
   lit_buf_puts(out, "<h1 id=\"index\">Index of chunks and files</h1>\n");
-  lit_buf_puts(out,
-               "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the section "
-               "that writes it.</p>\n<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" "
-               "aria-label=\"Generated files\">\n<table>\n<thead><tr><th>file</th><th>written by</th></tr></thead>\n<tbody>\n");
+  lit_buf_puts(
+      out,
+      "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the section "
+      "that writes it.</p>\n<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" "
+      "aria-label=\"Generated files\">\n<table>\n<thead><tr><th>file</th><th>written by</th></tr></thead>\n<tbody>\n");
   const lit_file **files = lit_xmalloc((p->nfiles + 1) * sizeof *files);
   for (size_t i = 0; i < p->nfiles; i++)
     files[i] = &p->files[i];
@@ -622,10 +625,11 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
     lit_buf_puts(out, "</td></tr>\n");
   }
   free(files);
-  lit_buf_puts(out, "</tbody>\n</table>\n</div>\n<h2 id=\"chunks\">Chunks</h2>\n<p>Every named chunk in order of its first "
-                    "definition: where each part is defined and where the chunk is used.</p>\n<div class=\"table-wrap\" "
-                    "tabindex=\"0\" role=\"region\" aria-label=\"Chunks\">\n<table>\n"
-                    "<thead><tr><th>chunk</th><th>defined in</th><th>used in</th></tr></thead>\n<tbody>\n");
+  lit_buf_puts(out,
+               "</tbody>\n</table>\n</div>\n<h2 id=\"chunks\">Chunks</h2>\n<p>Every named chunk in order of its first "
+               "definition: where each part is defined and where the chunk is used.</p>\n<div class=\"table-wrap\" "
+               "tabindex=\"0\" role=\"region\" aria-label=\"Chunks\">\n<table>\n"
+               "<thead><tr><th>chunk</th><th>defined in</th><th>used in</th></tr></thead>\n<tbody>\n");
   for (size_t i = 0; i < p->nchunks; i++) {
     const lit_chunk *c = p->chunks[i];
     if (c->is_data) continue;
