@@ -6,7 +6,7 @@
 #   make check         every test CI runs
 
 CC      ?= cc
-PKGS    := libcmark-gfm lua5.4 libxxhash
+PKGS    := libcmark-gfm lua5.4 libxxhash libmicrohttpd
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -pedantic
 DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -pthread
@@ -24,7 +24,7 @@ DOCS    := index.md $(wildcard references/*.md)
 
 # Debian 12 packages everything here needs; `make deps` installs them.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
-  liblua5.4-dev libxxhash-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
+  liblua5.4-dev libxxhash-dev libmicrohttpd-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
   cppcheck clang-format
 
 .PHONY: all deps tangle check check-tangle check-kernels check-share check-line-directives clean help lint format

@@ -11,6 +11,7 @@
 #include "html_book.h"
 #include "install.h"
 #include "outputs.h"
+#include "serve.h"
 #include "skill.h"
 #include "stats.h"
 
@@ -21,13 +22,15 @@ static const char S_usage[] =
     "       lit skill  [--out DIR] [--root DIR] [--check]  the agent skill bundle (build/skill/NAME)\n"
     "       lit book   [--out DIR] [--root DIR] [--check]  the HTML book\n"
     "       lit skill install (--claude|--codex|--opencode|--global|--dest DIR) [--force] [--from DIR]\n"
+    "       lit serve  [--out DIR] [--root DIR] [--port N]  the book on 127.0.0.1, rebuilt and reloaded on save\n"
+    "       lit watch  [--out DIR] [--root DIR]          tangle and weave the book again on every save\n"
     "\n"
     "The project is the entry document (default index.md) in DIR (default .) and\n"
     "the documents its links name, read in that order.\n";
 
 typedef struct {
   const char *root, *entry, *out, *from, *dest;
-  const char *min_tangled;
+  const char *min_tangled, *port;
   int check, force, line_directives, quiet;
   int claude, codex, opencode, global;
 } S_args;
@@ -70,6 +73,8 @@ static int S_parse(int argc, char **argv, int start, S_args *a) {
       value = &a->dest;
     else if (strcmp(s, "--min-tangled") == 0)
       value = &a->min_tangled;
+    else if (strcmp(s, "--port") == 0)
+      value = &a->port;
     else
       return S_usage_error("unknown option", s);
     if (value) {
@@ -180,6 +185,15 @@ static int S_install(const S_args *a) {
   return S_finish(d, r == 0 ? 0 : r == 2 ? 2 : 1);
 }
 
+/* lit serve and lit watch: the live preview (serve.h). */
+static int S_serve(const S_args *a, int serve) {
+  char *end = NULL;
+  long port = a->port ? strtol(a->port, &end, 10) : 8000;
+  if (a->port && (*end || port < 0 || port > 65535)) return S_usage_error("--port takes 0 to 65535, not", a->port);
+  lit_serve_opts o = {a->root, a->entry, a->out, (int)port, serve};
+  return lit_serve_run(&o);
+}
+
 int main(int argc, char **argv) {
   S_args a;
   memset(&a, 0, sizeof a);
@@ -200,5 +214,6 @@ int main(int argc, char **argv) {
   if (install) return S_install(&a);
   if (strcmp(cmd, "skill") == 0) return S_weave(&a, 0);
   if (strcmp(cmd, "book") == 0) return S_weave(&a, 1);
+  if (strcmp(cmd, "serve") == 0 || strcmp(cmd, "watch") == 0) return S_serve(&a, strcmp(cmd, "serve") == 0);
   return S_usage_error("unknown command", cmd);
 }

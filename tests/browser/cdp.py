@@ -151,7 +151,10 @@ class Page:
     def wait_for(self, expr, timeout=5.0):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            v = self.eval(expr)
+            try:
+                v = self.eval(expr)
+            except CDPError:  # the page may be between two documents (a reload)
+                v = None
             if v:
                 return v
             time.sleep(0.05)
