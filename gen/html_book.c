@@ -244,13 +244,9 @@ static void S_align_numbers(cmark_node *table) {
       if (k == 0) seen[col] = 1;
     }
   }
-  uint8_t align[64];
-  int changed = 0;
-  for (int i = 0; i < ncols; i++) {
-    align[i] = numeric[i] && seen[i] ? 'r' : cur[i];
-    changed |= align[i] != cur[i];
-  }
-  if (changed) cmark_gfm_extensions_set_table_alignments(table, ncols, align);
+  /* in place: the setter copies into a new array and leaks the old one (cmark-gfm 0.29) */
+  for (int i = 0; i < ncols; i++)
+    if (numeric[i] && seen[i]) cur[i] = 'r';
 }
 
 /* Renders a table inside a frame that scrolls sideways when the table is

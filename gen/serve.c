@@ -186,9 +186,12 @@ static const char S_reload_js[] =
 
 static const char *S_type(const char *path) {
   static const char *const types[][2] = {
-      {".html", "text/html; charset=utf-8"},  {".css", "text/css; charset=utf-8"},
-      {".js", "text/javascript; charset=utf-8"}, {".svg", "image/svg+xml"},
-      {".png", "image/png"},                   {".json", "application/json"},
+      {".html", "text/html; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".svg", "image/svg+xml"},
+      {".png", "image/png"},
+      {".json", "application/json"},
   };
   const char *dot = strrchr(path, '.');
   for (size_t i = 0; dot && i < sizeof types / sizeof types[0]; i++)
