@@ -89,8 +89,9 @@ def test_phone(b, url, book):
     wide = []
     for name in pages(book):
         p.goto(url(name))
+        # against the screen's 390 px: a phone browser widens innerWidth to fit content that overflows
         sw, iw = p.eval("[document.documentElement.scrollWidth, innerWidth]")
-        if sw > iw:
+        if sw > 390 or iw > 390:
             wide.append("%s (%d px)" % (name, sw))
     check("phone: no page scrolls sideways at 390 px", not wide, ", ".join(wide))
     p.goto(url("h100-optimization-guide.html"))
