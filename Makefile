@@ -6,7 +6,7 @@
 #   make check         every test CI runs
 
 CC      ?= cc
-PKGS    := libcmark-gfm lua5.4 libxxhash
+PKGS    := libcmark-gfm lua5.4 libxxhash libmicrohttpd
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -pedantic
 DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -pthread
@@ -16,12 +16,15 @@ LIT     := $(BUILD)/lit
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 
 GEN_SRC := $(filter-out gen/main.c,$(wildcard gen/*.c))
-GEN_OBJ := $(patsubst gen/%.c,$(BUILD)/%.o,$(GEN_SRC))
+GEN_OBJ := $(patsubst gen/%.c,$(BUILD)/%.o,$(GEN_SRC)) $(BUILD)/asset_data.o
+# The book's stylesheet, script and icon and the chart library, compiled into lit.
+ASSETS  := $(sort $(wildcard gen/assets/*))
+ASSET_C := $(BUILD)/asset_data.c
 DOCS    := index.md $(wildcard references/*.md)
 
 # Debian 12 packages everything here needs; `make deps` installs them.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
-  liblua5.4-dev libxxhash-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
+  liblua5.4-dev libxxhash-dev libmicrohttpd-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
   cppcheck clang-format
 
 PREFIX  ?= /usr/local
@@ -33,12 +36,20 @@ all: $(LIT) tangle man
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES)
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES) && \
+	if ! command -v npm >/dev/null; then DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm; fi
+	npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 
 $(BUILD)/%.o: gen/%.c | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c $< -o $@
 
 -include $(wildcard $(BUILD)/*.d)
+
+$(ASSET_C): $(ASSETS) gen/embed.sh | $(BUILD)
+	sh gen/embed.sh $@ $(ASSETS)
+
+$(BUILD)/asset_data.o: $(ASSET_C)
+	$(CC) $(WARN) $(CFLAGS) -Igen -c $< -o $@
 
 $(BUILD):
 	mkdir -p $@
@@ -100,12 +111,34 @@ clean:
 	rm -rf $(BUILD) build
 
 help:
-	@echo "make deps       install the Debian 12 packages (apt-get)"
-	@echo "make            build the generator (gen/build/lit) and tangle kernels/"
-	@echo "make tangle     write kernels/ from the references"
-	@echo "make man        lit(1) in gen/build/lit.1, from gen/lit.1.md"
-	@echo "make install    lit and lit(1) under PREFIX (default /usr/local)"
-	@echo "make skill      the agent skill bundle in build/skill/cuda-kernels"
-	@echo "make book       the HTML guide in book/"
-	@echo "make check      every test: unit, golden, tangle drift, nvcc builds, book, skill"
-	@echo "make asan | valgrind | fuzz | lint | format"
+	@echo "Build and use"
+	@echo "  make deps            install the Debian 12 packages (apt-get) and the browser tests' npm package"
+	@echo "  make / make all      build the generator (gen/build/lit) and tangle kernels/"
+	@echo "  make tangle          write kernels/ from the documents"
+	@echo "  make skill           the agent skill bundle in build/skill/cuda-kernels"
+	@echo "  make install-skill   lit skill install (SKILL_INSTALL=\"--global --force\" to choose where)"
+	@echo "  make book            the HTML book in book/"
+	@echo "  make serve           the book on http://127.0.0.1:8000, re-woven on every save (lit serve)"
+	@echo "  make man             lit(1) in gen/build/lit.1, from gen/lit.1.md"
+	@echo "  make install         lit and lit(1) under PREFIX (default /usr/local)"
+	@echo "  make clean           remove gen/build and build"
+	@echo "Tests (make check runs all but the last group)"
+	@echo "  make check           every test CI runs"
+	@echo "  make check-unit      Check unit tests, one suite per module"
+	@echo "  make check-golden    whole runs of lit on small projects against expected output"
+	@echo "  make check-diff      the tangler against Debian's notangle"
+	@echo "  make fuzz-smoke      20 s of libFuzzer"
+	@echo "  make check-tangle    kernels/ equals a fresh tangle"
+	@echo "  make check-share     at least 90% of the documents' code is tangled"
+	@echo "  make check-kernels   build.toml, includes, and nvcc builds for sm_75/80/90"
+	@echo "  make check-line-directives   nvcc errors name the Markdown file and line"
+	@echo "  make check-weave     the weaver's fixture project and failing projects"
+	@echo "  make check-skill     the skill bundle against the Agent Skills rules, and every install flag"
+	@echo "  make check-book      book/ is fresh; headless Chromium: links, search, phone, tables, axe-core"
+	@echo "  make check-serve     lit serve on loopback: the path rules, a page served, a change reloaded"
+	@echo "  make check-cli       the command line: help, options, exit codes, lit(1)"
+	@echo "  make check-crash     tangle and install killed or failed at every write step"
+	@echo "  make asan            unit and golden suites under ASan and UBSan"
+	@echo "  make lint            cppcheck and clang-format --dry-run"
+	@echo "  make format          clang-format the generator"
+	@echo "  make valgrind | tsan | fuzz FUZZ_SECONDS=N | bench-tangle | bench-weave"

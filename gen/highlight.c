@@ -214,6 +214,31 @@ static size_t S_string_end(const char *s, size_t len, size_t i, int escapes) {
   return j < len && s[j] == q ? j + 1 : j;
 }
 
+/* In shell, a run of digits is a number only as a word of its own ("-j 8",
+ * "sm_90" is not, nor "c++17", nor a hash like 3a4929c0): digits only, not
+ * glued to a word before or after. */
+static int S_shell_number(const char *s, size_t len, size_t i, size_t end) {
+  for (size_t k = i; k < end; k++)
+    if (!S_digit(s[k]) && s[k] != '.') return 0;
+  if (i > 0 && !strchr(" \t\n=:,;(|&<>[\"'", s[i - 1])) return 0;
+  return end >= len || strchr(" \t\n,;)|&<>]\"'", s[end]) != NULL;
+}
+
+/* A Python string prefix (f, r, b, u, fr, rf, br, rb in either case) at i,
+ * right before a quote, and not the end of a longer name. */
+static int S_py_string_prefix(const char *s, size_t len, size_t i) {
+  if (i > 0 && S_ident(s[i - 1])) return 0;
+  size_t n = 0;
+  while (i + n < len && n < 3 && strchr("fFrRbBuU", s[i + n]) && s[i + n])
+    n++;
+  if (n == 0 || n > 2 || i + n >= len || (s[i + n] != '"' && s[i + n] != '\'')) return 0;
+  if (n == 2) {
+    char a = (char)(s[i] | 0x20), b = (char)(s[i + 1] | 0x20);
+    return (a == 'f' && b == 'r') || (a == 'r' && b == 'f') || (a == 'b' && b == 'r') || (a == 'r' && b == 'b');
+  }
+  return 1;
+}
+
 void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
   S_family f = S_family_of(lang);
   if (f == S_NONE) {
@@ -276,6 +301,10 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
       while (end < len && (S_ident(s[end]) || s[end] == '.' ||
                            ((s[end] == '+' || s[end] == '-') && (s[end - 1] == 'e' || s[end - 1] == 'E'))))
         end++;
+      if (f == S_SH && !S_shell_number(s, len, i, end)) { /* a hash, c++17, v1.2-rc: part of a word */
+        i = end;
+        continue;
+      }
       cls = "nu";
     } else if (f == S_PY && c == '@' && i + 1 < len && S_ident_start(s[i + 1])) {
       end = i + 1;
@@ -298,6 +327,12 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
       while (end < len && s[end] != '\n' && s[end] != '#')
         end++;
       cls = "at";
+    } else if (f == S_PY && S_py_string_prefix(s, len, i)) { /* f"...", rb'...': the prefix is the string's */
+      size_t q = i;
+      while (s[q] != '"' && s[q] != '\'')
+        q++;
+      end = S_string_end(s, len, q, 1);
+      cls = "st";
     } else if (S_ident_start(c)) {
       end = i + 1;
       while (end < len && (S_ident(s[end]) || (f == S_TOML && s[end] == '-')))

@@ -1,76 +1,20 @@
 #define _POSIX_C_SOURCE 200809L
 #include "html_book.h"
 
+#include <cmark-gfm-core-extensions.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "assets.h"
+#include "book_search.h"
 #include "highlight.h"
 #include "parallel.h"
 #include "util.h"
 #include "weave.h"
-
-static const char *const S_css[] = {
-    "/* style.css: the book's only stylesheet (lit writes it; edit gen/html_book.c). */\n",
-    ":root{--fg:#1f2328;--muted:#59636e;--bg:#fff;--side:#f6f8fa;--line:#d1d9e0;--code:#f6f8fa;--link:#0959c2;"
-    "--kw:#8250df;--ty:#0a7a83;--st:#0a3069;--co:#6e7781;--nu:#0550ae;--pp:#953800;--fn:#6639ba;--va:#953800;--at:#"
-    "116329;}\n",
-    "@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--side:#151b23;--line:#3d444d;"
-    "--code:#151b23;--link:#4493f8;--kw:#d2a8ff;--ty:#76e3ea;--st:#a5d6ff;--co:#9198a1;--nu:#79c0ff;--pp:#ffa657;"
-    "--fn:#d2a8ff;--va:#ffa657;--at:#7ee787;}}\n",
-    "*{box-sizing:border-box}\n",
-    "html{font-size:16px}\n",
-    "body{margin:0;color:var(--fg);background:var(--bg);font:1rem/1.6 system-ui,-apple-system,\"Segoe UI\",Roboto,"
-    "\"Helvetica Neue\",Arial,sans-serif}\n",
-    "a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}\n",
-    ".skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem}\n",
-    ".sidebar{background:var(--side);border-bottom:1px solid var(--line);padding:1rem 1.25rem;font-size:.92rem}\n",
-    ".sidebar .book-title{font-weight:600;margin:0 0 .5rem}.sidebar .book-title a{color:var(--fg)}\n",
-    ".sidebar ol{margin:0;padding-left:1.4rem}.sidebar li{margin:.15rem 0}\n",
-    ".sidebar a[aria-current]{font-weight:600;color:var(--fg);background:var(--bg);border-radius:4px;"
-    "box-shadow:inset 3px 0 0 var(--link);padding:.1rem .4rem;margin-left:-.4rem;display:block}\n",
-    ".sidebar .extra{margin:.75rem 0 0}\n",
-    "main{max-width:52rem;margin:0 auto;padding:1rem 1.25rem 3rem}\n",
-    "@media (min-width:64rem){.sidebar{position:fixed;top:0;bottom:0;left:0;width:17rem;overflow-y:auto;"
-    "border-bottom:0;border-right:1px solid var(--line)}main{margin-left:17rem;padding:1.5rem 2.5rem 4rem}}\n",
-    ".toc{border:1px solid var(--line);border-radius:6px;padding:.6rem 1rem;margin:0 0 1.5rem;font-size:.9rem}\n",
-    ".toc summary{font-weight:600;cursor:pointer}.toc ul{margin:.3rem 0 0;padding-left:1.1rem}"
-    ".toc .l3{margin-left:1rem;list-style:circle}\n",
-    "@media (min-width:96rem){.toc{position:fixed;top:1.5rem;right:1.5rem;width:18rem;max-height:calc(100vh - 3rem);"
-    "overflow-y:auto;margin:0}main{margin-left:max(17rem,calc(50vw - 26rem))}}\n",
-    "h1,h2,h3,h4{line-height:1.25;margin:1.8rem 0 .8rem}h1{font-size:2rem;margin-top:.5rem}"
-    "h2{font-size:1.5rem;border-bottom:1px solid var(--line);padding-bottom:.3rem}h3{font-size:1.2rem}\n",
-    ".anchor{margin-left:.4rem;color:var(--muted);visibility:hidden;font-weight:400}"
-    "h1:hover .anchor,h2:hover .anchor,h3:hover .anchor,h4:hover .anchor,.anchor:focus{visibility:visible}\n",
-    "code{font:.875rem/1.5 ui-monospace,SFMono-Regular,\"SF Mono\",Menlo,Consolas,\"Liberation Mono\",monospace}\n",
-    ":not(pre)>code{background:var(--code);padding:.1rem .3rem;border-radius:4px}\n",
-    "pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:.8rem 1rem;overflow-x:auto;"
-    "margin:0 0 1rem}\n",
-    "pre code{line-height:1.45}\n"
-    "figure.code{margin:1.2rem 0}figure.code pre{margin:0;border-top-left-radius:0;border-top-right-radius:0}\n",
-    "figcaption{border:1px solid var(--line);border-bottom:0;border-radius:6px 6px 0 0;padding:.35rem .8rem;"
-    "font-size:.85rem;background:var(--side)}\n",
-    "figcaption .label{font-weight:600}figcaption .file code{background:none;padding:0}\n",
-    "figcaption .xref,.defs{display:block;color:var(--muted);font-size:.82rem}\n",
-    ".defs{margin:.3rem 0 0}\n",
-    ".ref{font-style:italic}\n",
-    ".kw{color:var(--kw)}.ty{color:var(--ty)}.st{color:var(--st)}.co{color:var(--co);font-style:italic}"
-    ".nu{color:var(--nu)}.pp{color:var(--pp)}.fn{color:var(--fn)}.va{color:var(--va)}.at{color:var(--at)}\n",
-    "table{border-collapse:collapse;margin:0 0 1rem;display:block;overflow-x:auto;font-size:.92rem}\n",
-    "th,td{border:1px solid var(--line);padding:.3rem .6rem;text-align:left;vertical-align:top}"
-    "th{background:var(--side)}\n",
-    "blockquote{margin:0 0 1rem;padding:0 1rem;color:var(--muted);border-left:4px solid var(--line)}\n",
-    ".pager{display:flex;justify-content:space-between;gap:1rem;border-top:1px solid var(--line);margin-top:2.5rem;"
-    "padding-top:1rem}.pager .next{margin-left:auto;text-align:right}\n",
-    "footer{color:var(--muted);font-size:.82rem;margin-top:1.5rem}\n",
-    "@media print{.sidebar,.toc,.pager,.anchor,.skip{display:none}main{margin:0;max-width:none;padding:0}"
-    "body{font-size:11pt;color:#000;background:#fff}a{color:#000}pre,figure.code,table,img{break-inside:avoid}"
-    "h1,h2,h3{break-after:avoid}pre{white-space:pre-wrap;border-color:#999}"
-    "pre,figcaption,th,:not(pre)>code{background:#fff}footer{display:none}"
-    "table{display:table;width:100%;font-size:9pt}td,th{overflow-wrap:anywhere}@page{margin:1.8cm}}\n",
-    NULL};
 
 typedef struct {
   const lit_weave *w;
@@ -176,7 +120,7 @@ static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
       lit_buf_puts(out, "</span>");
     }
     lit_buf_free(&xref);
-    lit_buf_puts(out, "</figcaption>\n<pre><code class=\"language-");
+    lit_buf_puts(out, "</figcaption>\n<pre tabindex=\"0\"><code class=\"language-");
     S_esc(out, lang);
     lit_buf_puts(out, "\">");
     lit_buf defs = LIT_BUF_INIT;
@@ -228,7 +172,7 @@ static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
                    b->index);
     lit_buf_puts(out, "</figcaption>\n");
   }
-  lit_buf_puts(out, "<pre><code class=\"language-");
+  lit_buf_puts(out, "<pre tabindex=\"0\"><code class=\"language-");
   S_esc(out, lang);
   lit_buf_puts(out, "\">");
   lit_highlight(lang, b->code, b->code_len, out);
@@ -249,13 +193,91 @@ static void S_replace(cmark_node *old, const char *html) {
   cmark_node_free(old);
 }
 
+/* A body cell that reads as a number: an optional sign or "~", then a digit
+ * ("3.35", "-12%", "1.02x", "80 GB"). */
+static int S_numeric_text(const char *t) {
+  while (*t == ' ')
+    t++;
+  if (*t == '~' || *t == '-' || *t == '+' || *t == '<' || *t == '>') t++;
+  if (strncmp(t, "\xe2\x89\x88", 3) == 0) t += 3; /* ≈ */
+  return *t >= '0' && *t <= '9';
+}
+
+/* 1 if the cell is empty or a dash (no value), 0 if numeric, -1 otherwise. */
+static int S_cell_kind(cmark_node *cell) {
+  lit_buf text = LIT_BUF_INIT;
+  for (cmark_node *c = cmark_node_first_child(cell); c; c = cmark_node_next(c)) {
+    cmark_node_type t = cmark_node_get_type(c);
+    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE)
+      lit_buf_puts(&text, cmark_node_get_literal(c));
+    else if (t == CMARK_NODE_STRONG || t == CMARK_NODE_EMPH) /* **1.02x** */
+      for (cmark_node *g = cmark_node_first_child(c); g; g = cmark_node_next(g))
+        if (cmark_node_get_type(g) == CMARK_NODE_TEXT) lit_buf_puts(&text, cmark_node_get_literal(g));
+  }
+  const char *t = text.data ? text.data : "";
+  size_t lead = strspn(t, " ");
+  int kind =
+      !t[lead] || strcmp(t + lead, "-") == 0 || strcmp(t + lead, "\xe2\x80\x94") == 0 || strcmp(t + lead, "n/a") == 0
+          ? 1
+      : S_numeric_text(t) ? 0
+                          : -1;
+  lit_buf_free(&text);
+  return kind;
+}
+
+/* Right-aligns each column the author left unaligned whose body cells are
+ * all numbers (empty cells and dashes aside), so digits line up. */
+static void S_align_numbers(cmark_node *table) {
+  uint16_t ncols = cmark_gfm_extensions_get_table_columns(table);
+  uint8_t *cur = cmark_gfm_extensions_get_table_alignments(table);
+  if (!ncols || !cur || ncols > 64) return;
+  int numeric[64], seen[64];
+  for (int i = 0; i < ncols; i++)
+    numeric[i] = !cur[i], seen[i] = 0;
+  for (cmark_node *row = cmark_node_first_child(table); row; row = cmark_node_next(row)) {
+    if (cmark_gfm_extensions_get_table_row_is_header(row)) continue;
+    int col = 0;
+    for (cmark_node *cell = cmark_node_first_child(row); cell && col < ncols; cell = cmark_node_next(cell), col++) {
+      if (!numeric[col]) continue;
+      int k = S_cell_kind(cell);
+      if (k < 0) numeric[col] = 0;
+      if (k == 0) seen[col] = 1;
+    }
+  }
+  /* in place: the setter copies into a new array and leaks the old one (cmark-gfm 0.29) */
+  for (int i = 0; i < ncols; i++)
+    if (numeric[i] && seen[i]) cur[i] = 'r';
+}
+
+/* Renders a table inside a frame that scrolls sideways when the table is
+ * wider than the text: focusable, so the keyboard scrolls it too, and named
+ * after its section for screen readers. */
+static void S_wrap_table(const S_ctx *x, cmark_node *table, const lit_heading *sec, int number) {
+  S_align_numbers(table);
+  char *html = cmark_render_html(table, CMARK_OPT_UNSAFE, x->w->exts);
+  lit_buf b = LIT_BUF_INIT;
+  lit_buf_printf(&b, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Table %d", number);
+  if (sec) {
+    lit_buf_puts(&b, ": ");
+    S_esc(&b, sec->text);
+  }
+  lit_buf_puts(&b, "\">\n");
+  lit_buf_puts(&b, html);
+  lit_buf_puts(&b, "</div>\n");
+  free(html);
+  S_replace(table, b.data);
+  lit_buf_free(&b);
+}
+
 /* Rewrites links, then anchors headings and renders code blocks, then the
  * rest through cmark. Appends the article's HTML to out. */
 static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
   int toc_done = 0;
   cmark_node *root = x->pg->tree;
-  cmark_node **links = NULL, **heads = NULL, **codes = NULL;
-  size_t nl = 0, nh = 0, nc = 0, cl = 0, ch = 0, cc = 0;
+  cmark_node **links = NULL, **heads = NULL, **codes = NULL, **tables = NULL;
+  size_t nl = 0, nh = 0, nc = 0, nt = 0, cl = 0, ch = 0, cc = 0, ct = 0;
+  const lit_heading **table_sec = NULL; /* the section each table sits in */
+  size_t cts = 0;
   cmark_iter *it = cmark_iter_new(root);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -275,7 +297,14 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
       codes = lit_grow(codes, &cc, nc + 1, sizeof *codes);
       codes[nc++] = n;
       break;
-    default: break;
+    default:
+      if (strcmp(cmark_node_get_type_string(n), "table") == 0) {
+        tables = lit_grow(tables, &ct, nt + 1, sizeof *tables);
+        table_sec = lit_grow(table_sec, &cts, nt + 1, sizeof *table_sec);
+        table_sec[nt] = nh && nh <= x->pg->nheads ? &x->pg->heads[nh - 1] : NULL;
+        tables[nt++] = n;
+      }
+      break;
     }
   }
   cmark_iter_free(it);
@@ -291,6 +320,10 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
     }
     free(to);
   }
+  for (size_t i = 0; i < nt; i++) /* after the links inside them are rewritten */
+    S_wrap_table(x, tables[i], table_sec[i], (int)i + 1);
+  free(tables);
+  free(table_sec);
   for (size_t i = 0; i < nh && i < x->pg->nheads; i++) {
     const lit_heading *h = &x->pg->heads[i];
     char *html = cmark_render_html(heads[i], CMARK_OPT_UNSAFE, x->w->exts);
@@ -334,7 +367,7 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
         }
       }
       const char *code = cmark_node_get_literal(codes[i]);
-      lit_buf_puts(&b, "<pre><code class=\"language-");
+      lit_buf_puts(&b, "<pre tabindex=\"0\"><code class=\"language-");
       S_esc(&b, lang);
       lit_buf_puts(&b, "\">");
       lit_highlight(lang, code ? code : "", code ? strlen(code) : 0, &b);
@@ -371,7 +404,7 @@ static void S_toc(const lit_wdoc *pg, lit_buf *out) {
   for (size_t i = 0; i < pg->nheads; i++)
     n += pg->heads[i].level == 2 || pg->heads[i].level == 3;
   if (n < 2) return;
-  lit_buf_puts(out, "<details class=\"toc\" open>\n<summary>On this page</summary>\n<ul>\n");
+  lit_buf_puts(out, "<details class=\"toc\">\n<summary>On this page</summary>\n<ul>\n");
   for (size_t i = 0; i < pg->nheads; i++) {
     const lit_heading *h = &pg->heads[i];
     if (h->level != 2 && h->level != 3) continue;
@@ -388,23 +421,31 @@ typedef struct {
   const char *path, *title;
 } S_nav;
 
-/* The page around the article: S_page_head, the article's HTML, S_page_tail. */
-static void S_page_head(const char *book_title, const S_nav *nav, size_t nnav, size_t cur, const char *source,
-                        lit_buf *out) {
+/* The page around the article: S_page_head, the article's HTML, S_page_tail.
+ * cur is the page's place in nav (none is marked when it is nnav). */
+static void S_page_head(const char *book_title, const char *page_title, const S_nav *nav, size_t nnav, size_t cur,
+                        const char *source, lit_buf *out) {
   lit_buf_puts(out, "<!DOCTYPE html>\n<!-- Generated by lit from ");
   S_esc(out, source);
   lit_buf_puts(out, ": edit that document, not this file. -->\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
-  S_esc(out, nav[cur].title);
-  if (cur != 0) {
+  S_esc(out, page_title);
+  if (strcmp(page_title, book_title) != 0) {
     lit_buf_puts(out, " &#8212; ");
     S_esc(out, book_title);
   }
-  lit_buf_puts(out, "</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n"
-                    "<a class=\"skip\" href=\"#content\">Skip to the text</a>\n"
-                    "<nav class=\"sidebar\" aria-label=\"Pages\">\n<p class=\"book-title\"><a href=\"index.html\">");
+  lit_buf_puts(out, "</title>\n<link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\">\n"
+                    "<link rel=\"stylesheet\" href=\"style.css\">\n<script src=\"book.js\"></script>\n</head>\n"
+                    "<body>\n<a class=\"skip\" href=\"#content\">Skip to the text</a>\n"
+                    "<header class=\"side\">\n<a class=\"book-title\" href=\"index.html\">");
   S_esc(out, book_title);
-  lit_buf_puts(out, "</a></p>\n<ol>\n");
+  lit_buf_puts(out,
+               "</a>\n<button class=\"theme-toggle\" type=\"button\" hidden>Theme</button>\n"
+               "<details class=\"menu\">\n<summary>Menu</summary>\n<nav class=\"pages\" aria-label=\"Pages\">\n"
+               "<div class=\"search\" role=\"search\" hidden>\n<input id=\"search\" type=\"search\" "
+               "placeholder=\"Search (press /)\" aria-label=\"Search the book\" autocomplete=\"off\" "
+               "aria-describedby=\"search-status\">\n<p id=\"search-status\" class=\"sr-only\" aria-live=\"polite\">"
+               "</p>\n<ul id=\"search-results\" class=\"search-results\" hidden></ul>\n</div>\n<ol>\n");
   for (size_t i = 1; i + 1 < nnav; i++) {
     lit_buf_puts(out, "<li><a href=\"");
     S_esc(out, nav[i].path);
@@ -416,29 +457,115 @@ static void S_page_head(const char *book_title, const S_nav *nav, size_t nnav, s
   S_esc(out, nav[nnav - 1].path);
   lit_buf_puts(out, cur == nnav - 1 ? "\" aria-current=\"page\">" : "\">");
   S_esc(out, nav[nnav - 1].title);
-  lit_buf_puts(out, "</a></p>\n</nav>\n<main id=\"content\">\n");
-  lit_buf_puts(out, "<article>\n");
+  lit_buf_puts(out, "</a><br><a href=\"print.html\">The whole book on one page</a></p>\n</nav>\n</details>\n"
+                    "</header>\n<main id=\"content\">\n<article>\n");
 }
 
 static void S_page_tail(const S_nav *nav, size_t nnav, size_t cur, const char *source, lit_buf *out) {
-  lit_buf_puts(out, "</article>\n<nav class=\"pager\" aria-label=\"Previous and next\">\n");
-  if (cur > 0) {
-    lit_buf_puts(out, "<a class=\"prev\" rel=\"prev\" href=\"");
-    S_esc(out, nav[cur - 1].path);
-    lit_buf_puts(out, "\">&#8592; ");
-    S_esc(out, nav[cur - 1].title);
-    lit_buf_puts(out, "</a>\n");
+  lit_buf_puts(out, "</article>\n");
+  if (cur < nnav) {
+    lit_buf_puts(out, "<nav class=\"pager\" aria-label=\"Previous and next\">\n");
+    if (cur > 0) {
+      lit_buf_puts(out, "<a class=\"prev\" rel=\"prev\" href=\"");
+      S_esc(out, nav[cur - 1].path);
+      lit_buf_puts(out, "\">&#8592; ");
+      S_esc(out, nav[cur - 1].title);
+      lit_buf_puts(out, "</a>\n");
+    }
+    if (cur + 1 < nnav) {
+      lit_buf_puts(out, "<a class=\"next\" rel=\"next\" href=\"");
+      S_esc(out, nav[cur + 1].path);
+      lit_buf_puts(out, "\">");
+      S_esc(out, nav[cur + 1].title);
+      lit_buf_puts(out, " &#8594;</a>\n");
+    }
+    lit_buf_puts(out, "</nav>\n");
   }
-  if (cur + 1 < nnav) {
-    lit_buf_puts(out, "<a class=\"next\" rel=\"next\" href=\"");
-    S_esc(out, nav[cur + 1].path);
-    lit_buf_puts(out, "\">");
-    S_esc(out, nav[cur + 1].title);
-    lit_buf_puts(out, " &#8594;</a>\n");
-  }
-  lit_buf_puts(out, "</nav>\n<footer>Woven by lit from <code>");
+  lit_buf_puts(out, "<footer>Woven by lit from <code>");
   S_esc(out, source);
   lit_buf_puts(out, "</code>.</footer>\n</main>\n</body>\n</html>\n");
+}
+
+/* ---- print.html: every page in reading order, on one page ---- */
+
+/* The id a page's own id takes in print.html: "h100-optimization-guide--shared-memory". */
+static void S_print_id(const char *page, const char *id, size_t idlen, lit_buf *out) {
+  size_t n = strlen(page);
+  if (n > 5 && strcmp(page + n - 5, ".html") == 0) n -= 5;
+  lit_html_escape(out, page, n);
+  if (idlen) {
+    lit_buf_puts(out, "--");
+    lit_buf_put(out, id, idlen);
+  }
+}
+
+/* 1 if the book has a page called name[0..len). */
+static int S_is_page(const S_nav *nav, size_t nnav, const char *name, size_t len) {
+  for (size_t i = 0; i + 1 < nnav; i++)
+    if (strlen(nav[i].path) == len && memcmp(nav[i].path, name, len) == 0) return 1;
+  return 0;
+}
+
+/* Copies page `page`'s article into print.html's, giving every id the
+ * page's prefix and pointing links to the book's pages at their copies
+ * here. The article is lit's own HTML: every attribute is double-quoted and
+ * a quote inside text is escaped, so ` id="` and ` href="` only start
+ * attributes. */
+static void S_print_article(const char *page, const char *html, const S_nav *nav, size_t nnav, lit_buf *out) {
+  const char *s = html;
+  for (;;) {
+    const char *id = strstr(s, " id=\""), *href = strstr(s, " href=\"");
+    const char *at = !id ? href : !href ? id : id < href ? id : href;
+    if (!at) break;
+    int is_id = at == id;
+    const char *v = at + (is_id ? 5 : 7), *end = strchr(v, '"');
+    if (!end) break;
+    lit_buf_put(out, s, (size_t)(v - s));
+    size_t len = (size_t)(end - v);
+    const char *hash = memchr(v, '#', len);
+    size_t plen = hash ? (size_t)(hash - v) : len;
+    if (is_id) {
+      S_print_id(page, v, len, out);
+    } else if (plen == 0) { /* "#x" on this page */
+      lit_buf_putc(out, '#');
+      S_print_id(page, v + 1, len - 1, out);
+    } else if (S_is_page(nav, nnav, v, plen) && !memchr(v, '/', plen)) { /* "other.html#x" */
+      char *target = lit_xstrndup(v, plen);
+      lit_buf_putc(out, '#');
+      S_print_id(target, hash ? hash + 1 : "", hash ? (size_t)(end - hash - 1) : 0, out);
+      free(target);
+    } else {
+      lit_buf_put(out, v, len);
+    }
+    s = end;
+  }
+  lit_buf_puts(out, s);
+}
+
+static char *S_print_page(const char *title, const S_nav *nav, size_t nnav, lit_buf *articles, size_t *len) {
+  lit_buf out = LIT_BUF_INIT;
+  S_page_head(title, "The whole book", nav, nnav, nnav, "every document, in reading order", &out);
+  for (size_t i = 0; i + 1 < nnav; i++) {
+    lit_buf_puts(&out, "<section class=\"print-page\" id=\"");
+    S_print_id(nav[i].path, "", 0, &out);
+    lit_buf_puts(&out, "\">\n");
+    S_print_article(nav[i].path, articles[i].data ? articles[i].data : "", nav, nnav, &out);
+    lit_buf_puts(&out, "</section>\n");
+  }
+  S_page_tail(nav, nnav, nnav, "every document, in reading order", &out);
+  *len = out.len;
+  return lit_buf_detach(&out);
+}
+
+static char *S_not_found_page(const char *title, const S_nav *nav, size_t nnav, size_t *len) {
+  lit_buf out = LIT_BUF_INIT;
+  S_page_head(title, "Page not found", nav, nnav, nnav, "no document", &out);
+  lit_buf_puts(&out, "<h1 id=\"not-found\">Page not found</h1>\n<p>There is no page at this address. Start from "
+                     "<a href=\"index.html\">the front page</a>, pick a chapter from the list of pages, or search "
+                     "the book.</p>\n");
+  S_page_tail(nav, nnav, nnav, "no document", &out);
+  *len = out.len;
+  return lit_buf_detach(&out);
 }
 
 static int S_cmp_file(const void *a, const void *b) {
@@ -469,9 +596,11 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
   const lit_project *p = w->p;
   S_ctx x = {w, NULL, NULL};
   lit_buf_puts(out, "<h1 id=\"index\">Index of chunks and files</h1>\n");
-  lit_buf_puts(out,
-               "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the section "
-               "that writes it.</p>\n<table>\n<thead><tr><th>file</th><th>written by</th></tr></thead>\n<tbody>\n");
+  lit_buf_puts(
+      out,
+      "<h2 id=\"files\">Generated files</h2>\n<p>Every file the tangler writes, and the section "
+      "that writes it.</p>\n<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" "
+      "aria-label=\"Generated files\">\n<table>\n<thead><tr><th>file</th><th>written by</th></tr></thead>\n<tbody>\n");
   const lit_file **files = lit_xmalloc((p->nfiles + 1) * sizeof *files);
   for (size_t i = 0; i < p->nfiles; i++)
     files[i] = &p->files[i];
@@ -492,9 +621,11 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
     lit_buf_puts(out, "</td></tr>\n");
   }
   free(files);
-  lit_buf_puts(out, "</tbody>\n</table>\n<h2 id=\"chunks\">Chunks</h2>\n<p>Every named chunk in order of its first "
-                    "definition: where each part is defined and where the chunk is used.</p>\n<table>\n"
-                    "<thead><tr><th>chunk</th><th>defined in</th><th>used in</th></tr></thead>\n<tbody>\n");
+  lit_buf_puts(out,
+               "</tbody>\n</table>\n</div>\n<h2 id=\"chunks\">Chunks</h2>\n<p>Every named chunk in order of its first "
+               "definition: where each part is defined and where the chunk is used.</p>\n<div class=\"table-wrap\" "
+               "tabindex=\"0\" role=\"region\" aria-label=\"Chunks\">\n<table>\n"
+               "<thead><tr><th>chunk</th><th>defined in</th><th>used in</th></tr></thead>\n<tbody>\n");
   for (size_t i = 0; i < p->nchunks; i++) {
     const lit_chunk *c = p->chunks[i];
     if (c->is_data) continue;
@@ -522,7 +653,7 @@ static void S_index_page(const lit_weave *w, lit_buf *out) {
     }
     lit_buf_puts(out, "</td></tr>\n");
   }
-  lit_buf_puts(out, "</tbody>\n</table>\n");
+  lit_buf_puts(out, "</tbody>\n</table>\n</div>\n");
 }
 
 typedef struct {
@@ -530,22 +661,32 @@ typedef struct {
   const char *title;
   const S_nav *nav;
   size_t nnav;
-  lit_buf *pages;
+  lit_buf *pages, *articles, *sections;
   lit_diags **diags;
 } S_job;
 
-/* Renders page i (on a worker thread: it writes only pages[i], diags[i]). */
+/* Renders page i (on a worker thread: it writes only pages[i], articles[i],
+ * sections[i] and diags[i]). */
 static void S_render_page(void *ctx, size_t i) {
   S_job *j = ctx;
   const lit_wdoc *pg = &j->w->docs[i];
   S_ctx x = {j->w, pg, j->diags[i]};
+  lit_search_sections(pg, i, &j->sections[i]); /* before S_body replaces nodes of the tree */
   lit_buf toc = LIT_BUF_INIT;
   S_toc(pg, &toc);
-  lit_buf_reserve(&j->pages[i], pg->doc->src.len * 3 + 65536); /* highlighted code is about 3x: grow once */
-  S_page_head(j->title, j->nav, j->nnav, i, pg->doc->src.path, &j->pages[i]);
-  S_body(&x, toc.data ? toc.data : "", &j->pages[i]);
+  lit_buf_reserve(&j->articles[i], pg->doc->src.len * 3 + 65536); /* highlighted code is about 3x: grow once */
+  S_body(&x, toc.data ? toc.data : "", &j->articles[i]);
+  lit_buf_reserve(&j->pages[i], j->articles[i].len + 8192);
+  S_page_head(j->title, pg->title, j->nav, j->nnav, i, pg->doc->src.path, &j->pages[i]);
+  lit_buf_put(&j->pages[i], j->articles[i].data, j->articles[i].len);
   S_page_tail(j->nav, j->nnav, i, pg->doc->src.path, &j->pages[i]);
   lit_buf_free(&toc);
+}
+
+/* Adds an embedded asset to the tree under its own name. */
+static void S_add_asset(lit_tree *tree, const char *name) {
+  const lit_asset *a = lit_asset_get(name);
+  lit_tree_add(tree, name, lit_xstrndup((const char *)a->data, a->len), a->len);
 }
 
 static double S_now(void) {
@@ -566,8 +707,15 @@ int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d) {
   for (size_t i = 0; i < w->ndocs; i++)
     nav[i] = (S_nav){w->docs[i].out_path, w->docs[i].title};
   nav[w->ndocs] = (S_nav){"chunks.html", "Index of chunks and files"};
-  S_job job = {
-      w, title, nav, nnav, lit_xcalloc(w->ndocs + 1, sizeof(lit_buf)), lit_xcalloc(w->ndocs + 1, sizeof(lit_diags *))};
+  size_t np = w->ndocs + 1;
+  S_job job = {w,
+               title,
+               nav,
+               nnav,
+               lit_xcalloc(np, sizeof(lit_buf)),
+               lit_xcalloc(np, sizeof(lit_buf)),
+               lit_xcalloc(np, sizeof(lit_buf)),
+               lit_xcalloc(np, sizeof(lit_diags *))};
   for (size_t i = 0; i < w->ndocs; i++)
     job.diags[i] = lit_diags_new();
   lit_parallel_for(w->ndocs, S_render_page, &job);
@@ -577,20 +725,33 @@ int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d) {
     size_t n = job.pages[i].len;
     lit_tree_add(tree, w->docs[i].out_path, lit_buf_detach(&job.pages[i]), n);
   }
+  size_t n;
+  char *print = S_print_page(title, nav, nnav, job.articles, &n);
+  lit_tree_add(tree, "print.html", print, n);
+  char *missing = S_not_found_page(title, nav, nnav, &n);
+  lit_tree_add(tree, "404.html", missing, n);
+  lit_buf index = LIT_BUF_INIT;
+  lit_search_index(w, job.sections, &index);
+  n = index.len;
+  lit_tree_add(tree, "search-index.js", lit_buf_detach(&index), n);
+  for (size_t i = 0; i < w->ndocs; i++) {
+    lit_buf_free(&job.articles[i]);
+    lit_buf_free(&job.sections[i]);
+  }
   free(job.pages);
+  free(job.articles);
+  free(job.sections);
   free(job.diags);
   lit_buf page = LIT_BUF_INIT;
   const char *src = "the chunk model of every document";
-  S_page_head(title, nav, nnav, w->ndocs, src, &page);
+  S_page_head(title, nav[w->ndocs].title, nav, nnav, w->ndocs, src, &page);
   S_index_page(w, &page);
   S_page_tail(nav, nnav, w->ndocs, src, &page);
-  size_t n = page.len;
+  n = page.len;
   lit_tree_add(tree, "chunks.html", lit_buf_detach(&page), n);
-  lit_buf css = LIT_BUF_INIT;
-  for (size_t i = 0; S_css[i]; i++)
-    lit_buf_puts(&css, S_css[i]);
-  n = css.len;
-  lit_tree_add(tree, "style.css", lit_buf_detach(&css), n);
+  S_add_asset(tree, "style.css");
+  S_add_asset(tree, "book.js");
+  S_add_asset(tree, "favicon.svg");
   lit_tree_sort(tree);
   free(nav);
   double t2 = S_now();

@@ -23,6 +23,7 @@
 #include "model.h"
 #include "outputs.h"
 #include "paths.h"
+#include "serve.h"
 #include "skill.h"
 #include "stats.h"
 
@@ -30,6 +31,7 @@ typedef struct {
   const char *root, *entry, *out, *from, *dest;
   double min_tangled;
   int has_min_tangled;
+  int port; /* serve; -1: the default */
   int check, force, line_directives, quiet;
   int claude, codex, opencode, global;
   const char *operand; /* lit man FILE, lit help COMMAND */
@@ -52,6 +54,7 @@ enum {
   O_FROM = 1 << 13,
   O_HELP = 1 << 14,
   O_REPLACE = 1 << 15, /* --force of skill install */
+  O_PORT = 1 << 16,
 };
 
 typedef struct {
@@ -79,6 +82,7 @@ static const S_option S_options[] = {
     {"--global", NULL, O_GLOBAL, NULL, "install under your home folder; alone, for all three agents"},
     {"--dest", NULL, O_DEST, "DIR", "install into DIR/NAME"},
     {"--from", NULL, O_FROM, "DIR", "the bundle to install (default: build/skill/NAME, NAME from index.md)"},
+    {"--port", NULL, O_PORT, "N", "the port on 127.0.0.1 (default: 8000; 0: any free port)"},
     {"--help", "-h", O_HELP, NULL, "describe the command and its options"},
 };
 enum { S_NOPTIONS = sizeof S_options / sizeof S_options[0] };
@@ -98,6 +102,8 @@ static int S_stats(const S_args *a);
 static int S_skill(const S_args *a);
 static int S_book(const S_args *a);
 static int S_install(const S_args *a);
+static int S_serve(const S_args *a);
+static int S_watch(const S_args *a);
 static int S_man(const S_args *a);
 static int S_help(const S_args *a);
 static int S_version(const S_args *a);
@@ -112,6 +118,9 @@ static const S_command S_commands[] = {
     {"skill install", O_CLAUDE | O_CODEX | O_OPENCODE | O_GLOBAL | O_DEST | O_FROM | O_REPLACE | O_HELP, NULL,
      "copy a built skill bundle where agents look for skills", S_install},
     {"book", O_OUT | O_CHECK | S_PROJECT, NULL, "weave the HTML book into OUT", S_book},
+    {"serve", O_OUT | O_PORT | S_PROJECT, NULL,
+     "serve the book on 127.0.0.1, tangled and woven again and reloaded whenever a document changes", S_serve},
+    {"watch", O_OUT | S_PROJECT, NULL, "tangle and weave the book again whenever a document changes", S_watch},
     {"man", O_HELP, "FILE.md", "render a Markdown document as a man page on stdout (how lit(1) is made)", S_man},
     {"help", O_HELP, "[COMMAND]", "describe every command, or one command and its options", S_help},
     {"version", O_HELP, NULL, "print lit's version (also: lit --version)", S_version},
@@ -275,6 +284,14 @@ static int S_parse(const S_command *c, int argc, char **argv, int start, S_args 
         return S_usage_error(c, "--min-tangled takes a percentage from 0 to 100, not '%s'", value, NULL);
       a->has_min_tangled = 1;
       break;
+    case O_PORT: {
+      char *end = NULL;
+      const long port = strtol(value, &end, 10);
+      if (end == value || *end || port < 0 || port > 65535)
+        return S_usage_error(c, "--port takes a port number from 0 to 65535, not '%s'", value, NULL);
+      a->port = (int)port;
+      break;
+    }
     default: break;
     }
   }
@@ -407,6 +424,16 @@ static int S_weave(const S_args *a, int book) {
 static int S_skill(const S_args *a) { return S_weave(a, 0); }
 static int S_book(const S_args *a) { return S_weave(a, 1); }
 
+/* lit serve and lit watch: the live preview (serve.h). */
+static int S_preview(const S_args *a, int serve) {
+  if (S_find_project(a)) return 2;
+  lit_serve_opts o = {a->root, a->entry, a->out, a->port >= 0 ? a->port : 8000, serve};
+  return lit_serve_run(&o);
+}
+
+static int S_serve(const S_args *a) { return S_preview(a, 1); }
+static int S_watch(const S_args *a) { return S_preview(a, 0); }
+
 static int S_install(const S_args *a) {
   lit_diags *d = lit_diags_new();
   lit_install_opts o = {a->from, a->dest, a->claude, a->codex, a->opencode, a->global, a->force};
@@ -461,6 +488,7 @@ int main(int argc, char **argv) {
   S_args a;
   memset(&a, 0, sizeof a);
   a.root = ".";
+  a.port = -1;
   a.entry = "index.md";
   if (argc < 2) {
     S_overview(stderr);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "assets.h"
 #include "json.h"
 
 struct lit_render {
@@ -252,6 +253,13 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
   }
   lua_pushstring(L, output); /* prelude output */
   lua_call(L, 1, 0);
+  const lit_asset *charts = lit_asset_get("chart.lua");
+  if (luaL_loadbufferx(L, (const char *)charts->data, charts->len, "=chart.lua", "t") != LUA_OK) { /* chunk */
+    fprintf(stderr, "lit: the chart library does not compile: %s\n", lua_tostring(L, -1));
+    abort();
+  }
+  lua_call(L, 0, 1); /* chart */
+  lua_setglobal(L, "chart");
   lua_getglobal(L, "lit");        /* lit */
   lua_pushlightuserdata(L, NULL); /* lit null: what JSON null decodes to */
   lua_setfield(L, -2, "null");

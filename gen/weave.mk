@@ -8,16 +8,20 @@
 #                       output folders: never delete what lit did not write, installs
 #   make check-skill    the bundle against the Agent Skills rules, its link walk,
 #                       and `skill install` with every flag in a temporary HOME
-#   make check-book     book/ equals a fresh weave; headless Chromium loads every page
+#   make check-book     book/ equals a fresh weave; headless Chromium loads every page and
+#                       uses the book as a reader would (tests/browser/book_ui.py)
+#   make serve          lit serve: the book on 127.0.0.1, rebuilt and reloaded on save
+#   make check-serve    lit serve and lit watch on loopback: path rules, reload, diagnostics
 #   make bench-weave    weave speed on this repository and on a 50 MB corpus
 
 # The weaver's modules (every gen/*.c is built into lit and, through
 # tests/tests.mk, into the sanitizer and fuzz builds).
-WEAVER_SRC  := $(addprefix gen/,lua_host.c json.c render.c weave.c highlight.c html_book.c skill.c tree.c install.c)
+WEAVER_SRC  := $(addprefix gen/,lua_host.c json.c render.c weave.c highlight.c html_book.c book_search.c assets.c skill.c \
+  tree.c install.c serve.c)
 SKILL_OUT   ?= build/skill
 SKILL_INSTALL ?= --claude
 
-.PHONY: skill book install-skill check-weave check-skill check-book bench-weave
+.PHONY: skill book install-skill check-weave check-skill check-book bench-weave serve check-serve
 
 skill: $(LIT)
 	$(LIT) skill --out $(SKILL_OUT)
@@ -41,8 +45,17 @@ check-skill: skill
 check-book: $(LIT)
 	$(LIT) book --check
 	tests/book_browser.sh book
+	python3 tests/browser/book_ui.py book
+
+# The live preview: the book on http://127.0.0.1:8000, re-woven on every save.
+serve: $(LIT)
+	$(LIT) serve
+
+# lit serve and lit watch on a copy of the fixture project, on loopback only.
+check-serve: $(LIT)
+	python3 tests/serve/serve_test.py $(LIT)
 
 bench-weave: $(LIT)
 	tests/weave/bench_weave.sh $(LIT)
 
-CHECK_TARGETS += check-weave check-skill check-book
+CHECK_TARGETS += check-weave check-skill check-book check-serve

@@ -32,6 +32,7 @@ Suite *util_suite(void);
 Suite *dump_suite(void);
 Suite *lua_host_suite(void); /* the weaver: tests/check_lua_host.c, check_weave.c */
 Suite *weave_suite(void);
+Suite *serve_suite(void);
 Suite *specs_suite(void); /* the repository's GPU data: every figure names its source */
 
 /* Everything d collected, as lit prints it; the caller frees the result. */

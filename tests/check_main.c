@@ -17,6 +17,7 @@ int main(void) {
   srunner_add_suite(sr, dump_suite());
   srunner_add_suite(sr, lua_host_suite());
   srunner_add_suite(sr, weave_suite());
+  srunner_add_suite(sr, serve_suite());
   srunner_add_suite(sr, specs_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

@@ -248,6 +248,13 @@ START_TEST(test_highlight) {
       {"text", "<b> & \"q\"", "&lt;b&gt; &amp; &quot;q&quot;"},
       {"python", "s = \"\"\"a\nb\"\"\"", "s = <span class=\"st\">&quot;&quot;&quot;a\nb&quot;&quot;&quot;</span>"},
       {"c", "x1 = y2;", "x1 = y2;"},
+      /* a git hash, c++17 and sm_90 are words, not numbers; a lone count is a number */
+      {"sh", "git checkout 3a4929c0 -std=c++17 sm_90 -j 8",
+       "git checkout 3a4929c0 -std=c++17 sm_90 -j <span class=\"nu\">8</span>"},
+      /* a Python string's prefix belongs to the string; a name that ends in f does not */
+      {"python", "f\"{x}\" + rb'y' + elf(1)",
+       "<span class=\"st\">f&quot;{x}&quot;</span> + <span class=\"st\">rb'y'</span> + <span "
+       "class=\"fn\">elf</span>(<span class=\"nu\">1</span>)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     lit_buf b = LIT_BUF_INIT;
@@ -319,6 +326,81 @@ START_TEST(test_skill_bundle) {
   f = S_find(&t, "manifest.txt");
   ck_assert_str_eq(f->data, "SKILL.md\nreferences/a.md\nreferences/b.md\n");
   free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_charts) {
+  char *diags;
+  const char *doc = "# A\n\n```{.lua .render}\nreturn chart.bar{title = 'T <1>', categories = {'a', 'b'},\n"
+                    "  series = {{name = 'ours', values = {50, 99.5}}, {name = 'peer', values = {40, 60}}}, unit = '%'}\n"
+                    "```\n";
+  char *md = S_weave(doc, "book", &diags);
+  ck_assert_str_eq(diags, "");
+  ck_assert_msg(strstr(md, "<figure class=\"chart\">") && strstr(md, "role=\"img\" aria-label=\"T &lt;1&gt;\"") &&
+                    strstr(md, "<title>T &lt;1&gt;</title>") && strstr(md, ">ours</text>") &&
+                    strstr(md, ">peer</text>") && strstr(md, ">a</text>") && strstr(md, ">99.5</text>") &&
+                    strstr(md, ">100%</text>") && !strstr(strstr(md, "<figure"), "\n\n<"),
+                "%s", md);
+  free(md);
+  free(diags);
+  md = S_weave(doc, "skill", &diags); /* agents read the tables: no picture in the skill */
+  ck_assert_str_eq(diags, "");
+  ck_assert_ptr_null(strstr(md, "svg"));
+  free(md);
+  free(diags);
+  md = S_weave("# A\n\n```{.lua .render}\nreturn chart.roofline{title = 'R', peak = 989, bandwidth = 3.35,\n"
+               "  points = {{name = 'norm', intensity = 1, perf = 3}}}\n```\n",
+               "book", &diags);
+  ck_assert_str_eq(diags, "");
+  ck_assert_msg(strstr(md, "peak 989 TFLOP/s") && strstr(md, ">norm</text>") && strstr(md, "3.35 TB/s"), "%s", md);
+  free(md);
+  free(diags);
+  md = S_weave("# A\n\n```{.lua .render}\nreturn chart.line{title = 'L', x = {1, 2, 4}, logx = true,\n"
+               "  series = {{name = 's', values = {1, 2, 3}}}}\n```\n",
+               "book", &diags);
+  ck_assert_str_eq(diags, "");
+  ck_assert_msg(strstr(md, "<polyline class=\"line s1\"") != NULL, "%s", md);
+  free(md);
+  free(diags);
+  md = S_weave("# A\n\n```{.lua .render}\nreturn chart.dots{title = 'D', categories = {'a'},\n"
+               "  series = {{name = 's', values = {}}}}\n```\n",
+               "book", &diags);
+  ck_assert_msg(strstr(diags, "a.md:") && strstr(diags, "series[1].values must hold 1 numbers"), "%s", diags);
+  free(md);
+  free(diags);
+}
+END_TEST
+
+START_TEST(test_book_tables_search_print) {
+  lit_diags *d = lit_diags_new();
+  const char *a = "# A\n\n## Numbers\n\n| name | n | note |\n| --- | --- | --- |\n| x | 1.5 | y |\n| z | - | 2 "
+                  "w |\n\nSee [b](b.md#b-part).\n\n```cuda {file=kernels/k.cu}\n<<body>>\n```\n";
+  lit_project *p = ck_load(S_ix, a, S_b, d);
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), 0);
+  lit_tree_file *f = S_find(&t, "a.html");
+  /* the numeric column is right-aligned, the others are not; the table scrolls in a named, focusable frame */
+  ck_assert_msg(strstr(f->data, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Table 1: "
+                                "Numbers\">") &&
+                    strstr(f->data, "<td align=\"right\">1.5</td>") && strstr(f->data, "<td>y</td>") &&
+                    strstr(f->data, "<td>2 w</td>"),
+                "%s", f->data);
+  f = S_find(&t, "search-index.js");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "[1,\"numbers\",\"Numbers\",\"name n note x 1.5 y z - 2 w See b. \\u003c\\u003cbody>>\"]") &&
+                    strstr(f->data, "[\"a.html\",\"A\"]") && strstr(f->data, "[2,\"b-part\",\"B part\",\"x = 1;"),
+                "%s", f->data);
+  f = S_find(&t, "print.html"); /* ids carry their page; links between pages stay inside print.html */
+  ck_assert_msg(strstr(f->data, "<section class=\"print-page\" id=\"a\">") &&
+                    strstr(f->data, "<h2 id=\"a--numbers\">") && strstr(f->data, "href=\"#b--b-part\"") &&
+                    strstr(f->data, "href=\"#a--numbers\""),
+                "%s", f->data);
+  ck_assert_ptr_nonnull(S_find(&t, "404.html"));
+  ck_assert_ptr_nonnull(S_find(&t, "book.js"));
+  ck_assert_ptr_nonnull(S_find(&t, "favicon.svg"));
   lit_tree_free(&t);
   lit_project_free(p);
   lit_diags_free(d);
@@ -457,6 +539,8 @@ Suite *weave_suite(void) {
   tcase_add_test(tc, test_skill_name_rules);
   tcase_add_test(tc, test_skill_bundle);
   tcase_add_test(tc, test_book_pages);
+  tcase_add_test(tc, test_charts);
+  tcase_add_test(tc, test_book_tables_search_print);
   tcase_add_test(tc, test_broken_links_fail);
   tcase_add_test(tc, test_tree_install_and_compare);
   suite_add_tcase(s, tc);

@@ -17,7 +17,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC     := $(sort $(wildcard tests/check_*.c))
 # Every module but main.c (the sanitizer and fuzz builds compile them afresh).
-LIB_SRC      := $(filter-out gen/main.c,$(wildcard gen/*.c))
+LIB_SRC      := $(filter-out gen/main.c,$(wildcard gen/*.c)) $(ASSET_C)
 SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_BUILD   := $(BUILD)/asan
 FUZZ_BUILD   := $(BUILD)/fuzz
@@ -60,7 +60,7 @@ check-cli: $(LIT) $(MANPAGE)
 
 # ---- sanitizers ----
 $(ASAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
+	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) -Igen -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
 
 $(ASAN_BUILD)/check_lit: $(UNIT_SRC) tests/check_lit.h $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
 	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -Igen -o $@ $(UNIT_SRC) $(LIB_SRC) \
@@ -85,7 +85,7 @@ valgrind: $(TEST_BUILD)/check_lit $(LIT)
 TSAN_BUILD := $(BUILD)/tsan
 $(TSAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h)
 	mkdir -p $(TSAN_BUILD)
-	$(CLANG) -std=c11 -g -O1 -fsanitize=thread $(DEPS_CFLAGS) -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
+	$(CLANG) -std=c11 -g -O1 -fsanitize=thread $(DEPS_CFLAGS) -Igen -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
 
 tsan: $(TSAN_BUILD)/lit
 	TSAN_OPTIONS=halt_on_error=1 tests/run_golden.sh $(TSAN_BUILD)/lit

@@ -1,0 +1,39 @@
+/* serve.h: `lit watch` and `lit serve`, the live preview.
+ *
+ * Both tangle the project and weave the book once, then watch the folders
+ * of the documents (and their results/ folders) with inotify and do it
+ * again whenever a document, a results file or a Lua file changes. A build
+ * that fails prints its messages, as every command does, and changes
+ * nothing on disk: the tangler and the book are all-or-nothing, so the last
+ * good kernels and book stay in place while a half-written document is
+ * being edited.
+ *
+ * `lit serve` also serves the book over HTTP on 127.0.0.1 only, through
+ * libmicrohttpd. Every HTML page it sends carries a small script that asks
+ * the server for the build's state twice a second: it reloads the page
+ * after a successful rebuild and shows a failed build's messages on the
+ * page. Only files inside the book folder are served (lit_serve_path). */
+#ifndef LIT_SERVE_H
+#define LIT_SERVE_H
+
+#include <stddef.h>
+
+typedef struct {
+  const char *root, *entry; /* the project, as for every command */
+  const char *out;          /* the book folder; default "book" */
+  int port;                 /* serve: the loopback port (0 picks a free one); default 8000 */
+  int serve;                /* 1: serve and watch; 0: watch only */
+} lit_serve_opts;
+
+/* Runs until SIGINT or SIGTERM. Returns 0 after a clean stop, 1 when it
+ * cannot start (a message on stderr). */
+int lit_serve_run(const lit_serve_opts *o);
+
+/* The path rules. Maps a request's (already %-decoded) path to a file name
+ * relative to the book folder: "/" and "/x/" get "index.html"; a path that
+ * does not start with "/", holds a backslash, an empty, "." or ".." segment
+ * or a segment starting with "." (a hidden file), or does not fit in n
+ * bytes, is refused. 0 with rel filled, or -1. */
+int lit_serve_path(const char *url, char *rel, size_t n);
+
+#endif
