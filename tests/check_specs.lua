@@ -35,7 +35,7 @@ for typ, field in pairs(tc_field) do tc_type[field] = typ end
 local product_fields = {
   sms = "either", memory = "figure", dram_gbs = "figure", l2_mb = "either",
   tensor_types = "figure", boost_clock_mhz = "either", base_clock_mhz = "optional",
-  tc_clock_mhz = "optional", memory_clock_mhz = "optional",
+  tc_clock_mhz = "optional", memory_clock_mhz = "optional", fp32_tflops = "optional",
 }
 for field in pairs(tc_type) do product_fields[field] = "optional" end
 
