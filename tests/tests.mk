@@ -49,7 +49,7 @@ check-diff: $(LIT)
 # kernels or file systems that lack it.
 $(BUILD)/noexchange/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O1 -DLIT_NO_RENAME_EXCHANGE $(DEPS_CFLAGS) -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
+	$(CC) $(WARN) -O1 -DLIT_NO_RENAME_EXCHANGE $(DEPS_CFLAGS) -Igen -o $@ gen/main.c $(LIB_SRC) $(DEPS_LIBS)
 
 check-crash: $(LIT) $(BUILD)/noexchange/lit
 	tests/crash/run.sh $(LIT)

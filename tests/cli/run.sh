@@ -70,7 +70,7 @@ has "a mistyped option gets a suggestion" "$TMP/err" "unknown option '--chek' fo
 run 2 "a mistyped install option" skill install --globl
 has "a mistyped install option gets a suggestion" "$TMP/err" "did you mean '--global'?"
 run 2 "an option of another command" stats --out x
-has "the message says which commands take it" "$TMP/err" "lit stats takes no --out option (it is one of lit skill, lit book)"
+has "the message says which commands take it" "$TMP/err" "lit stats takes no --out option (it is one of lit skill, lit book, lit serve, lit watch)"
 run 2 "an unexpected argument" tangle extra
 run 2 "an option without its value" tangle --root
 
