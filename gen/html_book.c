@@ -526,7 +526,7 @@ static void S_print_article(const char *page, const char *html, const S_nav *nav
     size_t plen = hash ? (size_t)(hash - v) : len;
     if (is_id) {
       S_print_id(page, v, len, out);
-    } else if (plen == 0) { /* "#x" on this page */
+    } else if (plen == 0 && len > 0) { /* "#x" on this page (len 0: href="", kept as it is) */
       lit_buf_putc(out, '#');
       S_print_id(page, v + 1, len - 1, out);
     } else if (S_is_page(nav, nnav, v, plen) && !memchr(v, '/', plen)) { /* "other.html#x" */

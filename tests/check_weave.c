@@ -407,6 +407,24 @@ START_TEST(test_book_tables_search_print) {
 }
 END_TEST
 
+/* A link with an empty destination (href="") is copied into print.html as
+ * it is: no page, no anchor to prefix (fuzz_weave found it read before the
+ * destination's start). */
+START_TEST(test_book_print_empty_link) {
+  lit_diags *d = lit_diags_new();
+  const char *a = "# A\n\nAn empty link: [nothing]().\n\n```cuda {file=kernels/k.cu}\n<<body>>\n```\n";
+  lit_project *p = ck_load(S_ix, a, S_b, d);
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), 0);
+  lit_tree_file *f = S_find(&t, "print.html");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "<a href=\"\">nothing</a>"), "%s", f->data);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 START_TEST(test_book_pages) {
   lit_diags *d = lit_diags_new();
   lit_project *p = ck_load(S_ix, S_a, S_b, d);
@@ -541,6 +559,7 @@ Suite *weave_suite(void) {
   tcase_add_test(tc, test_book_pages);
   tcase_add_test(tc, test_charts);
   tcase_add_test(tc, test_book_tables_search_print);
+  tcase_add_test(tc, test_book_print_empty_link);
   tcase_add_test(tc, test_broken_links_fail);
   tcase_add_test(tc, test_tree_install_and_compare);
   suite_add_tcase(s, tc);

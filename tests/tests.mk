@@ -103,7 +103,7 @@ FUZZ_OBJ     := $(patsubst gen/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC))
 
 $(FUZZ_BUILD)/obj/%.o: gen/%.c $(wildcard gen/*.h) | $(FUZZ_BUILD)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPS_CFLAGS) -c $< -o $@
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPS_CFLAGS) -Igen -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_OBJ)
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(DEPS_CFLAGS) -Igen -o $@ $< $(FUZZ_OBJ) $(DEPS_LIBS)

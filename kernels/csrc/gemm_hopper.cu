@@ -226,6 +226,24 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+// A launch configuration of clusters of `cluster` CTAs along x; `attr`
+// is the storage its one attribute points at.
+cudaLaunchConfig_t cluster_config(cudaLaunchAttribute* attr, int cluster, unsigned grid,
+                                  cudaStream_t stream) {
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = cluster;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 // Clusters resident at once for one kernel (1 CTA an SM; a cluster's CTAs
 // must share a GPC), asked once per device.
 template <typename Kernel>
@@ -236,17 +254,8 @@ cudaError_t max_active_clusters(Kernel kernel, int cluster, int device, int* out
   const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), device);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(cluster);
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = kSmemBytes;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = cluster_config(&attr, cluster, cluster, nullptr);
     int n = 0;
     const cudaError_t err = cudaOccupancyMaxActiveClusters(&n, kernel, &cfg);
     if (err != cudaSuccess) return err;
@@ -299,18 +308,9 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
     if (err != cudaSuccess) return err;
     if (clusters < 1) return cudaErrorNotSupported;
 
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = CLUSTER;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(units, clusters) * CLUSTER));
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = kSmemBytes;
-    cfg.stream = stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = cluster_config(
+        &attr, CLUSTER, static_cast<unsigned>(std::min<int64_t>(units, clusters) * CLUSTER), stream);
     err = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_b_up, g);
     if (err != cudaSuccess) return err;
   }

@@ -211,6 +211,25 @@ void check_gemm_operands(const at::Tensor& a, const at::Tensor& b, const char* o
 constexpr const char* kBFix =
     "pass a weight [N, K] as weight.t(), or b.t().contiguous().t() for another [K, N] tensor";
 
+// The parameters every GEMM call starts from: a [M, K] and b [K, N] as the
+// kernels read them, and a contiguous output of n_out columns.
+lit::GemmParams gemm_params(const at::Tensor& a, const at::Tensor& b, int64_t n_out,
+                            const char* op, const char* b_name) {
+  const KMajor ka = k_major(a, 1, op, "a", "call a.contiguous()");
+  const KMajor kb = k_major(b, 0, op, b_name, kBFix);
+  lit::GemmParams p;
+  p.dtype = gemm_dtype(a, op, "a");
+  p.a = ka.ptr;
+  p.lda = ka.ld;
+  p.b = kb.ptr;
+  p.ldb = kb.ld;
+  p.m = a.size(0);
+  p.n = n_out;
+  p.k = a.size(1);
+  p.ldo = n_out;
+  return p;
+}
+
 // Refuses a forced path that cannot run here (naming why), then launches.
 void run_gemm(const lit::GemmParams& p, lit::GemmPath path, const std::string& backend,
               const char* op, cudaStream_t stream) {
@@ -686,7 +705,7 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const c10::optional<at
   check_gemm_operands(a, b, op, "b");
   const GemmEpilogue e = parse_epilogue(epilogue, op);
   const lit::GemmPath path = parse_backend(backend, op);
-  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  const int64_t m = a.size(0), n = b.size(1);
   TORCH_CHECK(!e.gated || n % 2 == 0, op, ": epilogue '", epilogue, "' reads b's ", n,
               " columns as gate and up halves; N must be even");
   const int64_t n_out = e.gated ? n / 2 : n;
@@ -694,26 +713,15 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const c10::optional<at
   const c10::cuda::CUDAGuard guard(a.device());
   at::Tensor out = at::empty({m, n_out}, a.options());
   if (out.numel() == 0) return out;
-  const KMajor ka = k_major(a, 1, op, "a", "call a.contiguous()");
-  const KMajor kb = k_major(b, 0, op, "b", kBFix);
-  const int64_t esize = a.element_size();
-  lit::GemmParams p;
-  p.dtype = gemm_dtype(a, op, "a");
-  p.a = ka.ptr;
-  p.lda = ka.ld;
-  p.b = kb.ptr;
-  p.ldb = kb.ld;
+  lit::GemmParams p = gemm_params(a, b, n_out, op, "b");
   p.bias = bias_ptr;
   p.out = out.data_ptr();
-  p.ldo = n_out;
-  p.m = m;
-  p.n = n_out;
-  p.k = k;
   p.act = e.act;
   p.gated = e.gated;
   if (e.gated) {  // the up half: columns n_out.. of b, which are rows n_out.. of b's K-major view
-    p.b_up = static_cast<const char*>(kb.ptr) + n_out * kb.ld * esize;
-    p.ldb_up = kb.ld;
+    const int64_t esize = a.element_size();
+    p.b_up = static_cast<const char*>(p.b) + n_out * p.ldb * esize;
+    p.ldb_up = p.ldb;
     p.bias_up = bias_ptr ? static_cast<const char*>(bias_ptr) + n_out * esize : nullptr;
   }
   run_gemm(p, path, backend, op, c10::cuda::getCurrentCUDAStream().stream());
@@ -731,30 +739,19 @@ at::Tensor gemm_gated(const at::Tensor& a, const at::Tensor& b_gate, const at::T
               b_up.sizes(), "; they must have the same shape");
   const lit::Act act = parse_gate_activation(activation, op);
   const lit::GemmPath path = parse_backend(backend, op);
-  const int64_t m = a.size(0), k = a.size(1), n = b_gate.size(1);
+  const int64_t m = a.size(0), n = b_gate.size(1);
   const void* bg = gemm_bias(bias_gate, a, n, op, "bias_gate");
   const void* bu = gemm_bias(bias_up, a, n, op, "bias_up");
   const c10::cuda::CUDAGuard guard(a.device());
   at::Tensor out = at::empty({m, n}, a.options());
   if (out.numel() == 0) return out;
-  const KMajor ka = k_major(a, 1, op, "a", "call a.contiguous()");
-  const KMajor kg = k_major(b_gate, 0, op, "b_gate", kBFix);
+  lit::GemmParams p = gemm_params(a, b_gate, n, op, "b_gate");
   const KMajor ku = k_major(b_up, 0, op, "b_up", kBFix);
-  lit::GemmParams p;
-  p.dtype = gemm_dtype(a, op, "a");
-  p.a = ka.ptr;
-  p.lda = ka.ld;
-  p.b = kg.ptr;
-  p.ldb = kg.ld;
   p.b_up = ku.ptr;
   p.ldb_up = ku.ld;
   p.bias = bg;
   p.bias_up = bu;
   p.out = out.data_ptr();
-  p.ldo = n;
-  p.m = m;
-  p.n = n;
-  p.k = k;
   p.act = act;
   p.gated = true;
   run_gemm(p, path, backend, op, c10::cuda::getCurrentCUDAStream().stream());
@@ -766,18 +763,7 @@ std::string gemm_path(const at::Tensor& a, const at::Tensor& b) {
   constexpr const char* op = "lit_kernels.gemm_path";
   check_gemm_operands(a, b, op, "b");
   const c10::cuda::CUDAGuard guard(a.device());
-  const KMajor ka = k_major(a, 1, op, "a", "call a.contiguous()");
-  const KMajor kb = k_major(b, 0, op, "b", kBFix);
-  lit::GemmParams p;
-  p.dtype = gemm_dtype(a, op, "a");
-  p.a = ka.ptr;
-  p.lda = ka.ld;
-  p.b = kb.ptr;
-  p.ldb = kb.ld;
-  p.m = a.size(0);
-  p.n = b.size(1);
-  p.k = a.size(1);
-  p.ldo = p.n;
+  const lit::GemmParams p = gemm_params(a, b, b.size(1), op, "b");
   lit::GemmPath chosen = lit::GemmPath::kPortable;
   check_launch(lit::gemm_choose_path(p, &chosen), op);
   return chosen == lit::GemmPath::kHopper ? "hopper" : "portable";
