@@ -105,7 +105,7 @@ $(FUZZ_BUILD)/obj/%.o: gen/%.c $(wildcard gen/*.h) | $(FUZZ_BUILD)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPS_CFLAGS) -Igen -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_OBJ)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h tests/fuzz/fuzz_scratch.h $(FUZZ_OBJ)
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(DEPS_CFLAGS) -Igen -o $@ $< $(FUZZ_OBJ) $(DEPS_LIBS)
 
 # Seeds: the golden inputs (the write target also gets their existing

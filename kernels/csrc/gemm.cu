@@ -14,25 +14,6 @@
 namespace lit {
 namespace {
 
-struct DeviceFacts {
-  int id = 0;
-  int cc = 0;  // 10 * major + minor
-  int sm_count = 0;
-};
-
-cudaError_t current_device(DeviceFacts* d) {
-  cudaError_t err = cudaGetDevice(&d->id);
-  int major = 0, minor = 0;
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->id);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d->id);
-  const DeviceInfo* info = nullptr;
-  if (err == cudaSuccess) err = device_info(d->id, &info);
-  if (err != cudaSuccess) return err;
-  d->cc = 10 * major + minor;
-  d->sm_count = info->sm_count;
-  return cudaSuccess;
-}
-
 bool in_int32(int64_t v) { return v >= 0 && v <= INT32_MAX; }
 
 // Arguments no kernel can take; the binding reports them first, by name.
@@ -49,9 +30,9 @@ bool invalid(const GemmParams& p) {
   return false;
 }
 
-const char* hopper_refusal(const GemmParams& p, const DeviceFacts& d) {
+const char* hopper_refusal(const GemmParams& p, const DeviceInfo& d) {
   if (d.cc != 90) return "the Hopper kernel needs a compute capability 9.0 GPU (H100, H200)";
-  if (!gemm_hopper_compiled(d.id)) {
+  if (!gemm_hopper_compiled(d.device)) {
     return "this build carries no sm_90a code for the Hopper kernel (build for capability 9.0a)";
   }
   if (p.k == 0) return "the Hopper kernel needs K >= 1";
@@ -64,7 +45,7 @@ const char* hopper_refusal(const GemmParams& p, const DeviceFacts& d) {
   return nullptr;
 }
 
-const char* portable_refusal(const GemmParams& p, const DeviceFacts& d) {
+const char* portable_refusal(const GemmParams& p, const DeviceInfo& d) {
   if (d.cc < 75) return "the tensor-core GEMM needs compute capability 7.5 or newer";
   if (d.cc < 80 && p.dtype == DType::BFloat16) {
     return "bf16 tensor-core products need compute capability 8.0 or newer; use fp16 here";
@@ -75,39 +56,34 @@ const char* portable_refusal(const GemmParams& p, const DeviceFacts& d) {
 }  // namespace
 
 const char* gemm_path_refusal(const GemmParams& p, GemmPath path) {
-  DeviceFacts d;
-  if (current_device(&d) != cudaSuccess) {
+  const DeviceInfo* d = nullptr;
+  if (current_device_info(&d) != cudaSuccess) {
     (void)cudaGetLastError();
     return "no CUDA device could be queried";
   }
-  if (path == GemmPath::kAuto) return portable_refusal(p, d);  // auto falls back to it
-  return path == GemmPath::kHopper ? hopper_refusal(p, d) : portable_refusal(p, d);
+  return path == GemmPath::kHopper ? hopper_refusal(p, *d) : portable_refusal(p, *d);  // auto falls back to portable
 }
 
 cudaError_t gemm_choose_path(const GemmParams& p, GemmPath* chosen) {
-  DeviceFacts d;
-  const cudaError_t err = current_device(&d);
+  const DeviceInfo* d = nullptr;
+  const cudaError_t err = current_device_info(&d);
   if (err != cudaSuccess) return err;
-  *chosen = hopper_refusal(p, d) == nullptr ? GemmPath::kHopper : GemmPath::kPortable;
+  *chosen = hopper_refusal(p, *d) == nullptr ? GemmPath::kHopper : GemmPath::kPortable;
   return cudaSuccess;
 }
 
 cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream) {
   if (invalid(p)) return cudaErrorInvalidValue;
   if (p.m == 0 || p.n == 0) return cudaSuccess;
-  DeviceFacts d;
-  const cudaError_t err = current_device(&d);
+  const DeviceInfo* d = nullptr;
+  const cudaError_t err = current_device_info(&d);
   if (err != cudaSuccess) return err;
-  GemmPath run = path;
-  if (run == GemmPath::kAuto) {
-    run = hopper_refusal(p, d) == nullptr ? GemmPath::kHopper : GemmPath::kPortable;
+  const bool hopper_ok = hopper_refusal(p, *d) == nullptr;
+  if (path == GemmPath::kHopper || (path == GemmPath::kAuto && hopper_ok)) {
+    return hopper_ok ? gemm_hopper_launch(p, d->sm_count, stream) : cudaErrorNotSupported;
   }
-  if (run == GemmPath::kHopper) {
-    if (hopper_refusal(p, d) != nullptr) return cudaErrorNotSupported;
-    return gemm_hopper_launch(p, d.sm_count, stream);
-  }
-  if (portable_refusal(p, d) != nullptr) return cudaErrorNotSupported;
-  return gemm_portable_launch(p, d.cc, stream);
+  if (portable_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
+  return gemm_portable_launch(p, d->cc, stream);
 }
 
 void gemm_set_tuning(const GemmTuning& t) { gemm_hopper_set_tuning(t); }

@@ -118,6 +118,13 @@ __device__ __forceinline__ Vec<T, N> vec_from_float(const float (&f)[N]) {
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
+// A generic pointer into shared memory as the 32-bit shared-window address
+// that PTX instructions on shared memory (cp.async, ldmatrix, mbarrier,
+// TMA destinations, wgmma descriptors) take.
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
 // ---------------------------------------------------------- reductions --
 // Sum over a group of `width` consecutive lanes (width a power of two that
 // divides 32). `mask` names exactly the lanes of the calling group, so
@@ -168,6 +175,8 @@ inline int next_pow2(int v) {
 
 // What launch configurations are computed from, read once per device.
 struct DeviceInfo {
+  int device = 0;
+  int cc = 0;  // compute capability, 10 * major + minor
   int sm_count = 0;
   int max_threads_per_block = 0;
   int max_threads_per_sm = 0;
@@ -187,6 +196,8 @@ inline cudaError_t device_info(int device, const DeviceInfo** out) {
     d.sm_count = p.multiProcessorCount;
     d.max_threads_per_block = p.maxThreadsPerBlock;
     d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    d.device = device;
+    d.cc = 10 * p.major + p.minor;
     int mem_khz = 0, bus_bits = 0;  // double data rate: two transfers a clock
     const cudaError_t e1 = cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
     const cudaError_t e2 = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);

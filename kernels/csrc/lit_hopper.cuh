@@ -5,8 +5,9 @@
 // warpgroup to consumer warpgroups, wgmma descriptors and instructions,
 // register reallocation between warpgroups, and cluster arrivals. TMA,
 // mbarrier and fences go through CCCL's cuda::ptx; wgmma, setmaxnreg and
-// mapa have no CCCL form and are inline PTX. The GEMM's Hopper kernel and
-// the Hopper attention kernel are built from these. Nothing here allocates.
+// mapa have no CCCL form and are inline PTX. The GEMM's Hopper kernel is
+// built from these, and any other warp-specialized Hopper kernel can be.
+// Nothing here allocates.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap and its enums (types only: no libcuda link)
@@ -19,6 +20,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "lit_common.cuh"  // smem_u32
 #include "lit_types.h"
 
 #if CUDART_VERSION < 12050
@@ -72,10 +74,6 @@ inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void*
 }
 
 // ------------------------------------------------------- device: mbarrier --
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Spin until the phase of `bar` with the given parity has completed. A
 // barrier starts in phase 0, so waiting for parity 1 on a fresh barrier
 // returns at once: that is how a producer finds every stage free at first.

@@ -3,8 +3,8 @@
 // Warp-level tensor-core building blocks for sm_75 and newer: asynchronous
 // global-to-shared copies, the swizzled shared-memory tile they fill,
 // ldmatrix, and mma.sync. Device code only, header-only; nothing here
-// allocates. The GEMM's portable kernel and the portable attention kernel
-// are built from these.
+// allocates. The GEMM's portable kernel is built from these, and any other
+// sm_80-style tensor-core kernel can be.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -14,12 +14,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "lit_common.cuh"  // smem_u32
+
 namespace lit {
 namespace mma {
-
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // ------------------------------------------------ global -> shared copies --
 // 16 bytes from global to shared memory, or 16 zero bytes when !valid (a
@@ -88,35 +86,34 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem) 
 // l/4 + 8 (d[2], d[3]), columns 2(l%4) + {0,1}.
 // sm_80 has m16n8k16 for fp16 and bf16. sm_75 has only fp16, as m16n8k8:
 // there the k16 step is two k8 steps (a[0..1], b[0] then a[2..3], b[1]).
+#define LIT_MMA_16816(TYPES)                                                          \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32" TYPES ".f32 {%0, %1, %2, %3}, "   \
+               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"                         \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                          \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+
+// One fp16 m16n8k8 step (sm_75): d += a (16x8) * b (8x8).
+__device__ __forceinline__ void mma_1688_f16(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b0) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(b0));
+}
+
 template <typename T>
 __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
                                           const uint32_t (&b)[2]) {
 #if __CUDA_ARCH__ >= 800
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    LIT_MMA_16816(".bf16.bf16");
   } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    LIT_MMA_16816(".f16.f16");
   }
 #elif __CUDA_ARCH__ >= 750
   if constexpr (std::is_same_v<T, __half>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(b[0]));
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[2]), "r"(a[3]), "r"(b[1]));
+    mma_1688_f16(d, a[0], a[1], b[0]);
+    mma_1688_f16(d, a[2], a[3], b[1]);
   } else {
     __trap();  // bf16 needs sm_80; the host never launches it below
   }
@@ -124,6 +121,8 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
   __trap();  // tensor-core MMA needs sm_75; the host never launches it below
 #endif
 }
+
+#undef LIT_MMA_16816
 
 }  // namespace mma
 }  // namespace lit

@@ -23,6 +23,7 @@
 #include "../../gen/tree.h"
 #include "../../gen/util.h"
 #include "fuzz_input.h"
+#include "fuzz_scratch.h"
 
 enum { S_MAX_DOCS = 3 };
 
@@ -35,11 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  struct stat st;
-  const char *base = stat("/dev/shm", &st) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  char *dir = lit_xasprintf("%s/lit-fuzz-weave.XXXXXX", base);
-  if (!mkdtemp(dir) || chdir(dir) != 0) abort();
-  free(dir);
+  fuzz_enter_scratch("weave");
   setenv("LIT_LUA_SECONDS", "5", 0);
   return 0;
 }

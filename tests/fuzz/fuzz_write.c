@@ -29,6 +29,7 @@
 #include "../../gen/tangle.h"
 #include "../../gen/util.h"
 #include "fuzz_input.h"
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,11 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  struct stat st;
-  const char *base = stat("/dev/shm", &st) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  char *dir = lit_xasprintf("%s/lit-fuzz-write.XXXXXX", base);
-  if (!mkdtemp(dir) || chdir(dir) != 0) abort();
-  free(dir);
+  fuzz_enter_scratch("write");
   return 0;
 }
 

@@ -4,6 +4,7 @@
   build under <repo>/build/ (kernels/build_local.py puts it there);
 - rand(): fresh random data (never ones, never zeros), new seed every call;
 - poison(): an output filled with NaN so unwritten elements show;
+  poison_next(): the same for an op that allocates its own output;
 - check(): ||out - ref|| / ||ref|| against the float64 reference, under the
   tolerance of BENCH.md for the dtype, and every element finite.
 """
@@ -55,6 +56,15 @@ def rand(shape, dtype, scale=1.0, offset=0.0):
 
 def poison(shape, dtype):
     return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
+
+
+def poison_next(shape, dtype):
+    """For ops that allocate their output: leave a NaN-filled block of that
+    size in the caching allocator, so the op's next output of the size lands
+    on NaNs and an element it does not write shows."""
+    t = torch.empty(shape, dtype=dtype, device="cuda")
+    t.fill_(float("nan"))
+    del t
 
 
 def rel_err(out, ref):
