@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "attention_decode.h"
 #include "lit_common.cuh"
@@ -21,13 +22,13 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTileKeys = 64;  // keys per pipeline stage
-constexpr int kStages = 2;
+constexpr int kDefaultStages = 3;  // where shared memory allows; else 2
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kLog2e = 1.4426950408889634f;
 
-template <int D>
+template <int D, int S>
 constexpr size_t decode_smem_bytes() {
-  return size_t(kStages) * 2 * kTileKeys * D * 2;  // K and V tiles, 16-bit
+  return size_t(S) * 2 * kTileKeys * D * 2;  // S stages of K and V tiles, 16-bit
 }
 
 // Element offset of 16-byte chunk `chunk` of key `row` in a swizzled tile
@@ -68,7 +69,7 @@ __device__ __forceinline__ float quad_sum(float v) {
   return v + __shfl_xor_sync(0xffffffffu, v, 2);
 }
 
-template <typename T, int D>
+template <typename T, int D, int S>
 __global__ void __launch_bounds__(kThreads)
     attention_decode_kernel(const DecodeParams p) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -132,7 +133,7 @@ __global__ void __launch_bounds__(kThreads)
   float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
   // ---- K and V tiles, 16 bytes a copy, into a two-stage ring
   auto load_tile = [&](int t) {
-    T* const kt = smem + (t & 1) * 2 * kTileKeys * D;
+    T* const kt = smem + (t % S) * 2 * kTileKeys * D;
     T* const vt = kt + kTileKeys * D;
     const int64_t key0 = start + (int64_t)t * kTileKeys;
     constexpr int kChunks = kTileKeys * D / 8;
@@ -146,14 +147,21 @@ __global__ void __launch_bounds__(kThreads)
       mma::copy16(vt + kv_swizzle<D>(row, chunk), vbase + at * p.v_stride[2] + chunk * 8, valid);
     }
   };
-  if (ntiles > 0) load_tile(0);
-  mma::copy_commit();
-  for (int t = 0; t < ntiles; ++t) {
-    if (t + 1 < ntiles) load_tile(t + 1);
+  #if __CUDA_ARCH__ >= 900
+  // let the combine kernel's launch overlap this one (it waits for our results)
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  #endif
+  #pragma unroll
+  for (int t = 0; t < S - 1; ++t) {
+    if (t < ntiles) load_tile(t);
     mma::copy_commit();
-    mma::copy_wait<1>();
+  }
+  for (int t = 0; t < ntiles; ++t) {
+    if (t + S - 1 < ntiles) load_tile(t + S - 1);  // into the stage computed last iteration
+    mma::copy_commit();
+    mma::copy_wait<S - 1>();  // tile t has landed
     __syncthreads();
-    const T* const kt = smem + (t & 1) * 2 * kTileKeys * D;
+    const T* const kt = smem + (t % S) * 2 * kTileKeys * D;
     const T* const vt = kt + kTileKeys * D;
     const int64_t tile0 = start + (int64_t)t * kTileKeys;
     // This warp's keys of the tile: kslices warps share it, 16 * mtiles keys each.
@@ -295,6 +303,9 @@ __global__ void __launch_bounds__(kThreads)
 template <typename T, int D>
 __global__ void __launch_bounds__(128) attention_decode_combine_kernel(const DecodeParams p) {
   constexpr int kChunks = D / 8;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the split kernel has finished
+#endif
   const int64_t total_rows = (int64_t)p.batch * p.q_heads * p.seq_q;
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int64_t row = i / kChunks;
@@ -325,17 +336,18 @@ __global__ void __launch_bounds__(128) attention_decode_combine_kernel(const Dec
 }
 
 std::atomic<int> g_forced_splits{0};
+std::atomic<int> g_forced_stages{0};
 
 int row_groups(const DecodeParams& p) {
   const int rows = (p.q_heads / p.kv_heads) * p.seq_q;
   return static_cast<int>(ceil_div(rows, kDecodeMaxRows));
 }
 
-template <typename T, int D>
+template <typename T, int D, int S>
 cudaError_t prepare(const void** kernel, size_t* smem) {
-  auto k = attention_decode_kernel<T, D>;
+  auto k = attention_decode_kernel<T, D, S>;
   *kernel = reinterpret_cast<const void*>(k);
-  *smem = decode_smem_bytes<D>();
+  *smem = decode_smem_bytes<D, S>();
   if (*smem > 48 * 1024) {
     return cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(*smem));
@@ -343,27 +355,72 @@ cudaError_t prepare(const void** kernel, size_t* smem) {
   return cudaSuccess;
 }
 
-cudaError_t prepare_for(const DecodeParams& p, const void** kernel, size_t* smem) {
-  const bool half = p.dtype == DType::Float16;
-  if (p.head_dim == 64) return half ? prepare<__half, 64>(kernel, smem) : prepare<__nv_bfloat16, 64>(kernel, smem);
-  return half ? prepare<__half, 128>(kernel, smem) : prepare<__nv_bfloat16, 128>(kernel, smem);
+template <typename T, int D>
+cudaError_t prepare_stages(int stages, const void** kernel, size_t* smem) {
+  return stages == 3 ? prepare<T, D, 3>(kernel, smem) : prepare<T, D, 2>(kernel, smem);
 }
 
-template <typename T, int D>
+cudaError_t prepare_for(const DecodeParams& p, const void** kernel, size_t* smem) {
+  const bool half = p.dtype == DType::Float16;
+  if (p.head_dim == 64) {
+    return half ? prepare_stages<__half, 64>(p.stages, kernel, smem)
+                : prepare_stages<__nv_bfloat16, 64>(p.stages, kernel, smem);
+  }
+  return half ? prepare_stages<__half, 128>(p.stages, kernel, smem)
+              : prepare_stages<__nv_bfloat16, 128>(p.stages, kernel, smem);
+}
+
+// The split count that fills the GPU's resident-block slots best: among 1 ..
+// max_splits, the smallest whose last wave is within 3% as full as the best.
+int choose_splits(int64_t units, int64_t slots, int64_t max_splits) {
+  double best = 0;
+  std::vector<double> fill(max_splits + 1, 0.0);
+  for (int64_t s = 1; s <= max_splits; ++s) {
+    const int64_t blocks = units * s;
+    fill[s] = double(blocks) / double(ceil_div(blocks, slots) * slots);
+    best = std::max(best, fill[s]);
+  }
+  for (int64_t s = 1; s <= max_splits; ++s) {
+    if (fill[s] >= best - 0.03) return static_cast<int>(s);
+  }
+  return 1;
+}
+
+template <typename T, int D, int S>
 cudaError_t launch(const DecodeParams& p, cudaStream_t stream) {
   const void* kernel = nullptr;
   size_t smem = 0;
-  cudaError_t err = prepare<T, D>(&kernel, &smem);
+  cudaError_t err = prepare<T, D, S>(&kernel, &smem);
   if (err != cudaSuccess) return err;
   const dim3 grid(static_cast<unsigned>(int64_t(p.splits) * p.batch * p.kv_heads),
                   static_cast<unsigned>(row_groups(p)));
-  attention_decode_kernel<T, D><<<grid, kThreads, smem, stream>>>(p);
+  attention_decode_kernel<T, D, S><<<grid, kThreads, smem, stream>>>(p);
   if (p.splits > 1) {
+    const DeviceInfo* d = nullptr;
+    err = current_device_info(&d);
+    if (err != cudaSuccess) return err;
     const int64_t threads = int64_t(p.batch) * p.q_heads * p.seq_q * (D / 8);
-    attention_decode_combine_kernel<T, D>
-        <<<static_cast<unsigned>(ceil_div(threads, 128)), 128, 0, stream>>>(p);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(ceil_div(threads, 128)));
+    cfg.blockDim = dim3(128);
+    cfg.stream = stream;
+    // On Hopper the combine kernel is launched as a programmatic dependent:
+    // its blocks are scheduled while the split kernel drains and wait in
+    // griddepcontrol.wait, which saves the gap between two launches.
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = d->cc >= 90 ? 1 : 0;
+    err = cudaLaunchKernelEx(&cfg, attention_decode_combine_kernel<T, D>, p);
+    if (err != cudaSuccess) return err;
   }
   return cudaGetLastError();
+}
+
+template <typename T, int D>
+cudaError_t launch_stages(const DecodeParams& p, cudaStream_t stream) {
+  return p.stages == 3 ? launch<T, D, 3>(p, stream) : launch<T, D, 2>(p, stream);
 }
 
 }  // namespace
@@ -378,34 +435,46 @@ const char* attention_decode_refusal(DType dtype) {
   return nullptr;
 }
 
-void attention_decode_set_splits(int n) { g_forced_splits.store(n < 0 ? 0 : n); }
+void attention_decode_set_tuning(int splits, int stages) {
+  g_forced_splits.store(splits < 0 ? 0 : splits);
+  g_forced_stages.store(stages == 2 || stages == 3 ? stages : 0);
+}
 
-cudaError_t attention_decode_splits(const DecodeParams& p, int* splits) {
-  *splits = 1;
-  if (p.batch <= 0 || p.q_heads <= 0 || p.kv_heads <= 0 || p.seq_q <= 0) return cudaSuccess;
-  const int forced = g_forced_splits.load();
-  if (forced > 0) {
-    *splits = forced;
-    return cudaSuccess;
-  }
+cudaError_t attention_decode_plan(DecodeParams* p) {
+  p->splits = 1;
+  p->stages = 2;
+  if (p->batch <= 0 || p->q_heads <= 0 || p->kv_heads <= 0 || p->seq_q <= 0) return cudaSuccess;
   const DeviceInfo* d = nullptr;
   cudaError_t err = current_device_info(&d);
   if (err != cudaSuccess) return err;
+  // Three stages keep two tiles in flight while one is computed on, where
+  // a block may have the shared memory (A100, H100: not the T4's 64 KB at
+  // head_dim 128).
+  int optin = 0;
+  err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d->device);
+  if (err != cudaSuccess) return err;
+  const size_t three = size_t(3) * 2 * kTileKeys * p->head_dim * 2;
+  const int forced_stages = g_forced_stages.load();
+  p->stages = three <= size_t(optin) ? (forced_stages ? forced_stages : kDefaultStages) : 2;
+  const int forced = g_forced_splits.load();
+  if (forced > 0) {
+    p->splits = forced;
+    return cudaSuccess;
+  }
   const void* kernel = nullptr;
   size_t smem = 0;
-  err = prepare_for(p, &kernel, &smem);
+  err = prepare_for(*p, &kernel, &smem);
   if (err != cudaSuccess) return err;
   int per_sm = 1;
   err = blocks_per_sm(kernel, kThreads, smem, d->device, &per_sm);
   if (err != cudaSuccess) return err;
-  // One wave: every resident-block slot of the GPU gets one split of one
-  // (sequence, KV head, row group); never fewer than two tiles a split.
-  const int64_t units = int64_t(p.batch) * p.kv_heads * row_groups(p);
+  // One (sequence, KV head, row group) per unit; every unit splits the same
+  // number of ways, each split at least two tiles of max_seq, at most 256.
+  const int64_t units = int64_t(p->batch) * p->kv_heads * row_groups(*p);
   const int64_t slots = int64_t(d->sm_count) * per_sm;
-  int64_t s = (slots + units / 2) / units;
-  s = std::min<int64_t>(s, ceil_div(p.max_seq, 2 * kTileKeys));
-  s = std::min<int64_t>(s, 256);
-  *splits = static_cast<int>(std::max<int64_t>(s, 1));
+  const int64_t max_splits =
+      std::max<int64_t>(1, std::min<int64_t>(256, p->max_seq / (2 * kTileKeys)));
+  p->splits = choose_splits(units, slots, max_splits);
   return cudaSuccess;
 }
 
@@ -419,9 +488,12 @@ cudaError_t attention_decode(const DecodeParams& p, cudaStream_t stream) {
   if (p.kv_heads <= 0 || p.q_heads % p.kv_heads != 0 || p.seq_q > kDecodeMaxSeqQ) {
     return cudaErrorInvalidValue;
   }
+  if (p.stages != 2 && p.stages != 3) return cudaErrorInvalidValue;
   const bool half = p.dtype == DType::Float16;
-  if (p.head_dim == 64) return half ? launch<__half, 64>(p, stream) : launch<__nv_bfloat16, 64>(p, stream);
-  return half ? launch<__half, 128>(p, stream) : launch<__nv_bfloat16, 128>(p, stream);
+  if (p.head_dim == 64) {
+    return half ? launch_stages<__half, 64>(p, stream) : launch_stages<__nv_bfloat16, 64>(p, stream);
+  }
+  return half ? launch_stages<__half, 128>(p, stream) : launch_stages<__nv_bfloat16, 128>(p, stream);
 }
 
 }  // namespace lit

@@ -30,7 +30,8 @@ struct DecodeParams {
   int batch = 0, q_heads = 0, kv_heads = 0, seq_q = 0, head_dim = 0;
   int64_t max_seq = 0;
   float scale = 1.f;
-  int splits = 1;  // KV splits per sequence, from attention_decode_splits
+  int splits = 1;  // KV splits per sequence  } both from
+  int stages = 2;  // K/V pipeline stages, 2 or 3  } attention_decode_plan
 };
 
 // Query rows one block serves: (q_heads / kv_heads) * seq_q rows share a
@@ -40,13 +41,14 @@ constexpr int kDecodeMaxSeqQ = 16;
 
 // Why the current device cannot run the decode kernels for `dtype`, or nullptr.
 const char* attention_decode_refusal(DType dtype);
-// The number of KV splits a call of these sizes gets on the current device.
-cudaError_t attention_decode_splits(const DecodeParams& p, int* splits);
-// Both kernels on `stream`: p.splits from attention_decode_splits, and
-// part_out / part_lse allocated for it when it is above 1.
+// Sets p->splits and p->stages for its sizes on the current device.
+cudaError_t attention_decode_plan(DecodeParams* p);
+// Both kernels on `stream`: p planned by attention_decode_plan, and
+// part_out / part_lse allocated for p.splits when it is above 1.
 cudaError_t attention_decode(const DecodeParams& p, cudaStream_t stream);
-// 0: choose the split count from the device and the sizes (the default);
-// n > 0: every call splits n ways (tests and benchmarks).
-void attention_decode_set_splits(int n);
+// For tests and benchmarks: splits n > 0 forces n KV splits, stages 2 or 3
+// forces the pipeline depth (when shared memory allows it); 0 restores the
+// automatic choice of each.
+void attention_decode_set_tuning(int splits, int stages);
 
 }  // namespace lit

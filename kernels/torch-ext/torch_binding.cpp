@@ -869,7 +869,7 @@ std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const a
   p.head_dim = static_cast<int>(dim);
   p.max_seq = max_seq;
   p.scale = static_cast<float>(scale.has_value() ? *scale : 1.0 / std::sqrt(double(dim)));
-  check_launch(lit::attention_decode_splits(p, &p.splits), op);
+  check_launch(lit::attention_decode_plan(&p), op);
   at::Tensor part_out, part_lse;
   if (p.splits > 1) {
     const int64_t rows = batch * q_heads * seq_q;
@@ -882,11 +882,14 @@ std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const a
   return {out, lse};
 }
 
-void attention_decode_tuning(int64_t splits) {
+void attention_decode_tuning(int64_t splits, int64_t stages) {
   TORCH_CHECK(splits >= 0 && splits <= 256,
               "lit_kernels._attention_decode_tuning: splits must be 0 (automatic) to 256, got ",
               splits);
-  lit::attention_decode_set_splits(static_cast<int>(splits));
+  TORCH_CHECK(stages == 0 || stages == 2 || stages == 3,
+              "lit_kernels._attention_decode_tuning: stages must be 0 (automatic), 2 or 3, got ",
+              stages);
+  lit::attention_decode_set_tuning(static_cast<int>(splits), static_cast<int>(stages));
 }
 
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
@@ -949,7 +952,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "float? scale=None, bool return_lse=False) -> (Tensor, Tensor)");
   ops.impl("attention_decode", c10::kCUDA, &attention_decode);
   ops.impl("attention_decode", c10::kCPU, &attention_decode);  // only to say "must be a CUDA tensor"
-  ops.def("_attention_decode_tuning(int splits) -> ()", &attention_decode_tuning);
+  ops.def("_attention_decode_tuning(int splits, int stages=0) -> ()", &attention_decode_tuning);
 }
 
 REGISTER_EXTENSION(TORCH_EXTENSION_NAME)

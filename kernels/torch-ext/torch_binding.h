@@ -66,4 +66,4 @@ std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const a
                                                     const at::Tensor& v_cache,
                                                     const at::Tensor& cache_seqlens,
                                                     c10::optional<double> scale, bool return_lse);
-void attention_decode_tuning(int64_t splits);
+void attention_decode_tuning(int64_t splits, int64_t stages);

@@ -89,18 +89,20 @@ def test_decode_ragged(dtype, dim, group, seq_q):
     run_and_check(q, k, v, seqlens, dtype, f"{dtype} d{dim} group {group} seq_q {seq_q}")
 
 
+@pytest.mark.parametrize("stages", [2, 3])
 @pytest.mark.parametrize("splits", [1, 2, 3, 7, 64])
-def test_decode_forced_splits(splits):
+def test_decode_forced_splits(splits, stages):
     """Lengths that are not multiples of the split or of the 64-key tile,
-    more splits than tiles, and the one-split path that skips the combine."""
-    dtype = torch.bfloat16
-    seqlens = torch.tensor([1000, 5, 129, 4097], dtype=torch.int32, device=DEV)
-    q, k, v = make(4, 8, 2, 2, 128, 4100, dtype)
-    lk.ops._attention_decode_tuning(splits)
-    try:
-        run_and_check(q, k, v, seqlens, dtype, f"{splits} splits")
-    finally:
-        lk.ops._attention_decode_tuning(0)
+    more splits than tiles, the one-split path that skips the combine, and
+    both pipeline depths."""
+    for dtype, dim in ((torch.bfloat16, 128), (torch.float16, 64)):
+        seqlens = torch.tensor([1000, 5, 129, 4097], dtype=torch.int32, device=DEV)
+        q, k, v = make(4, 8, 2, 2, dim, 4100, dtype)
+        lk.ops._attention_decode_tuning(splits, stages)
+        try:
+            run_and_check(q, k, v, seqlens, dtype, f"{splits} splits, {stages} stages, d{dim}")
+        finally:
+            lk.ops._attention_decode_tuning(0, 0)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -190,6 +192,8 @@ def test_decode_rejects():
         lk.attention_decode(q, odd, odd, n)
     with pytest.raises(RuntimeError, match="splits must be"):
         lk.ops._attention_decode_tuning(-1)
+    with pytest.raises(RuntimeError, match="stages must be"):
+        lk.ops._attention_decode_tuning(0, 4)
 
 
 # ------------------------------------------------- compile, graphs, opcheck --
