@@ -1,0 +1,41 @@
+"""Run both attention kernels once on small shapes (partial tiles, causal
+with seq_q != seq_k, grouped heads, both head dims) for compute-sanitizer:
+
+    compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_attention.py
+    compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_attention.py
+
+Exits non-zero if an output is not finite (unwritten poisoned memory)."""
+import sys
+
+import torch
+
+import lit_kernels as lk
+
+bad = []
+hopper = torch.cuda.get_device_capability() == (9, 0)
+
+
+def r(*s, dtype=torch.bfloat16):
+    return torch.randn(*s, device="cuda").to(dtype)
+
+
+def check(name, t):
+    torch.cuda.synchronize()
+    if not torch.isfinite(t.float()).all():
+        bad.append(name)
+
+
+for backend in ["portable"] + (["hopper"] if hopper else []):
+    for d in (64, 128):
+        for sq, sk, causal in ((200, 200, True), (70, 333, True), (129, 300, False)):
+            q, k, v = r(1, 4, sq, d), r(1, 2, sk, d), r(1, 2, sk, d)
+            out, lse = lk.attention(q, k, v, causal=causal, return_lse=True, backend=backend)
+            check(f"{backend} d={d} {sq}x{sk} causal={causal}", out)
+if hopper:
+    for sched in (0, 1, 2):
+        lk.ops._attention_tuning(sched)
+        check(f"hopper schedule {sched}", lk.attention(r(1, 2, 300, 128), r(1, 2, 300, 128),
+                                                       r(1, 2, 300, 128), causal=True, backend="hopper"))
+    lk.ops._attention_tuning(-1)
+print("sanitize_attention:", "FAILED " + ", ".join(bad) if bad else "all outputs finite")
+sys.exit(1 if bad else 0)
