@@ -10,8 +10,8 @@ Shapes (bf16): batch 8, 32 query heads over 8 KV heads, head_dim 128, with
 contexts of 4096 and 32768 tokens (the targets), and a few more: batch 1,
 four query tokens (a speculative step), head_dim 64. Peers:
 F.scaled_dot_product_attention(q, k, v, enable_gqa=True) with its default
-backend and with the FlashAttention backend forced; ours also with the
-two-stage pipeline that GPUs with less shared memory get. Bandwidth counts the
+backend and with the FlashAttention backend forced; ours with its default
+pipeline depth and with two and three stages forced. Bandwidth counts the
 K and V bytes read (batch x kv_heads x context x head_dim x 2 tensors x 2
 bytes); the copy ceiling is measured in the same run. Every result is
 checked against a float64 reference on the first two sequences first.
@@ -82,11 +82,13 @@ def main():
         def ours():
             return lk.attention_decode(q, k, v, n)
 
-        def ours_stages2():  # the two-stage pipeline the T4 gets at head_dim 128
-            if current[0] != 2:
-                lk.ops._attention_decode_tuning(0, 2)
-                current[0] = 2
-            return lk.attention_decode(q, k, v, n)
+        def forced(stages):
+            def run():
+                if current[0] != stages:  # a host call: only when it changes
+                    lk.ops._attention_decode_tuning(0, stages)
+                    current[0] = stages
+                return lk.attention_decode(q, k, v, n)
+            return run
 
         def ours_auto():
             if current[0] != 0:
@@ -102,8 +104,8 @@ def main():
                 return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
 
         entries = []
-        impls = (("lit_kernels", ours_auto), ("lit_kernels_stages2", ours_stages2), ("sdpa", sdpa),
-                 ("sdpa_flash", sdpa_flash))
+        impls = (("lit_kernels", ours_auto), ("lit_kernels_stages2", forced(2)),
+                 ("lit_kernels_stages3", forced(3)), ("sdpa", sdpa), ("sdpa_flash", sdpa_flash))
         for impl, fn in impls:
             try:
                 err = rel_err(fn()[: ref.shape[0]], ref)

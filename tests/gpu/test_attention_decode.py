@@ -232,3 +232,66 @@ def test_decode_opcheck():
     q, k, v = make(2, 4, 2, 1, 64, 100, torch.bfloat16)
     n = torch.tensor([100, 7], dtype=torch.int32, device=DEV)
     torch.library.opcheck(lk.ops.attention_decode.default, (q, k, v, n, None, True))
+
+
+# ------------------------------------------------------------- integrations --
+def _static_cache(model, max_len):
+    from transformers import StaticCache
+    try:
+        return StaticCache(config=model.config, max_cache_len=max_len)
+    except TypeError:
+        return StaticCache(config=model.config, max_batch_size=2, max_cache_len=max_len,
+                           device="cuda", dtype=torch.bfloat16)
+
+
+def test_transformers_attention_interface():
+    """attn_implementation="lit" against "sdpa" on a small LLaMA: prefill
+    without a cache, a prefill into a StaticCache and a decode step from it,
+    eager and under torch.compile(fullgraph=True); a padded batch refused."""
+    pytest.importorskip("transformers")
+    from transformers import LlamaConfig, LlamaForCausalLM
+    name = lk.integrations.register_transformers()
+    cfg = LlamaConfig(hidden_size=512, intermediate_size=1024, num_attention_heads=8, num_key_value_heads=2,
+                      head_dim=64, num_hidden_layers=2, vocab_size=1000)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(cfg).to("cuda", torch.bfloat16).eval()
+    ids = torch.randint(0, 1000, (2, 100), device=DEV)
+
+    def rel(a, b):
+        return float((a.float() - b.float()).norm() / b.float().norm())
+
+    outs = {}
+    with torch.no_grad():
+        for impl in ("sdpa", name):
+            model.set_attn_implementation(impl)
+            full = model(input_ids=ids, use_cache=False).logits
+            cache = _static_cache(model, 128)
+            model(input_ids=ids[:, :99], past_key_values=cache, use_cache=True)
+            step = model(input_ids=ids[:, 99:], past_key_values=cache, use_cache=True).logits
+            outs[impl] = (full, step)
+        assert rel(outs[name][0], outs["sdpa"][0]) < 2e-2, "prefill differs from SDPA"
+        assert rel(outs[name][1], outs["sdpa"][1]) < 2e-2, "decode step differs from SDPA"
+        assert rel(outs[name][1][:, -1], outs["sdpa"][0][:, -1]) < 2e-2, "decode step differs from the full prefill"
+
+        compiled = torch.compile(model, fullgraph=True, dynamic=False)
+        cache = _static_cache(model, 128)
+        model(input_ids=ids[:, :99], past_key_values=cache, use_cache=True)
+        step = compiled(input_ids=ids[:, 99:], past_key_values=cache, use_cache=True).logits
+        assert rel(step, outs["sdpa"][1]) < 2e-2, "compiled decode step differs from SDPA"
+
+        mask = torch.ones_like(ids)
+        mask[0, :5] = 0
+        with pytest.raises(ValueError, match="padding"):
+            model(input_ids=ids, attention_mask=mask, use_cache=False)
+    torch._dynamo.reset()
+
+
+def test_diffusers_attention_matches_sdpa():
+    """dispatch_attention_fn's layout [batch, seq, heads, head_dim]; the
+    kernel's result against SDPA on the same tensors."""
+    import torch.nn.functional as F
+    q, k, v = (rand((2, 300, 8, 64), torch.bfloat16) for _ in range(3))
+    out = lk.integrations.diffusers_attention(q, k, v)
+    ref = F.scaled_dot_product_attention(q.transpose(1, 2).double(), k.transpose(1, 2).double(),
+                                         v.transpose(1, 2).double()).transpose(1, 2)
+    check(out, ref, torch.bfloat16, "diffusers_attention")

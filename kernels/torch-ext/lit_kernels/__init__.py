@@ -262,6 +262,10 @@ def attention_decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
 
 __all__ += ["attention_decode"]
 
+from . import integrations  # noqa: E402  (transformers and diffusers; imports neither until called)
+
+__all__ += ["integrations"]
+
 
 # ---- fake (meta) implementations: shapes and dtypes for torch.compile ----
 # ---- rms_norm family ----
