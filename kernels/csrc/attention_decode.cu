@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
 #include "attention_decode.h"
 #include "lit_common.cuh"
@@ -372,20 +371,12 @@ cudaError_t prepare_for(const DecodeParams& p, const void** kernel, size_t* smem
               : prepare_stages<__nv_bfloat16, 128>(p.stages, kernel, smem);
 }
 
-// The split count that fills the GPU's resident-block slots best: among 1 ..
-// max_splits, the smallest whose last wave is within 3% as full as the best.
+// One wave: as many splits as leave no (sequence, KV head, row group)
+// without a resident-block slot, never more than max_splits. More waves of
+// smaller splits measured slower (each wave ramps up and drains, and every
+// split adds a partial result to merge).
 int choose_splits(int64_t units, int64_t slots, int64_t max_splits) {
-  double best = 0;
-  std::vector<double> fill(max_splits + 1, 0.0);
-  for (int64_t s = 1; s <= max_splits; ++s) {
-    const int64_t blocks = units * s;
-    fill[s] = double(blocks) / double(ceil_div(blocks, slots) * slots);
-    best = std::max(best, fill[s]);
-  }
-  for (int64_t s = 1; s <= max_splits; ++s) {
-    if (fill[s] >= best - 0.03) return static_cast<int>(s);
-  }
-  return 1;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(max_splits, slots / units)));
 }
 
 template <typename T, int D, int S>

@@ -27,6 +27,7 @@ import torch
 
 from ._ops import ops
 
+_MASKS = {}  # transformers' causal and bidirectional mask functions, read when registering
 MAX_DECODE_TOKENS = 16  # attention_decode takes 1 to 16 new tokens a sequence
 FALLBACKS = Counter()   # diffusers calls sent to dispatch_attention_fn, by reason
 
@@ -42,9 +43,9 @@ def transformers_mask(batch_size: int, attention_mask: Optional[torch.Tensor] = 
     key/value lengths (what attention_decode reads), or None for a
     bidirectional mask. Refuses padding and every pattern but plain causal
     and bidirectional."""
-    from transformers import masking_utils
-    causal = mask_function is None or mask_function is masking_utils.causal_mask_function
-    if not causal and mask_function is not masking_utils.bidirectional_mask_function:
+    # (no import here: torch.compile cannot trace transformers' lazy modules)
+    causal = mask_function is None or mask_function is _MASKS["causal"]
+    if not causal and mask_function is not _MASKS["bidirectional"]:
         raise NotImplementedError(
             "lit attention: only plain causal and bidirectional masks are supported (no sliding "
             "window, chunked, packed-sequence or custom mask functions); use attn_implementation='sdpa'")
@@ -120,6 +121,8 @@ def register_transformers(name: str = "lit") -> str:
     """Registers transformers_attention and transformers_mask under `name`
     (for attn_implementation=name); returns the name."""
     from transformers import AttentionInterface, AttentionMaskInterface
+    from transformers.masking_utils import bidirectional_mask_function, causal_mask_function
+    _MASKS.update(causal=causal_mask_function, bidirectional=bidirectional_mask_function)
     AttentionInterface.register(name, transformers_attention)
     AttentionMaskInterface.register(name, transformers_mask)
     return name
