@@ -21,8 +21,8 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTileKeys = 64;  // keys per pipeline stage
-// Pipeline depth by head_dim, as measured on the H100 (the results below):
-// three stages where shared memory allows at 128, two at 64.
+// Pipeline depth by head_dim, from the H100 measurements (the results
+// section): three stages where shared memory allows at 128, two at 64.
 constexpr int default_stages(int head_dim) { return head_dim == 128 ? 3 : 2; }
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kLog2e = 1.4426950408889634f;
