@@ -4,7 +4,7 @@
 """Patch diffusers' LTX-Video transformer with lit_kernels ops, check it, time it.
 
     python3 ltx_kernel_injection.py --out results.json [--layers 4]
-        [--kernels BUILD/VARIANT_DIR] [--diffusers-commit SHA]
+        [--kernels BUILD/VARIANT_DIR] [--diffusers-commit SHA] [--attention sdpa|lit]
 
 Builds LTXVideoTransformer3DModel from its default configuration with
 fewer blocks and random weights (nothing is downloaded), in bf16 on the
@@ -19,7 +19,10 @@ GPU, and patches:
   fused kernel (this needs the model's forward, where the modulation is
   written inline);
 - RoPE 3-D: an attention processor that applies LTX's interleaved
-  rotation with one kernel per tensor.
+  rotation with one kernel per tensor;
+- with --attention lit, the same processor's attention through
+  lit_kernels.attention (self-attention; the masked cross-attention
+  stays with diffusers' dispatch_attention_fn).
 
 Then it checks one denoising step (one transformer forward on a
 classifier-free-guidance batch of 2) against the unpatched model in bf16
@@ -102,10 +105,15 @@ def patch_gelu(model, lk):
     return counts
 
 
-def make_rope_processor(lk):
+def make_rope_processor(lk, attention="sdpa"):
     """LTXVideoAttnProcessor with apply_rotary_emb replaced by lit_kernels.rope_3d
-    (same arguments: x [B, S, inner_dim], fp32 cos/sin [B, S, inner_dim])."""
+    (same arguments: x [B, S, inner_dim], fp32 cos/sin [B, S, inner_dim]);
+    attention="lit": the attention itself through lit_kernels.attention
+    (integrations.diffusers_attention, which hands masked calls to
+    diffusers' dispatch_attention_fn)."""
     from diffusers.models.attention_dispatch import dispatch_attention_fn
+    if attention == "lit":
+        dispatch_attention_fn = lk.integrations.diffusers_attention  # noqa: F811
     from diffusers.models.transformers.transformer_ltx import LTXVideoAttnProcessor
 
     class LitLTXVideoAttnProcessor(LTXVideoAttnProcessor):
@@ -187,11 +195,11 @@ def patch_final_adaln(model, lk):
     model.forward = forward
 
 
-def patch_model(model, lk):
+def patch_model(model, lk, attention="sdpa"):
     counts = Counter()
     counts.update(patch_norms(model, lk))
     counts.update(patch_gelu(model, lk))
-    proc = make_rope_processor(lk)
+    proc = make_rope_processor(lk, attention)
     model.set_attn_processor(proc)
     counts["rope_3d_attention_processors"] = sum(
         1 for m in model.modules() if getattr(m, "processor", None) is proc)
@@ -259,6 +267,8 @@ def main():
     ap.add_argument("--kernels", default=os.environ.get("LIT_KERNELS_PATH"))
     ap.add_argument("--diffusers-commit", default=os.environ.get("DIFFUSERS_COMMIT", "unknown"))
     ap.add_argument("--tol", type=float, default=2e-2)
+    ap.add_argument("--attention", choices=("sdpa", "lit"), default="sdpa",
+                    help="lit: the processors also run lit_kernels.attention (unmasked calls)")
     args = ap.parse_args()
     t0 = time.time()
     torch._dynamo.config.cache_size_limit = 64
@@ -317,8 +327,9 @@ def main():
         traceback.print_exc()
     save()
 
-    counts = patch_model(model, lk)
+    counts = patch_model(model, lk, args.attention)
     res["patched"] = counts
+    res["attention"] = args.attention
     L = args.layers
     expect = {"diffusers_rmsnorm_no_weight": 2 * L, "torch_rmsnorm_weighted": 4 * L,
               "diffusers_gelu_tanh": L, "torch_gelu_tanh": 1,

@@ -5,6 +5,7 @@
 
     python3 transformers_injection.py --out results.json [--models qwen3,llama]
         [--layers 4] [--kernels BUILD/VARIANT_DIR] [--deadline SECONDS]
+        [--attention sdpa|lit]
 
 Builds each model from a config with Qwen3-8B's (or Llama-3-8B's)
 dimensions, a few layers and random weights (nothing is downloaded),
@@ -19,6 +20,10 @@ in bf16 on the GPU, then:
    own epsilon attribute, and asserts the counts;
 4. compares the patched logits with the unpatched ones and with fp32;
 5. times the patched model eager and under torch.compile(fullgraph=True).
+
+With --attention lit the patched model also takes its attention from
+lit_kernels (attention for prefill, attention_decode for the decode step
+over the static cache), registered as attn_implementation="lit".
 
 Writes one JSON file (rewritten after each model, so a run cut short
 keeps what it measured).
@@ -469,6 +474,16 @@ def run_family(family, args, lk, t_start, log, save):
         expect["rms_norm_per_head"] = 2 * args.layers
     assert counts == expect, (counts, expect)
     res["census_after"] = census(model)
+    res["attention"] = "sdpa"
+    if args.attention == "lit":
+        # both registries, one name; the unpatched references above ran SDPA
+        name = lk.integrations.register_transformers("lit")
+        if hasattr(model, "set_attn_implementation"):
+            model.set_attn_implementation(name)
+        else:
+            model.config._attn_implementation = name
+        assert model.config._attn_implementation == name, model.config._attn_implementation
+        res["attention"] = name
     log(f"[{family}] patched: {counts}")
 
     outs, t, _ = evaluate(model, model, work, full_prefill=True, save=save, sink=(times, "eager_patched_ms"))
@@ -531,6 +546,9 @@ def main():
     ap.add_argument("--tol", type=float, default=2e-2, help="floor of the allowed relative L2 distance from the unpatched bf16 model")
     ap.add_argument("--deadline", type=float, default=1e9,
                     help="seconds after which no new torch.compile is started")
+    ap.add_argument("--attention", choices=("sdpa", "lit"), default="sdpa",
+                    help="lit: the patched model also runs lit_kernels' attention (prefill) and "
+                         "attention_decode (decode) through attn_implementation='lit'")
     args = ap.parse_args()
 
     t0 = time.time()

@@ -8,15 +8,19 @@
 # STEPS (default tests,sanitize,norms,ops) picks what runs after the build;
 # the GEMM's: gemm_tests, gemm_sanitize, gemm_bench, gemm_profile (all of
 # them: gemm); the attention's: attention_tests, attention_sanitize,
-# attention_bench (all of them: attention). NORMS_BUDGET (default 240) caps the norm benchmark's seconds.
+# attention_bench (all of them: attention); attention decode's:
+# decode_tests, decode_sanitize, decode_bench (all three: decode).
+# NORMS_BUDGET (default 240) caps the norm benchmark's seconds.
 # Writes $OUT/rmsnorm_$TAG.json, $OUT/ops_$TAG.json, $OUT/gemm_$TAG.json,
-# $OUT/gemm_profile_$TAG.json, $OUT/attention_$TAG.json and $OUT/logs.tar.gz.
+# $OUT/gemm_profile_$TAG.json, $OUT/attention_$TAG.json,
+# $OUT/attention_decode_$TAG.json and $OUT/logs.tar.gz.
 # Set DIFFUSERS_SRC to a diffusers src/ folder to add the diffusers comparisons.
 set -u
 TAG=${1:-h100}
 STEPS=",${2:-tests,sanitize,norms,ops},"
 STEPS=${STEPS/,gemm,/,gemm_tests,gemm_sanitize,gemm_bench,gemm_profile,}
 STEPS=${STEPS/,attention,/,attention_tests,attention_sanitize,attention_bench,}
+STEPS=${STEPS/,decode,/,decode_tests,decode_sanitize,decode_bench,}
 want() { [[ $STEPS == *",$1,"* ]]; }
 OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
 LOGS=$(mktemp -d)
@@ -87,6 +91,22 @@ done
 if want attention_bench; then
   timeout 300 python3 kernels/benchmarks/bench_attention.py --out "$OUT/attention_$TAG.json" > "$LOGS/bench_attention.txt" 2>&1
   echo "bench_attention rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_attention.txt" | tail -12
+fi
+if want decode_tests; then
+  timeout 300 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_attention_decode.py \
+    > "$LOGS/tests_attention_decode.txt" 2>&1
+  echo "decode tests rc=$? ($(el)s)"; grep -E "passed|failed|error" "$LOGS/tests_attention_decode.txt" | tail -3
+fi
+want decode_sanitize && for tool in memcheck racecheck; do
+  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/gpu/sanitize_attention_decode.py \
+    > "$LOGS/sanitize_attention_decode_$tool.txt" 2>&1
+  echo "sanitize_attention_decode $tool rc=$? ($(el)s)"
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|sanitize_attention_decode:" "$LOGS/sanitize_attention_decode_$tool.txt" | tail -2
+done
+if want decode_bench; then
+  timeout 300 python3 kernels/benchmarks/bench_attention_decode.py --out "$OUT/attention_decode_$TAG.json" \
+    > "$LOGS/bench_attention_decode.txt" 2>&1
+  echo "bench_attention_decode rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_attention_decode.txt" | tail -12
 fi
 
 if want norms; then
