@@ -21,8 +21,6 @@ static S_family S_family_of(const char *lang) {
   return S_NONE;
 }
 
-int lit_highlight_knows(const char *lang) { return S_family_of(lang) != S_NONE; }
-
 /* Word lists. */
 static const char *S_c_kw[] = {"__constant__",
                                "__device__",

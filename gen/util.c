@@ -162,24 +162,6 @@ int lit_index_get(const lit_index *x, const char *key, size_t len, size_t *val) 
   return 1;
 }
 
-void lit_index_del(lit_index *x, const char *key) {
-  if (!x->cap) return;
-  size_t mask = x->cap - 1, i = S_slot(x, key, strlen(key));
-  if (!x->keys[i]) return;
-  /* Backward-shift deletion: pull later entries of the probe run into the
-   * hole unless their home slot lies cyclically in (hole, their slot]. */
-  for (size_t j = (i + 1) & mask; x->keys[j]; j = (j + 1) & mask) {
-    size_t home = S_hash(x->keys[j], strlen(x->keys[j])) & mask;
-    int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-    if (stays) continue;
-    x->keys[i] = x->keys[j];
-    x->vals[i] = x->vals[j];
-    i = j;
-  }
-  x->keys[i] = NULL;
-  x->len--;
-}
-
 void lit_index_free(lit_index *x) {
   free(x->keys);
   free(x->vals);

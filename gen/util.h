@@ -58,8 +58,6 @@ typedef struct {
 void lit_index_put(lit_index *x, const char *key, size_t val);
 /* 1 and *val if the first len bytes of key are in the map, else 0. */
 int lit_index_get(const lit_index *x, const char *key, size_t len, size_t *val);
-/* Removes key if present. */
-void lit_index_del(lit_index *x, const char *key);
 void lit_index_free(lit_index *x);
 
 /* Levenshtein distance between a[0..la) and b[0..lb), or cap + 1 when it
