@@ -9,46 +9,12 @@
 #include "paths.h"
 #include "util.h"
 
-/* ---- name -> chunk table: open addressing, FNV-1a ---- */
-
-typedef struct {
-  lit_chunk **slots;
-  size_t cap, len;
-} S_table;
-
-static size_t S_hash(const char *s, size_t len) {
-  size_t h = (size_t)1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
-  return h;
-}
-
-static lit_chunk **S_slot(S_table *t, const char *name, size_t len) {
-  size_t mask = t->cap - 1;
-  for (size_t i = S_hash(name, len) & mask;; i = (i + 1) & mask) {
-    lit_chunk *c = t->slots[i];
-    if (!c || (c->name_len == len && memcmp(c->name, name, len) == 0)) return &t->slots[i];
-  }
-}
-
-static void S_table_insert(S_table *t, lit_chunk *c) {
-  if ((t->len + 1) * 2 > t->cap) {
-    S_table old = *t;
-    t->cap = old.cap ? old.cap * 2 : 64;
-    t->slots = lit_xcalloc(t->cap, sizeof(lit_chunk *));
-    for (size_t i = 0; i < old.cap; i++)
-      if (old.slots[i]) *S_slot(t, old.slots[i]->name, old.slots[i]->name_len) = old.slots[i];
-    free(old.slots);
-  }
-  *S_slot(t, c->name, c->name_len) = c;
-  t->len++;
-}
-
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) {
-  S_table *t = p->index;
-  if (!t || !t->cap) return NULL;
-  return *S_slot(t, name, len);
+  size_t i;
+  return lit_index_get(&p->chunk_index, name, len, &i) ? p->chunks[i] : NULL;
 }
+
+size_t lit_project_nchunk_ids(const lit_project *p) { return p->nchunks + p->nanon; }
 
 const char *lit_comment_style(const char *path) {
   const char *dot = strrchr(path, '.');
@@ -92,9 +58,9 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     if (!c) {
       c = S_new_chunk(b->name);
       c->is_data = !!(b->flags & LIT_BLOCK_DATA);
-      S_table_insert(p->index, c);
       p->chunks = lit_grow(p->chunks, chunk_cap, p->nchunks + 1, sizeof(lit_chunk *));
       p->chunks[p->nchunks++] = c;
+      lit_index_put(&p->chunk_index, c->name, p->nchunks - 1);
     }
     S_chunk_add_def(c, b);
   }
@@ -241,17 +207,18 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
   enum { WHITE = 0, GREY = 1, BLACK = 2 };
   size_t cap = 64;
   frame *st = lit_xmalloc(cap * sizeof(frame));
-  for (size_t i = 0; i < p->nchunks; i++)
-    p->chunks[i]->active = WHITE;
+  /* Per chunk id (only named chunks can be referenced): its colour, and
+   * whether a cycle through it was reported. */
+  unsigned char *color = lit_xcalloc(p->nchunks + 1, 1), *reported = lit_xcalloc(p->nchunks + 1, 1);
   for (size_t i = 0; i < p->nchunks; i++) {
-    if (p->chunks[i]->active != WHITE || p->chunks[i]->is_data) continue;
+    if (color[i] != WHITE || p->chunks[i]->is_data) continue;
     size_t depth = 0;
     st[depth++] = (frame){p->chunks[i], 0, 0, NULL, NULL};
-    p->chunks[i]->active = GREY;
+    color[i] = GREY;
     while (depth) {
       frame *f = &st[depth - 1];
       if (f->def >= f->c->ndefs) {
-        f->c->active = BLACK;
+        color[f->c->id] = BLACK;
         depth--;
         continue;
       }
@@ -264,8 +231,8 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
       const lit_seg *s = &b->segs[f->seg++];
       if (s->kind != LIT_SEG_REF || !s->target) continue;
       lit_chunk *t = s->target;
-      if (t->active == GREY) {
-        if (!t->cycle_reported) {
+      if (color[t->id] == GREY) {
+        if (!reported[t->id]) {
           size_t first = 0;
           while (st[first].c != t)
             first++;
@@ -275,22 +242,22 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
                      "'%s' is used in '%s' here", st[k].c->name, st[k - 1].c->name);
           lit_diag(d, LIT_NOTE, b->doc->src.path, s->line, s->col, "'%s' is used in '%s' here, closing the cycle",
                    t->name, f->c->name);
-          t->cycle_reported = 1;
+          reported[t->id] = 1;
         }
         continue;
       }
-      if (t->active == BLACK) continue;
+      if (color[t->id] == BLACK) continue;
       if (depth == cap) {
         cap *= 2;
         st = lit_xrealloc(st, cap * sizeof(frame));
         f = &st[depth - 1];
       }
       st[depth++] = (frame){t, 0, 0, b, s};
-      t->active = GREY;
+      color[t->id] = GREY;
     }
   }
-  for (size_t i = 0; i < p->nchunks; i++)
-    p->chunks[i]->active = 0;
+  free(color);
+  free(reported);
   free(st);
 }
 
@@ -584,7 +551,6 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   lit_project *p = lit_xcalloc(1, sizeof *p);
   p->root = lit_xstrdup(root && root[0] ? root : ".");
   p->in_memory = mem != NULL;
-  p->index = lit_xcalloc(1, sizeof(S_table));
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);
   S_add_doc(p, lit_doc_parse(&src, 0, d), &doc_cap);
@@ -630,6 +596,11 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
       lit_block *b = p->docs[di]->blocks[bi];
       if (b->flags & (LIT_BLOCK_TANGLED | LIT_BLOCK_DATA)) S_register_block(p, b, d, &chunk_cap, &file_cap);
     }
+  /* Dense ids: the named chunks in order, then the anonymous roots. */
+  for (size_t i = 0; i < p->nchunks; i++)
+    p->chunks[i]->id = i;
+  for (size_t i = 0; i < p->nanon; i++)
+    p->anon[i]->id = p->nchunks + i;
   S_check_record(p, d);
   S_check_file_folders(p, d);
   S_resolve(p, d);
@@ -675,10 +646,7 @@ void lit_project_free(lit_project *p) {
   free(p->tangle_roots);
   free(p->record_path);
   free(p->journal_path);
-  if (p->index) {
-    free(((S_table *)p->index)->slots);
-    free(p->index);
-  }
+  lit_index_free(&p->chunk_index);
   free(p->root);
   free(p);
 }

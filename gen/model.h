@@ -93,8 +93,8 @@ struct lit_chunk {
   lit_use *uses;
   size_t nuses, uses_cap;
   int is_data; /* defined by .data blocks (weaver), not tangled */
-  int active;  /* expansion in progress (tangle's cycle check) */
-  int cycle_reported;
+  size_t id;   /* dense: a named chunk's position in p->chunks; an anonymous root's is p->nchunks + its position
+                  in p->anon. Back ends keep per-chunk state in arrays of lit_project_nchunk_ids entries. */
 };
 
 typedef struct {
@@ -116,7 +116,7 @@ typedef struct lit_project {
   char *record_path;  /* where the record of generated files lives */
   char *journal_path; /* beside it, "RECORD-journal": the plan of a tangle's commit while it runs */
   int record_line;    /* the entry document's tangle-record line, 0 if none */
-  void *index;        /* name -> chunk hash table (private to model.c) */
+  lit_index chunk_index; /* name -> position in chunks (private to model.c) */
   lit_chunk **anon;   /* anonymous file roots, owned here */
   size_t nanon;
   int in_memory;        /* loaded by lit_project_load_memory: no disk checks */
@@ -138,6 +138,8 @@ lit_project *lit_project_load_memory(const char *const *names, const char *const
 void lit_project_free(lit_project *p);
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len);
+/* How many chunk ids there are: every lit_chunk's id is below it. */
+size_t lit_project_nchunk_ids(const lit_project *p);
 /* The language a file's header comment and #line directives use, chosen by
  * its extension: "c" (C, C++, CUDA), "hash" (Python, TOML, shell), "lua",
  * or NULL when the format has no comments (JSON, Markdown). */

@@ -142,15 +142,10 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       int err = S_stage_begin(t, f->path, &s);
       if (!err) {
         s.hash = lit_hasher_new();
-        int cycle = lit_tangle_stream(p, f, &topts, S_sink_write, &s, d) != 0;
+        lit_tangle_stream(p, f, &topts, S_sink_write, &s);
         lit_hasher_finish(s.hash, new_hash);
         s.hash = NULL;
-        if (cycle) {
-          lit_commit_discard(t, s.fd);
-          failed = 1;
-        } else {
-          err = S_stage_end(t, &s);
-        }
+        err = S_stage_end(t, &s);
       }
       if (err) {
         S_write_error(p, t, doc, line, col, f->path, err, d);
@@ -159,9 +154,8 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       staged = !err && !failed;
     } else {
       lit_hasher *h = lit_hasher_new();
-      int cycle = lit_tangle_stream(p, f, &topts, S_hash_sink, h, d) != 0;
+      lit_tangle_stream(p, f, &topts, S_hash_sink, h);
       lit_hasher_finish(h, new_hash);
-      if (cycle) failed = 1;
     }
     if (staged) {
       st.written++;
@@ -208,7 +202,7 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
       S_file_sink s;
       int err = S_stage_begin(t, f->path, &s);
       if (!err) {
-        lit_tangle_stream(p, f, &topts, S_sink_write, &s, d);
+        lit_tangle_stream(p, f, &topts, S_sink_write, &s);
         err = S_stage_end(t, &s);
       }
       if (err) {

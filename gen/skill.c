@@ -391,13 +391,10 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
   for (size_t i = 0; i < p->nfiles; i++) {
     if (!w->shipped[i]) continue;
     lit_buf b = LIT_BUF_INIT;
-    if (lit_tangle_file(p, &p->files[i], &topts, &b, d) == 0) {
-      size_t n = b.len;
-      lit_tree_add(tree, w->shipped[i], lit_buf_detach(&b), n);
-      if (n > 2 && memcmp(tree->files[tree->n - 1].data, "#!", 2) == 0) tree->files[tree->n - 1].exec = 1;
-    } else {
-      lit_buf_free(&b);
-    }
+    lit_tangle_file(p, &p->files[i], &topts, &b);
+    size_t n = b.len;
+    lit_tree_add(tree, w->shipped[i], lit_buf_detach(&b), n);
+    if (n > 2 && memcmp(tree->files[tree->n - 1].data, "#!", 2) == 0) tree->files[tree->n - 1].exec = 1;
   }
   lit_tree_sort(tree);
   lit_buf man = LIT_BUF_INIT;

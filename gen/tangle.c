@@ -1,5 +1,6 @@
 #include "tangle.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,12 +8,10 @@
 #define S_FLUSH_AT (1u << 20)
 
 typedef struct {
-  lit_chunk *chunk;
+  const lit_chunk *chunk;
   size_t def;         /* index into chunk->defs */
   size_t seg;         /* next segment of that definition */
   size_t indent_mark; /* prefix length to restore on pop */
-  const lit_seg *via; /* the reference that entered this chunk (NULL at the root) */
-  const lit_block *via_block;
 } S_frame;
 
 typedef struct {
@@ -132,52 +131,28 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
   if (e->pend.len >= S_FLUSH_AT) S_flush(e);
 }
 
-static void S_report_cycle(S_frame *stack, size_t depth, const lit_block *b, const lit_seg *s, lit_diags *d) {
-  size_t first = 0;
-  while (first < depth && stack[first].chunk != s->target)
-    first++;
-  for (size_t i = first; i < depth; i++) /* entered elsewhere, this cycle was already reported */
-    if (stack[i].chunk->cycle_reported) return;
-  lit_diag(d, LIT_ERROR, b->doc->src.path, s->line, s->col, "reference cycle: '%s' includes itself", s->target->name);
-  for (size_t i = first + 1; i < depth; i++) {
-    const S_frame *f = &stack[i];
-    lit_diag(d, LIT_NOTE, f->via_block->doc->src.path, f->via->line, f->via->col, "'%s' is used in '%s' here",
-             f->chunk->name, stack[i - 1].chunk->name ? stack[i - 1].chunk->name : "(file)");
-  }
-  lit_diag(d, LIT_NOTE, b->doc->src.path, s->line, s->col, "'%s' is used in '%s' here, closing the cycle",
-           s->target->name, stack[depth - 1].chunk->name ? stack[depth - 1].chunk->name : "(file)");
-  s->target->cycle_reported = 1;
-}
-
 /* The documents whose blocks reach the file, in reading order: a walk over
- * the chunks it can reach, each visited once. */
-static void S_collect_docs(lit_project *p, const lit_file *f, S_emit *e) {
+ * the chunks it can reach, each visited once (seen: per chunk id). */
+static void S_collect_docs(const lit_project *p, const lit_file *f, unsigned char *seen, S_emit *e) {
   unsigned char *used = lit_xcalloc(p->ndocs + 1, 1);
   size_t cap = 64, depth = 0;
-  lit_chunk **stack = lit_xmalloc(cap * sizeof(lit_chunk *));
-  lit_chunk **seen = NULL;
-  size_t nseen = 0, seen_cap = 0;
+  const lit_chunk **stack = lit_xmalloc(cap * sizeof(lit_chunk *));
   stack[depth++] = f->root;
-  f->root->active = 1;
+  seen[f->root->id] = 1;
   while (depth) {
-    lit_chunk *c = stack[--depth];
-    seen = lit_grow(seen, &seen_cap, nseen + 1, sizeof(lit_chunk *));
-    seen[nseen++] = c;
+    const lit_chunk *c = stack[--depth];
     for (size_t i = 0; i < c->ndefs; i++) {
       const lit_block *b = c->defs[i];
       used[b->doc->order] = 1;
       for (size_t k = 0; k < b->nsegs; k++) {
-        lit_chunk *t = b->segs[k].kind == LIT_SEG_REF ? b->segs[k].target : NULL;
-        if (!t || t->active) continue;
-        t->active = 1;
+        const lit_chunk *t = b->segs[k].kind == LIT_SEG_REF ? b->segs[k].target : NULL;
+        if (!t || seen[t->id]) continue;
+        seen[t->id] = 1;
         stack = lit_grow(stack, &cap, depth + 1, sizeof(lit_chunk *));
         stack[depth++] = t;
       }
     }
   }
-  for (size_t i = 0; i < nseen; i++)
-    seen[i]->active = 0;
-  free(seen);
   free(stack);
   e->docs = lit_xmalloc((p->ndocs + 1) * sizeof(lit_doc *));
   for (size_t i = 0; i < p->ndocs; i++)
@@ -186,24 +161,28 @@ static void S_collect_docs(lit_project *p, const lit_file *f, S_emit *e) {
   free(used);
 }
 
-int lit_tangle_stream(lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink, void *ctx,
-                      lit_diags *d) {
+void lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink,
+                       void *ctx) {
   S_emit e;
   memset(&e, 0, sizeof e);
   e.sink = sink;
   e.ctx = ctx;
   e.style = lit_comment_style(f->path);
   e.directives = opts && opts->line_directives && e.style && strcmp(e.style, "c") == 0;
-  S_collect_docs(p, f, &e);
+  /* The expansion state is this call's, per chunk id: the project stays
+   * read-only, so several files can be tangled at once. */
+  size_t nids = lit_project_nchunk_ids(p);
+  unsigned char *state = lit_xcalloc(nids + 1, 1);
+  S_collect_docs(p, f, state, &e);
+  memset(state, 0, nids + 1);
   size_t cap = 64, depth = 0;
   S_frame *stack = lit_xmalloc(cap * sizeof(S_frame));
-  int failed = 0;
-  stack[depth++] = (S_frame){f->root, 0, 0, 0, NULL, NULL};
-  f->root->active = 1;
+  stack[depth++] = (S_frame){f->root, 0, 0, 0};
+  state[f->root->id] = 1;
   while (depth > 0) {
     S_frame *top = &stack[depth - 1];
     if (top->def >= top->chunk->ndefs) {
-      top->chunk->active = 0;
+      state[top->chunk->id] = 0;
       lit_buf_truncate(&e.prefix, top->indent_mark);
       depth--;
       if (depth > 0 && e.directives) e.last_doc = NULL; /* returning to the caller: the line jumps */
@@ -220,23 +199,22 @@ int lit_tangle_stream(lit_project *p, const lit_file *f, const lit_tangle_opts *
       S_emit_text(&e, b->doc, s);
       continue;
     }
-    lit_chunk *target = s->target;
+    const lit_chunk *target = s->target;
     if (!target) continue; /* undefined: reported while loading */
-    if (target->active) {
-      if (!target->cycle_reported) S_report_cycle(stack, depth, b, s, d);
-      failed = 1;
-      continue;
-    }
+    /* Loading reports every cycle, and no back end runs after an error. */
+    assert(!state[target->id] && "reference cycle in a project loaded without errors");
+    if (state[target->id]) continue;
     if (depth == cap) {
       cap *= 2;
       stack = lit_xrealloc(stack, cap * sizeof(S_frame));
     }
     size_t mark = e.prefix.len;
     lit_buf_put(&e.prefix, s->indent, s->indent_len);
-    stack[depth++] = (S_frame){target, 0, 0, mark, s, b};
-    target->active = 1;
+    stack[depth++] = (S_frame){target, 0, 0, mark};
+    state[target->id] = 1;
   }
   free(stack);
+  free(state);
   lit_buf_free(&e.prefix);
 
   /* Exactly one final newline; a file with no text is its header alone (or
@@ -248,11 +226,10 @@ int lit_tangle_stream(lit_project *p, const lit_file *f, const lit_tangle_opts *
   if (e.pend.len) e.sink(e.ctx, e.pend.data, e.pend.len);
   lit_buf_free(&e.pend);
   free(e.docs);
-  return failed ? -1 : 0;
 }
 
 static void S_to_buf(void *ctx, const char *data, size_t len) { lit_buf_put(ctx, data, len); }
 
-int lit_tangle_file(lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out, lit_diags *d) {
-  return lit_tangle_stream(p, f, opts, S_to_buf, out, d);
+void lit_tangle_file(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out) {
+  lit_tangle_stream(p, f, opts, S_to_buf, out);
 }

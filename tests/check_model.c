@@ -91,6 +91,11 @@ static const struct {
      "index.md:8:1: error: reference cycle: 'a' includes itself\n"
      "index.md:5:1: note: 'b' is used in 'a' here\n"
      "index.md:8:1: note: 'a' is used in 'b' here, closing the cycle\n"},
+    /* a file entering the same cycle at 'b' does not report it again */
+    {FM "```{.c #a}\n<<b>>\n```\n```{.c #b}\n<<a>>\n```\n```{.c file=out/x.c}\n<<b>>\n```\n",
+     "index.md:8:1: error: reference cycle: 'a' includes itself\n"
+     "index.md:5:1: note: 'b' is used in 'a' here\n"
+     "index.md:8:1: note: 'a' is used in 'b' here, closing the cycle\n"},
     {FM "```{.lua .data #s}\nreturn 1\n```\n```{.c file=out/x.c}\n<<s>>\n```\n",
      "index.md:8:1: error: 's' is a .data block for the weaver, not a code chunk: it cannot be included\n"},
     {"---\ntangle-roots: ../up /abs ok\n---\n",
