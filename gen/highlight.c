@@ -102,31 +102,17 @@ static const char *S_sh_kw[] = {"case", "cd",    "do",     "done", "echo", "elif
                                 "esac", "exit",  "export", "fi",   "for",  "function", "if",
                                 "in",   "local", "return", "set",  "then", "until",    "while"};
 
-/* Each list becomes a small open-addressing hash set on first use: the
- * lookup runs once per identifier, so it must cost a hash and one compare. */
-typedef struct {
-  const char *slot[256];
-} S_set;
-
+/* Each list becomes a lit_index on first use: the lookup runs once per
+ * identifier, so it must cost a hash and one compare. The sets live as long
+ * as the process. */
 #define S_N(a) (sizeof(a) / sizeof((a)[0]))
 
-static unsigned S_hash(const char *w, size_t len) {
-  unsigned h = 2166136261u;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)w[i]) * 16777619u;
-  return h;
-}
+static lit_index S_c_kw_set, S_c_ty_set, S_py_kw_set, S_py_ty_set, S_toml_kw_set, S_sh_kw_set;
 
-static void S_fill(S_set *set, const char **list, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned h = S_hash(list[i], strlen(list[i])) & 255;
-    while (set->slot[h])
-      h = (h + 1) & 255;
-    set->slot[h] = list[i];
-  }
+static void S_fill(lit_index *set, const char **list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    lit_index_put(set, list[i], i);
 }
-
-static S_set S_c_kw_set, S_c_ty_set, S_py_kw_set, S_py_ty_set, S_toml_kw_set, S_sh_kw_set;
 
 static void S_fill_all(void) {
   S_fill(&S_c_kw_set, S_c_kw, S_N(S_c_kw));
@@ -143,12 +129,7 @@ static void S_sort_once(void) {
   pthread_once(&once, S_fill_all);
 }
 
-static int S_in(const S_set *set, const char *w, size_t len) {
-  unsigned h = S_hash(w, len) & 255;
-  for (const char *k; (k = set->slot[h]); h = (h + 1) & 255)
-    if (strncmp(k, w, len) == 0 && k[len] == '\0') return 1;
-  return 0;
-}
+static int S_in(const lit_index *set, const char *w, size_t len) { return lit_index_get(set, w, len, NULL); }
 
 /* Escapes s into dst (room for 6 bytes per input byte); returns the end. */
 static char *S_escape_to(char *dst, const char *s, size_t len) {

@@ -41,8 +41,10 @@ void lit_buf_truncate(lit_buf *b, size_t len);
 char *lit_buf_detach(lit_buf *b);
 void lit_buf_free(lit_buf *b);
 
-/* A string -> number map (open addressing, FNV-1a) for lookups that would
- * otherwise scan a list: record entries, file paths. Keys are borrowed: the
+/* A string -> number map (open addressing, FNV-1a), the one hash table of
+ * gen/: chunk names, file paths, record entries, pages, heading anchors,
+ * highlighter keywords. The number is usually a position in the owner's
+ * array. Keys are borrowed: the
  * caller keeps each key's string alive and unchanged while it is in the map.
  * Zero-initialise (LIT_INDEX_INIT); lit_index_free releases the table. */
 typedef struct {

@@ -9,67 +9,6 @@
 #include "parallel.h"
 #include "paths.h"
 
-/* ---- a string -> pointer table (open addressing, never shrinks) ---- */
-
-typedef struct {
-  char **keys;
-  void **vals;
-  size_t cap, n;
-} S_table;
-
-static size_t S_hash(const char *s, size_t len) {
-  size_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-  return h;
-}
-
-static size_t S_slot(const S_table *t, const char *key, size_t len) {
-  size_t i = S_hash(key, len) & (t->cap - 1);
-  while (t->keys[i] && (strlen(t->keys[i]) != len || memcmp(t->keys[i], key, len) != 0))
-    i = (i + 1) & (t->cap - 1);
-  return i;
-}
-
-static void *S_get(const S_table *t, const char *key, size_t len) {
-  if (!t || !t->cap) return NULL;
-  size_t i = S_slot(t, key, len);
-  return t->keys[i] ? t->vals[i] : NULL;
-}
-
-static void S_put(S_table *t, const char *key, size_t len, void *val) {
-  if (2 * (t->n + 1) > t->cap) {
-    S_table bigger = {NULL, NULL, t->cap ? 2 * t->cap : 16, 0};
-    bigger.keys = lit_xcalloc(bigger.cap, sizeof(char *));
-    bigger.vals = lit_xcalloc(bigger.cap, sizeof(void *));
-    for (size_t i = 0; i < t->cap; i++)
-      if (t->keys[i]) {
-        size_t j = S_slot(&bigger, t->keys[i], strlen(t->keys[i]));
-        bigger.keys[j] = t->keys[i];
-        bigger.vals[j] = t->vals[i];
-        bigger.n++;
-      }
-    free(t->keys);
-    free(t->vals);
-    *t = bigger;
-  }
-  size_t i = S_slot(t, key, len);
-  if (!t->keys[i]) {
-    t->keys[i] = lit_xstrndup(key, len);
-    t->n++;
-  }
-  t->vals[i] = val;
-}
-
-static void S_table_free(S_table *t) {
-  if (!t) return;
-  for (size_t i = 0; i < t->cap; i++)
-    free(t->keys[i]);
-  free(t->keys);
-  free(t->vals);
-  free(t);
-}
-
 /* ---- names ---- */
 
 void lit_weave_slug(const char *text, size_t len, lit_buf *out) {
@@ -177,8 +116,6 @@ static void S_text_of(cmark_node *n, lit_buf *out) {
 
 /* Records headings, anchors and each block's section from the parse. */
 static void S_index(lit_wdoc *pg, cmark_node *root) {
-  S_table *anchors = lit_xcalloc(1, sizeof *anchors);
-  pg->anchors = anchors;
   pg->section = lit_xcalloc(pg->doc->nblocks + 1, sizeof(lit_heading *));
   size_t cap = 0;
   long current = -1; /* index into heads: they move while the array grows */
@@ -196,14 +133,14 @@ static void S_index(lit_wdoc *pg, cmark_node *root) {
       S_text_of(n, &text);
       lit_weave_slug(text.data ? text.data : "", text.len, &slug);
       size_t base = slug.len;
-      for (int k = 1; S_get(anchors, slug.data, slug.len); k++) {
+      for (int k = 1; lit_index_get(&pg->anchors, slug.data, slug.len, NULL); k++) {
         lit_buf_truncate(&slug, base);
         lit_buf_printf(&slug, "-%d", k);
       }
-      S_put(anchors, slug.data, slug.len, pg);
       pg->heads = lit_grow(pg->heads, &cap, pg->nheads + 1, sizeof(lit_heading));
       lit_heading *h = &pg->heads[pg->nheads++];
       h->slug = lit_buf_detach(&slug);
+      lit_index_put(&pg->anchors, h->slug, pg->nheads - 1);
       h->text = lit_buf_detach(&text);
       h->level = cmark_node_get_heading_level(n);
       current = (long)pg->nheads - 1;
@@ -260,15 +197,12 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
   w->kind = kind;
   w->ndocs = p->ndocs;
   w->docs = lit_xcalloc(p->ndocs + 1, sizeof(lit_wdoc));
-  S_table *by_path = lit_xcalloc(1, sizeof *by_path), *files = lit_xcalloc(1, sizeof *files),
-          *outs = lit_xcalloc(1, sizeof *outs);
-  w->by_path = by_path;
-  w->files = files;
+  lit_index outs = LIT_INDEX_INIT; /* out_path -> page */
   for (size_t i = 0; i < p->nfiles; i++)
-    S_put(files, p->files[i].path, strlen(p->files[i].path), &p->files[i]);
+    lit_index_put(&w->files, p->files[i].path, i);
   if (kind == LIT_WEAVE_SKILL) {
     w->shipped = lit_xcalloc(p->nfiles + 1, sizeof(char *));
-    S_table *names = lit_xcalloc(1, sizeof *names);
+    lit_index names = LIT_INDEX_INIT; /* base name under scripts/ -> file */
     for (size_t i = 0; i < p->nfiles; i++) {
       int ship = 0;
       for (size_t k = 0; k < nshipped && !ship; k++)
@@ -276,17 +210,18 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
       if (!ship) continue;
       const char *base = strrchr(p->files[i].path, '/');
       base = base ? base + 1 : p->files[i].path;
-      const lit_file *other = S_get(names, base, strlen(base));
-      if (other) {
+      size_t other;
+      if (lit_index_get(&names, base, strlen(base), &other)) {
         const lit_block *b = p->files[i].block;
         lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
-                 "the skill ships '%s' as scripts/%s, but '%s' has that name too", p->files[i].path, base, other->path);
+                 "the skill ships '%s' as scripts/%s, but '%s' has that name too", p->files[i].path, base,
+                 p->files[other].path);
         continue;
       }
-      S_put(names, base, strlen(base), &p->files[i]);
+      lit_index_put(&names, base, i);
       w->shipped[i] = lit_xasprintf("scripts/%s", base);
     }
-    S_table_free(names);
+    lit_index_free(&names);
   }
   lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", limits, d);
   cmark_gfm_core_extensions_ensure_registered();
@@ -300,26 +235,27 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
     lit_wdoc *pg = &w->docs[i];
     pg->doc = p->docs[i];
     pg->out_path = S_out_path(pg->doc, kind);
-    lit_doc *other = S_get(outs, pg->out_path, strlen(pg->out_path));
+    size_t other;
+    int taken = lit_index_get(&outs, pg->out_path, strlen(pg->out_path), &other);
     if (kind == LIT_WEAVE_BOOK &&
         (strcmp(pg->out_path, "chunks.html") == 0 || strcmp(pg->out_path, "style.css") == 0)) {
       lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the book keeps %s for itself; rename this document",
                pg->out_path);
       status = -1;
-    } else if (other) {
+    } else if (taken) {
       lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "this document and %s would both be woven to %s; rename one",
-               other->src.path, pg->out_path);
+               w->docs[other].doc->src.path, pg->out_path);
       status = -1;
     }
-    S_put(outs, pg->out_path, strlen(pg->out_path), (void *)pg->doc);
-    S_put(by_path, pg->doc->src.path, strlen(pg->doc->src.path), pg);
+    lit_index_put(&outs, pg->out_path, i);
+    lit_index_put(&w->by_path, pg->doc->src.path, i);
     lit_buf md = LIT_BUF_INIT;
     if (lit_render_doc(r, pg->doc, kind == LIT_WEAVE_SKILL, &md, &pg->map, d)) status = -1;
     pg->len = md.len;
     pg->md = lit_buf_detach(&md);
   }
   lit_parallel_for(w->ndocs, S_parse_page, w);
-  S_table_free(outs);
+  lit_index_free(&outs);
   lit_render_free(r);
   if (status) {
     lit_weave_free(w);
@@ -343,7 +279,7 @@ void lit_weave_free(lit_weave *w) {
     }
     free(pg->heads);
     free(pg->section);
-    S_table_free(pg->anchors);
+    lit_index_free(&pg->anchors);
   }
   free(w->docs);
   if (w->shipped) {
@@ -352,17 +288,23 @@ void lit_weave_free(lit_weave *w) {
     free(w->shipped);
   }
   cmark_llist_free(cmark_get_default_mem_allocator(), w->exts);
-  S_table_free(w->by_path);
-  S_table_free(w->files);
+  lit_index_free(&w->by_path);
+  lit_index_free(&w->files);
   free(w);
 }
 
-const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path) { return S_get(w->by_path, path, strlen(path)); }
+const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path) {
+  size_t i;
+  return lit_index_get(&w->by_path, path, strlen(path), &i) ? &w->docs[i] : NULL;
+}
 
-const lit_file *lit_weave_file(const lit_weave *w, const char *path) { return S_get(w->files, path, strlen(path)); }
+const lit_file *lit_weave_file(const lit_weave *w, const char *path) {
+  size_t i;
+  return lit_index_get(&w->files, path, strlen(path), &i) ? &w->p->files[i] : NULL;
+}
 
 int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len) {
-  return S_get(page->anchors, slug, len) != NULL;
+  return lit_index_get(&page->anchors, slug, len, NULL);
 }
 
 static int S_external(const char *url) {
@@ -443,7 +385,7 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
     lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s' leads outside the project", url);
     return -1;
   }
-  const lit_wdoc *to = S_get(w->by_path, target, strlen(target));
+  const lit_wdoc *to = lit_weave_page(w, target);
   if (to) {
     int r = 1;
     if (frag && !S_has_fragment(to, frag)) {
@@ -458,13 +400,13 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
     free(target);
     return r;
   }
-  const lit_file *f = S_get(w->files, target, strlen(target));
+  const lit_file *f = lit_weave_file(w, target);
   if (f) {
     size_t fi = (size_t)(f - w->p->files);
     if (w->shipped && w->shipped[fi]) {
       *out = lit_weave_relative(from->out_path, w->shipped[fi]);
     } else {
-      const lit_wdoc *pg = S_get(w->by_path, f->block->doc->src.path, strlen(f->block->doc->src.path));
+      const lit_wdoc *pg = lit_weave_page(w, f->block->doc->src.path);
       char *rel = lit_weave_relative(from->out_path, pg->out_path);
       if (w->kind == LIT_WEAVE_BOOK) {
         char *id = lit_weave_block_id(f->block);

@@ -42,7 +42,7 @@ typedef struct {
   lit_heading *heads;
   size_t nheads;
   const lit_heading **section; /* per block index: the heading of its section, NULL before any */
-  void *anchors;               /* private: set of heading anchors */
+  lit_index anchors;           /* private: heading anchor -> position in heads */
 } lit_wdoc;
 
 typedef struct lit_weave {
@@ -51,8 +51,8 @@ typedef struct lit_weave {
   lit_wdoc *docs; /* reading order, like p->docs */
   size_t ndocs;
   cmark_llist *exts; /* the syntax extensions, for cmark_render_html */
-  void *by_path;     /* private: document path -> page, file path -> lit_file */
-  void *files;
+  lit_index by_path; /* private: document path -> position in docs */
+  lit_index files;   /* private: file path -> position in p->files */
   char **shipped; /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
 } lit_weave;
 
