@@ -312,59 +312,6 @@ static void S_resolve(lit_project *p, lit_diags *d) {
   }
 }
 
-/* Normalises "a/./b" and "a/x/../b" in a link target; NULL if it climbs out. */
-static int S_hexval(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
-static char *S_normalize(const char *base_dir, const char *url) {
-  const char *hash = strchr(url, '#');
-  size_t ulen = hash ? (size_t)(hash - url) : strlen(url);
-  /* Percent-escapes name the file as a browser (or GitHub) would open it. */
-  lit_buf dec = LIT_BUF_INIT;
-  for (size_t i = 0; i < ulen; i++) {
-    if (url[i] == '%' && i + 2 < ulen && S_hexval(url[i + 1]) >= 0 && S_hexval(url[i + 2]) >= 0 &&
-        (url[i + 1] != '0' || url[i + 2] != '0')) { /* %00 stays: a NUL cannot be in a file name */
-      lit_buf_putc(&dec, (char)(S_hexval(url[i + 1]) * 16 + S_hexval(url[i + 2])));
-      i += 2;
-    } else {
-      lit_buf_putc(&dec, url[i]);
-    }
-  }
-  char *path = lit_buf_detach(&dec);
-  char *joined = base_dir[0] ? lit_xasprintf("%s/%s", base_dir, path) : lit_xstrdup(path);
-  free(path);
-  char **parts = NULL;
-  size_t np = 0, cap = 0;
-  char *save = NULL;
-  int bad = 0;
-  for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-    if (strcmp(t, ".") == 0) continue;
-    if (strcmp(t, "..") == 0) {
-      if (np == 0)
-        bad = 1;
-      else
-        np--;
-      continue;
-    }
-    parts = lit_grow(parts, &cap, np + 1, sizeof(char *));
-    parts[np++] = t;
-  }
-  char *out = NULL;
-  if (!bad && np) {
-    lit_buf b = LIT_BUF_INIT;
-    for (size_t i = 0; i < np; i++)
-      lit_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
-    out = lit_buf_detach(&b);
-  }
-  free(parts);
-  free(joined);
-  return out;
-}
-
 static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d) {
   int line = 0;
   const char *roots = lit_source_meta(entry, "tangle-roots", &line);
@@ -554,15 +501,18 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);
   S_add_doc(p, lit_doc_parse(&src, 0, d), &doc_cap);
-  const char *slash = strrchr(entry, '/');
-  char *entry_dir = slash ? lit_xstrndup(entry, (size_t)(slash - entry)) : lit_xstrdup("");
   lit_doc *index = p->docs[0];
   /* Read every linked document first, then parse them in parallel. */
   lit_source *srcs = NULL;
   size_t nsrcs = 0, srcs_cap = 0;
   for (size_t i = 0; i < index->nlinks; i++) {
     lit_link *l = &index->links[i];
-    char *path = S_normalize(entry_dir, l->url);
+    const char *hash = strchr(l->url, '#');
+    char *path = lit_path_resolve_link(entry, l->url, hash ? (size_t)(hash - l->url) : strlen(l->url));
+    if (path && !path[0]) { /* "x.md/..": names no document */
+      free(path);
+      path = NULL;
+    }
     if (!path) {
       lit_diag(d, LIT_ERROR, index->src.path, l->line, l->col, "link '%s' leads outside the project", l->url);
       continue;
@@ -589,7 +539,6 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
     S_add_doc(p, parsed[i], &doc_cap);
   free(parsed);
   free(srcs);
-  free(entry_dir);
   if (!mem) S_check_unlisted(p, d);
   for (size_t di = 0; di < p->ndocs; di++)
     for (size_t bi = 0; bi < p->docs[di]->nblocks; bi++) {

@@ -54,42 +54,6 @@ char *lit_weave_relative(const char *from, const char *to) {
   return lit_buf_detach(&b);
 }
 
-/* Joins from's folder and a relative url path, resolving "." and "..";
- * NULL if it climbs out of the project. */
-static char *S_resolve(const char *from, const char *url, size_t ulen) {
-  const char *slash = strrchr(from, '/');
-  lit_buf joined = LIT_BUF_INIT;
-  if (slash) lit_buf_put(&joined, from, (size_t)(slash - from) + 1);
-  lit_buf_put(&joined, url, ulen);
-  char *parts = lit_buf_detach(&joined);
-  lit_buf out = LIT_BUF_INIT;
-  int bad = 0;
-  for (char *s = parts; *s && !bad;) {
-    char *e = strchr(s, '/');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    if (n == 2 && s[0] == '.' && s[1] == '.') {
-      if (out.len == 0)
-        bad = 1;
-      else {
-        size_t k = out.len;
-        while (k > 0 && out.data[k - 1] != '/')
-          k--;
-        lit_buf_truncate(&out, k ? k - 1 : 0);
-      }
-    } else if (n && !(n == 1 && s[0] == '.')) {
-      if (out.len) lit_buf_putc(&out, '/');
-      lit_buf_put(&out, s, n);
-    }
-    s += n + (e ? 1 : 0);
-  }
-  free(parts);
-  if (bad) {
-    lit_buf_free(&out);
-    return NULL;
-  }
-  return lit_buf_detach(&out);
-}
-
 /* ---- building ---- */
 
 static cmark_parser *S_parser(cmark_llist *exts) {
@@ -316,29 +280,6 @@ static int S_external(const char *url) {
   return i > 0 && url[i] == ':';
 }
 
-static int S_hexval(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
-/* url[0..len) with %XX escapes decoded; the caller frees the result. */
-static char *S_unescape(const char *url, size_t len) {
-  char *out = lit_xmalloc(len + 1);
-  size_t o = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (url[i] == '%' && i + 2 < len && S_hexval(url[i + 1]) >= 0 && S_hexval(url[i + 2]) >= 0) {
-      out[o++] = (char)(S_hexval(url[i + 1]) * 16 + S_hexval(url[i + 2]));
-      i += 2;
-    } else {
-      out[o++] = url[i];
-    }
-  }
-  out[o] = '\0';
-  return out;
-}
-
 /* Book anchors of code blocks are not headings but are valid targets. */
 static int S_block_anchor(const char *frag) {
   return strncmp(frag, "chunk-", 6) == 0 || strncmp(frag, "file-", 5) == 0;
@@ -346,7 +287,7 @@ static int S_block_anchor(const char *frag) {
 
 /* 1 if page has the (possibly %-escaped) fragment as an anchor. */
 static int S_has_fragment(const lit_wdoc *page, const char *frag) {
-  char *f = S_unescape(frag, strlen(frag));
+  char *f = lit_path_unescape(frag, strlen(frag));
   int r = lit_weave_has_anchor(page, f, strlen(f)) || S_block_anchor(f);
   free(f);
   return r;
@@ -378,9 +319,7 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
     }
     return 0;
   }
-  char *decoded = S_unescape(url, plen); /* [A](my%20doc.md) names 'my doc.md', as on GitHub */
-  char *target = S_resolve(path, decoded, strlen(decoded));
-  free(decoded);
+  char *target = lit_path_resolve_link(path, url, plen);
   if (!target) {
     lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s' leads outside the project", url);
     return -1;

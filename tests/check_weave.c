@@ -425,6 +425,31 @@ START_TEST(test_book_print_empty_link) {
 }
 END_TEST
 
+/* [A](a%00b.md): the loader and the weaver read the link alike (one
+ * resolver, paths.c), so the book finds the page the tangle read. */
+START_TEST(test_link_with_percent_00) {
+  const char *names[2] = {"index.md", "a%00b.md"};
+  const char *texts[2] = {"---\ntangle-roots: kernels\n---\n# Home\n\n1. [A](a%00b.md)\n", "# A\n\nText.\n"};
+  size_t lens[2] = {strlen(texts[0]), strlen(texts[1])};
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load_memory(names, texts, lens, 2, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  ck_assert_uint_eq(p->ndocs, 2);
+  ck_assert_str_eq(p->docs[1]->src.path, "a%00b.md");
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), 0);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(lit_diags_count(d, LIT_ERROR) == 0, "%s", msgs);
+  free(msgs);
+  lit_tree_file *f = S_find(&t, "index.html");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "href=\"a%00b.html\""), "%s", f->data);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 START_TEST(test_book_pages) {
   lit_diags *d = lit_diags_new();
   lit_project *p = ck_load(S_ix, S_a, S_b, d);
@@ -557,6 +582,7 @@ Suite *weave_suite(void) {
   tcase_add_test(tc, test_skill_name_rules);
   tcase_add_test(tc, test_skill_bundle);
   tcase_add_test(tc, test_book_pages);
+  tcase_add_test(tc, test_link_with_percent_00);
   tcase_add_test(tc, test_charts);
   tcase_add_test(tc, test_book_tables_search_print);
   tcase_add_test(tc, test_book_print_empty_link);
