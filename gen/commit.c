@@ -378,15 +378,15 @@ static int S_plan(lit_commit *c, lit_diags *d) {
   return 0;
 }
 
-int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
+lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
   if (removed) *removed = 0;
   if (c->n == 0) {
     S_undo_commit(c); /* folders made for copies that were then dropped */
-    return 0;
+    return LIT_OK;
   }
   if (S_plan(c, d) != 0) {
     S_undo_commit(c);
-    return -1;
+    return LIT_FAILED;
   }
   int err = 0;
   size_t failed_at = c->n;
@@ -447,7 +447,7 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     if (undo)
       lit_diag(d, LIT_ERROR, c->journal, 0, 0,
                "cannot undo the run: %s; the journal stays, and the next run tries again", strerror(undo));
-    return -1;
+    return LIT_FAILED;
   }
   for (size_t i = 0; i < c->n; i++) {
     S_item *it = &c->items[i];
@@ -458,7 +458,7 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     free(backup);
   }
   c->done = 1;
-  return 0;
+  return LIT_OK;
 }
 
 void lit_commit_free(lit_commit *c) {

@@ -695,11 +695,11 @@ static double S_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d) {
+lit_status lit_book_build(const lit_project *p, lit_tree *tree, lit_diags *d) {
   double t0 = S_now();
   lit_weave *w = lit_weave_new(p, LIT_WEAVE_BOOK, NULL, 0, NULL, d);
   double t1 = S_now();
-  if (!w) return -1;
+  if (!w) return LIT_FAILED;
   const char *title = lit_source_meta(&p->docs[0]->src, "title", NULL);
   if (!title) title = w->docs[0].title;
   size_t nnav = w->ndocs + 1;
@@ -759,23 +759,23 @@ int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d) {
   if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
     fprintf(stderr, "lit: book: render and parse %.1f ms, pages %.1f ms, free %.1f ms\n", (t1 - t0) * 1e3,
             (t2 - t1) * 1e3, (S_now() - t2) * 1e3);
-  return lit_diags_count(d, LIT_ERROR) ? -1 : 0;
+  return lit_diags_count(d, LIT_ERROR) ? LIT_FAILED : LIT_OK;
 }
 
-int lit_book_run(lit_project *p, const lit_book_opts *o, lit_diags *d) {
+lit_status lit_book_run(const lit_project *p, const lit_book_opts *o, lit_diags *d) {
   lit_tree t = LIT_TREE_INIT;
-  int r = lit_book_build(p, &t, d);
+  lit_status r = lit_book_build(p, &t, d);
   const char *dir = o->out && o->out[0] ? o->out : "book";
-  if (r == 0) {
+  if (r == LIT_OK) {
     if (o->check) {
       size_t n = lit_tree_compare(&t, dir, d);
       if (n)
         lit_diag(d, LIT_NOTE, NULL, 0, 0, "%zu difference%s: run `make book` and commit %s/", n, n == 1 ? "" : "s",
                  dir);
-      r = n ? 1 : 0;
+      r = n ? LIT_DIFFERS : LIT_OK;
     } else {
       double t0 = S_now();
-      r = lit_tree_install(&t, dir, "chunks.html", d);
+      r = lit_tree_install(&t, dir, "chunks.html", d) == 0 ? LIT_OK : LIT_FAILED;
       if (getenv("LIT_TIMINGS")) fprintf(stderr, "lit: book: write %.1f ms\n", (S_now() - t0) * 1e3);
     }
   }

@@ -24,10 +24,9 @@ typedef struct {
   int check;       /* compare with OUT instead of writing it */
 } lit_book_opts;
 
-/* Builds every page into *tree. 0, or -1 reported through d. */
-int lit_book_build(lit_project *p, lit_tree *tree, lit_diags *d);
-/* Builds, then writes OUT (or compares with it under check). 0, 1 when the
- * check found differences, -1 on error (nothing written). */
-int lit_book_run(lit_project *p, const lit_book_opts *o, lit_diags *d);
+/* Builds every page into *tree. LIT_OK, or LIT_FAILED reported through d. */
+lit_status lit_book_build(const lit_project *p, lit_tree *tree, lit_diags *d);
+/* Builds, then writes OUT (or compares with it under check: LIT_DIFFERS). */
+lit_status lit_book_run(const lit_project *p, const lit_book_opts *o, lit_diags *d);
 
 #endif

@@ -47,13 +47,13 @@ static int S_install_one(const lit_tree *t, const char *name, const char *parent
   return r;
 }
 
-int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
+lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   int picked[3] = {o->claude, o->codex, o->opencode};
   int any_agent = o->claude || o->codex || o->opencode;
   if (!any_agent && !o->global && !o->dest) {
     lit_diag(d, LIT_ERROR, NULL, 0, 0,
              "skill install: say where: --claude, --codex, --opencode, --global or --dest DIR");
-    return 2;
+    return LIT_USAGE;
   }
   char *src;
   if (o->from && o->from[0]) {
@@ -103,5 +103,5 @@ int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   lit_tree_free(&t);
   free(skill_md);
   free(src);
-  return r;
+  return r ? LIT_FAILED : LIT_OK;
 }

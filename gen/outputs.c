@@ -94,7 +94,7 @@ static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_up
 
 /* Undoes a run that died midway and sweeps the temporaries of dead runs
  * from the output folders; 0, or -1 reported. */
-static int S_recover(lit_project *p, lit_diags *d) {
+static int S_recover(const lit_project *p, lit_diags *d) {
   char **dirs = lit_xcalloc(p->nroots + 1, sizeof(char *));
   for (size_t i = 0; i < p->nroots; i++) {
     size_t n = strlen(p->tangle_roots[i]);
@@ -107,10 +107,10 @@ static int S_recover(lit_project *p, lit_diags *d) {
   return r;
 }
 
-int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
+lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
   lit_outputs_stats st = {0, 0, 0};
   if (stats) *stats = st;
-  if (S_recover(p, d) != 0) return -1;
+  if (S_recover(p, d) != 0) return LIT_FAILED;
   lit_record rec;
   int failed = lit_record_read(&rec, p->root, p->record_path, d) != 0;
   lit_record next;
@@ -278,17 +278,17 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
   lit_buf_free(&old_text);
   lit_buf_free(&new_text);
 
-  int result;
+  lit_status result;
   if (o->check) {
-    result = failed && !differs ? -1 : differs ? 1 : 0;
+    result = failed && !differs ? LIT_FAILED : differs ? LIT_DIFFERS : LIT_OK;
   } else if (failed) {
-    result = -1;
+    result = LIT_FAILED;
   } else {
     result = lit_commit_run(t, &st.removed, d);
-    if (result == 0 && !o->quiet)
+    if (result == LIT_OK && !o->quiet)
       for (size_t i = 0; i < nremove; i++)
         fprintf(stderr, "lit: removed %s (its block was deleted)\n", remove[i]);
-    if (result != 0) st.written = 0;
+    if (result != LIT_OK) st.written = 0;
   }
   for (size_t i = 0; i < nremove; i++)
     free(remove[i]);

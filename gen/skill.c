@@ -314,14 +314,14 @@ static void S_yaml(lit_buf *out, const char *key, const char *v) {
   lit_buf_putc(out, '\n');
 }
 
-int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
+lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
   const lit_source *ix = &p->docs[0]->src;
   int line = 0, status = 0;
   const char *name = S_meta(ix, "skill-name", "name", &line);
   const char *why;
   if (!name) {
     lit_diag(d, LIT_ERROR, ix->path, 1, 1, "the front matter needs 'skill-name:' (or 'name:') for the skill bundle");
-    return -1;
+    return LIT_FAILED;
   }
   if ((why = lit_skill_check_name(name))) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill name '%s' %s (Agent Skills specification)", name, why);
@@ -331,7 +331,7 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
   if (!desc) {
     lit_diag(d, LIT_ERROR, ix->path, 1, 1,
              "the front matter needs 'skill-description:' (or 'description:'): what the skill does and when to use it");
-    return -1;
+    return LIT_FAILED;
   }
   if ((why = lit_skill_check_description(desc))) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill description %s (Agent Skills specification)", why);
@@ -351,7 +351,7 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
     roots[nroots++] = t;
   lit_weave *w = status ? NULL : lit_weave_new(p, LIT_WEAVE_SKILL, roots, nroots, NULL, d);
   free(roots_text);
-  if (!w) return -1;
+  if (!w) return LIT_FAILED;
 
   for (size_t i = 0; i < w->ndocs; i++) {
     lit_buf body = LIT_BUF_INIT, page = LIT_BUF_INIT;
@@ -405,22 +405,22 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
   lit_tree_sort(tree);
   *name_out = lit_xstrdup(name);
   lit_weave_free(w);
-  return lit_diags_count(d, LIT_ERROR) ? -1 : 0;
+  return lit_diags_count(d, LIT_ERROR) ? LIT_FAILED : LIT_OK;
 }
 
-int lit_skill_run(lit_project *p, const lit_skill_opts *o, lit_diags *d) {
+lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diags *d) {
   lit_tree t = LIT_TREE_INIT;
   char *name = NULL;
-  int r = lit_skill_build(p, &t, &name, d);
-  if (r == 0) {
+  lit_status r = lit_skill_build(p, &t, &name, d);
+  if (r == LIT_OK) {
     const char *out = o->out && o->out[0] ? o->out : "build/skill";
     char *dir = lit_xasprintf("%s/%s", out, name);
     if (o->check)
-      r = lit_tree_compare(&t, dir, d) ? 1 : 0;
+      r = lit_tree_compare(&t, dir, d) ? LIT_DIFFERS : LIT_OK;
     else if (lit_tree_check_parent(out, d) != 0) /* `--out /` would write /NAME */
-      r = -1;
+      r = LIT_FAILED;
     else
-      r = lit_tree_install(&t, dir, "manifest.txt", d);
+      r = lit_tree_install(&t, dir, "manifest.txt", d) == 0 ? LIT_OK : LIT_FAILED;
     free(dir);
   }
   free(name);

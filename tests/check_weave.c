@@ -310,7 +310,7 @@ START_TEST(test_skill_bundle) {
   lit_project *p = ck_load(S_ix, S_a, S_b, d);
   lit_tree t = LIT_TREE_INIT;
   char *name = NULL;
-  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), 0);
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);
   ck_assert_str_eq(name, "t");
   lit_tree_file *f = S_find(&t, "references/a.md");
   ck_assert_ptr_nonnull(f);
@@ -380,7 +380,7 @@ START_TEST(test_book_tables_search_print) {
                   "w |\n\nSee [b](b.md#b-part).\n\n```cuda {file=kernels/k.cu}\n<<body>>\n```\n";
   lit_project *p = ck_load(S_ix, a, S_b, d);
   lit_tree t = LIT_TREE_INIT;
-  ck_assert_int_eq(lit_book_build(p, &t, d), 0);
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
   lit_tree_file *f = S_find(&t, "a.html");
   /* the numeric column is right-aligned, the others are not; the table scrolls in a named, focusable frame */
   ck_assert_msg(strstr(f->data, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Table 1: "
@@ -415,7 +415,7 @@ START_TEST(test_book_print_empty_link) {
   const char *a = "# A\n\nAn empty link: [nothing]().\n\n```cuda {file=kernels/k.cu}\n<<body>>\n```\n";
   lit_project *p = ck_load(S_ix, a, S_b, d);
   lit_tree t = LIT_TREE_INIT;
-  ck_assert_int_eq(lit_book_build(p, &t, d), 0);
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
   lit_tree_file *f = S_find(&t, "print.html");
   ck_assert_ptr_nonnull(f);
   ck_assert_msg(strstr(f->data, "<a href=\"\">nothing</a>"), "%s", f->data);
@@ -437,7 +437,7 @@ START_TEST(test_link_with_percent_00) {
   ck_assert_uint_eq(p->ndocs, 2);
   ck_assert_str_eq(p->docs[1]->src.path, "a%00b.md");
   lit_tree t = LIT_TREE_INIT;
-  ck_assert_int_eq(lit_book_build(p, &t, d), 0);
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
   char *msgs = ck_diags_text(d);
   ck_assert_msg(lit_diags_count(d, LIT_ERROR) == 0, "%s", msgs);
   free(msgs);
@@ -454,7 +454,7 @@ START_TEST(test_book_pages) {
   lit_diags *d = lit_diags_new();
   lit_project *p = ck_load(S_ix, S_a, S_b, d);
   lit_tree t = LIT_TREE_INIT;
-  ck_assert_int_eq(lit_book_build(p, &t, d), 0);
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
   lit_tree_file *f = S_find(&t, "a.html");
   ck_assert_ptr_nonnull(f);
   ck_assert_msg(strstr(f->data, "<h2 id=\"the-part\">") && strstr(f->data, "href=\"index.html\">home</a>") &&
@@ -498,9 +498,9 @@ START_TEST(test_broken_links_fail) {
       lit_project *p = ck_load(S_ix, cases[i].a, S_b, d);
       lit_tree t = LIT_TREE_INIT;
       char *name = NULL;
-      int r = book ? lit_book_build(p, &t, d) : lit_skill_build(p, &t, &name, d);
+      lit_status r = book ? lit_book_build(p, &t, d) : lit_skill_build(p, &t, &name, d);
       char *text = ck_diags_text(d);
-      ck_assert_int_eq(r, -1);
+      ck_assert_int_eq(r, LIT_FAILED);
       ck_assert_msg(strstr(text, cases[i].want) != NULL, "case %zu (%s): %s", i, book ? "book" : "skill", text);
       free(text);
       free(name);
