@@ -56,19 +56,6 @@ static int S_exists(const char *root, const char *rel) {
   return r;
 }
 
-static int S_write_all(int fd, const char *data, size_t len) {
-  while (len > 0) {
-    ssize_t k = write(fd, data, len);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data += k;
-    len -= (size_t)k;
-  }
-  return 0;
-}
-
 lit_commit *lit_commit_new(const char *root, const char *journal_rel) {
   lit_commit *c = lit_xcalloc(1, sizeof *c);
   c->root = lit_xstrdup(root && root[0] ? root : ".");
@@ -91,7 +78,7 @@ static int S_log(lit_commit *c, const char *fmt, ...) {
   char *line = lit_xmalloc((size_t)n + 1);
   vsnprintf(line, (size_t)n + 1, fmt, again);
   va_end(again);
-  int err = S_write_all(c->jfd, line, (size_t)n);
+  int err = lit_write_all(c->jfd, line, (size_t)n);
   free(line);
   return err;
 }
@@ -165,7 +152,8 @@ static int S_mkdir_logged(lit_commit *c, const char *rel) {
   return err;
 }
 
-/* Makes rel's missing parent folders. 0 or an errno. */
+/* Makes rel's missing parent folders. 0 or an errno. Not lit_make_parents:
+ * each folder made is journaled first, so an undo can remove it. */
 static int S_make_parents(lit_commit *c, const char *rel) {
   char *p = lit_xstrdup(rel);
   int err = 0;

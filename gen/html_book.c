@@ -4,7 +4,6 @@
 #include <cmark-gfm-core-extensions.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -689,16 +688,10 @@ static void S_add_asset(lit_tree *tree, const char *name) {
   lit_tree_add(tree, name, lit_xstrndup((const char *)a->data, a->len), a->len);
 }
 
-static double S_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 lit_status lit_book_build(const lit_project *p, lit_tree *tree, lit_diags *d) {
-  double t0 = S_now();
+  double t0 = lit_now();
   lit_weave *w = lit_weave_new(p, LIT_WEAVE_BOOK, NULL, 0, NULL, d);
-  double t1 = S_now();
+  double t1 = lit_now();
   if (!w) return LIT_FAILED;
   const char *title = lit_source_meta(&p->docs[0]->src, "title", NULL);
   if (!title) title = w->docs[0].title;
@@ -754,11 +747,11 @@ lit_status lit_book_build(const lit_project *p, lit_tree *tree, lit_diags *d) {
   S_add_asset(tree, "favicon.svg");
   lit_tree_sort(tree);
   free(nav);
-  double t2 = S_now();
+  double t2 = lit_now();
   lit_weave_free(w);
   if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
     fprintf(stderr, "lit: book: render and parse %.1f ms, pages %.1f ms, free %.1f ms\n", (t1 - t0) * 1e3,
-            (t2 - t1) * 1e3, (S_now() - t2) * 1e3);
+            (t2 - t1) * 1e3, (lit_now() - t2) * 1e3);
   return lit_diags_count(d, LIT_ERROR) ? LIT_FAILED : LIT_OK;
 }
 
@@ -774,9 +767,9 @@ lit_status lit_book_run(const lit_project *p, const lit_book_opts *o, lit_diags 
                  dir);
       r = n ? LIT_DIFFERS : LIT_OK;
     } else {
-      double t0 = S_now();
+      double t0 = lit_now();
       r = lit_tree_install(&t, dir, "chunks.html", d) == 0 ? LIT_OK : LIT_FAILED;
-      if (getenv("LIT_TIMINGS")) fprintf(stderr, "lit: book: write %.1f ms\n", (S_now() - t0) * 1e3);
+      if (getenv("LIT_TIMINGS")) fprintf(stderr, "lit: book: write %.1f ms\n", (lit_now() - t0) * 1e3);
     }
   }
   lit_tree_free(&t);

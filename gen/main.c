@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -317,12 +316,6 @@ static int S_finish(lit_diags *d, lit_status status) {
   return S_exit_code(status);
 }
 
-static double S_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A command that reads a project run where there is none: say where lit
  * looked and how to point it elsewhere. 0 if the entry document exists. */
 static int S_find_project(const S_args *a) {
@@ -350,9 +343,9 @@ static int S_find_project(const S_args *a) {
 static int S_tangle(const S_args *a) {
   if (S_find_project(a)) return S_exit_code(LIT_USAGE);
   lit_diags *d = lit_diags_new();
-  double t0 = S_now();
+  double t0 = lit_now();
   lit_project *p = lit_project_load(a->root, a->entry, d);
-  double t1 = S_now();
+  double t1 = lit_now();
   if (!p) return S_finish(d, LIT_FAILED);
   lit_status status = LIT_FAILED;
   if (lit_diags_count(d, LIT_ERROR) == 0) {
@@ -360,7 +353,7 @@ static int S_tangle(const S_args *a) {
     lit_outputs_stats st;
     status = lit_outputs_run(p, &o, &st, d);
     if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
-      fprintf(stderr, "lit: read and model %.1f ms, tangle and write %.1f ms\n", (t1 - t0) * 1e3, (S_now() - t1) * 1e3);
+      fprintf(stderr, "lit: read and model %.1f ms, tangle and write %.1f ms\n", (t1 - t0) * 1e3, (lit_now() - t1) * 1e3);
     if (status == LIT_OK && !a->quiet && !a->check)
       fprintf(stderr, "lit: %zu files: %zu written, %zu unchanged, %zu removed\n", p->nfiles, st.written, st.unchanged,
               st.removed);

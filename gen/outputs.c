@@ -41,16 +41,7 @@ static void S_sink_write(void *ctx, const char *data, size_t len) {
     s->err = ENOSPC;
     return;
   }
-  while (len > 0) {
-    ssize_t n = write(s->fd, data, len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      s->err = errno;
-      return;
-    }
-    data += n;
-    len -= (size_t)n;
-  }
+  s->err = lit_write_all(s->fd, data, len);
 }
 
 /* Opens a staged copy of rel in the commit; 0 or an errno. */

@@ -297,6 +297,10 @@ static const char *S_meta(const lit_source *src, const char *a, const char *b, i
   return v ? v : b ? lit_source_meta(src, b, line) : NULL;
 }
 
+const char *lit_skill_name(const lit_source *entry, int *line) {
+  return S_meta(entry, "skill-name", "name", line);
+}
+
 /* YAML: plain when safe, else double-quoted. */
 static void S_yaml(lit_buf *out, const char *key, const char *v) {
   int plain = v[0] && !strchr("!&*{}[]|>'\"%@`#,?:-", v[0]) && !strstr(v, ": ") && !strstr(v, " #");
@@ -317,7 +321,7 @@ static void S_yaml(lit_buf *out, const char *key, const char *v) {
 lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
   const lit_source *ix = &p->docs[0]->src;
   int line = 0, status = 0;
-  const char *name = S_meta(ix, "skill-name", "name", &line);
+  const char *name = lit_skill_name(ix, &line);
   const char *why;
   if (!name) {
     lit_diag(d, LIT_ERROR, ix->path, 1, 1, "the front matter needs 'skill-name:' (or 'name:') for the skill bundle");

@@ -37,6 +37,11 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name, li
 /* lit_skill_build, then writes (or checks: LIT_DIFFERS) OUT/NAME. */
 lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diags *d);
 
+/* The skill's name from the entry document's front matter: skill-name,
+ * else name; NULL if neither. *line (may be NULL) gets its line. The one
+ * lookup `lit skill` and `lit skill install` share. */
+const char *lit_skill_name(const lit_source *entry, int *line);
+
 /* The Agent Skills checks, exposed for the tests: NULL if valid, else a
  * static reason. */
 const char *lit_skill_check_name(const char *name);

@@ -55,38 +55,15 @@ int lit_tree_remove(const char *path) {
   return nftw(path, S_rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int S_mkdirs(char *path) {
-  for (char *s = path + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = '\0';
-    int r = mkdir(path, 0755);
-    *s = '/';
-    if (r != 0 && errno != EEXIST) return -1;
-  }
-  return 0;
-}
-
+/* Writes one file whole. 0, or an errno. */
 static int S_write(const char *path, const char *data, size_t len, int exec) {
   int err = lit_fault_step();
-  if (err) {
-    errno = err;
-    return -1;
-  }
+  if (err) return err;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, exec ? 0755 : 0644);
-  if (fd < 0) return -1;
-  size_t off = 0;
-  while (off < len) {
-    ssize_t n = write(fd, data + off, len - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      close(fd);
-      errno = err;
-      return -1;
-    }
-    off += (size_t)n;
-  }
-  return close(fd);
+  if (fd < 0) return errno;
+  err = lit_write_all(fd, data, len);
+  if (close(fd) != 0 && !err) err = errno;
+  return err;
 }
 
 /* 1 if dir holds nothing but "." and "..". */
@@ -273,18 +250,19 @@ static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
   }
   for (size_t i = 0; i < t->n; i++) {
     char *full = lit_xasprintf("%s/%s", stage, t->files[i].path);
-    int r = S_mkdirs(full) == 0 ? S_write(full, t->files[i].data, t->files[i].len, t->files[i].exec) : -1;
-    if (r != 0) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(errno));
+    err = lit_make_parents(full);
+    if (!err) err = S_write(full, t->files[i].data, t->files[i].len, t->files[i].exec);
+    if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
     free(full);
-    if (r != 0) return -1;
+    if (err) return -1;
   }
   char *man = S_manifest(t);
   char *full = lit_xasprintf("%s/%s", stage, LIT_TREE_MANIFEST);
-  int r = S_write(full, man, strlen(man), 0);
-  if (r != 0) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(errno));
+  err = S_write(full, man, strlen(man), 0);
+  if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
   free(full);
   free(man);
-  return r;
+  return err ? -1 : 0;
 }
 
 /* Swaps stage and an existing target: afterwards stage holds the old copy.
@@ -356,10 +334,10 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_
   S_clean_leftovers(parent, base, target);
   if (S_check_owned(t, target, guard, d) != 0) goto out;
   char *parents = lit_xasprintf("%s/", parent);
-  int made = S_mkdirs(parents);
+  int made = lit_make_parents(parents);
   free(parents);
   if (made != 0) {
-    lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(errno));
+    lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(made));
     goto out;
   }
   lit_tree_remove(stage);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static void S_out_of_memory(void) {
   fputs("lit: out of memory\n", stderr);
@@ -222,4 +224,36 @@ int lit_read_file(const char *path, lit_buf *out) {
   lit_buf_reserve(out, 0);
   out->data[out->len] = '\0';
   return err;
+}
+
+int lit_write_all(int fd, const char *data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+int lit_make_parents(const char *path) {
+  char *p = lit_xstrdup(path);
+  int err = 0;
+  for (char *s = p + 1; *s && !err; s++) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) err = errno;
+    *s = '/';
+  }
+  free(p);
+  return err;
+}
+
+double lit_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -68,5 +68,12 @@ size_t lit_edit_distance(const char *a, size_t la, const char *b, size_t lb, siz
 
 /* Reads a whole file into *out (owned by the caller). Returns 0, or an errno. */
 int lit_read_file(const char *path, lit_buf *out);
+/* Seconds on the monotonic clock, for LIT_TIMINGS reports. */
+double lit_now(void);
+/* Writes all len bytes to fd, across short writes and EINTR. 0, or an errno. */
+int lit_write_all(int fd, const char *data, size_t len);
+/* mkdir -p for the folders above the last '/' of path (the file's parents;
+ * a folder that exists is fine). 0, or an errno. */
+int lit_make_parents(const char *path);
 
 #endif
