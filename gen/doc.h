@@ -19,8 +19,4 @@ void lit_doc_free(lit_doc *doc);
  * reach d in document order, as if parsed one after another. */
 void lit_doc_parse_many(lit_source *srcs, size_t n, size_t first_order, lit_doc **docs, lit_diags *d);
 
-/* Languages whose untagged blocks are errors (code in our docs is real, or
- * says it is not): CUDA, C, C++, Python, TOML and their usual aliases. */
-int lit_lang_needs_tag(const char *lang);
-
 #endif

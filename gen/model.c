@@ -16,20 +16,6 @@ lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) 
 
 size_t lit_project_nchunk_ids(const lit_project *p) { return p->nchunks + p->nanon; }
 
-const char *lit_comment_style(const char *path) {
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (!dot || (slash && dot < slash)) return NULL;
-  static const char *const c_like[] = {".c", ".h", ".cu", ".cuh", ".cpp", ".hpp", ".cc", ".cxx", ".hxx", NULL};
-  static const char *const hash_like[] = {".py", ".toml", ".sh", ".txt", ".cfg", ".yaml", ".yml", ".ini", NULL};
-  for (size_t i = 0; c_like[i]; i++)
-    if (strcmp(dot, c_like[i]) == 0) return "c";
-  for (size_t i = 0; hash_like[i]; i++)
-    if (strcmp(dot, hash_like[i]) == 0) return "hash";
-  if (strcmp(dot, ".lua") == 0) return "lua";
-  return NULL;
-}
-
 /* ---- building the project ---- */
 
 static lit_chunk *S_new_chunk(const char *name) {

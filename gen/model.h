@@ -140,9 +140,5 @@ void lit_project_free(lit_project *p);
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len);
 /* How many chunk ids there are: every lit_chunk's id is below it. */
 size_t lit_project_nchunk_ids(const lit_project *p);
-/* The language a file's header comment and #line directives use, chosen by
- * its extension: "c" (C, C++, CUDA), "hash" (Python, TOML, shell), "lua",
- * or NULL when the format has no comments (JSON, Markdown). */
-const char *lit_comment_style(const char *path);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "lang.h"
 
 static size_t S_lines(const lit_block *b) {
   size_t n = 0;

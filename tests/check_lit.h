@@ -20,6 +20,7 @@
 Suite *attrs_suite(void);
 Suite *source_suite(void);
 Suite *doc_suite(void);
+Suite *lang_suite(void);
 Suite *model_suite(void);
 Suite *tangle_suite(void);
 Suite *outputs_suite(void);

@@ -7,6 +7,7 @@ int main(void) {
   srunner_add_suite(sr, hash_suite());
   srunner_add_suite(sr, attrs_suite());
   srunner_add_suite(sr, source_suite());
+  srunner_add_suite(sr, lang_suite());
   srunner_add_suite(sr, doc_suite());
   srunner_add_suite(sr, model_suite());
   srunner_add_suite(sr, tangle_suite());

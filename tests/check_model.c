@@ -248,20 +248,6 @@ START_TEST(test_deep_chain) {
 }
 END_TEST
 
-static const struct {
-  const char *path;
-  const char *style;
-} S_styles[] = {{"k/a.cu", "c"},   {"a.cuh", "c"},       {"a.c", "c"},          {"a.h", "c"},       {"a.cpp", "c"},
-                {"a.py", "hash"},  {"a.toml", "hash"},   {"run.sh", "hash"},    {"a.lua", "lua"},   {"a.json", NULL},
-                {"a.md", NULL},    {"Makefile", NULL},   {"dir.d/file", NULL},  {"a.tar.py", "hash"}, {"a.", NULL}};
-
-START_TEST(test_comment_style) {
-  const char *got = lit_comment_style(S_styles[_i].path);
-  if (S_styles[_i].style) ck_assert_pstr_eq(got, S_styles[_i].style);
-  else ck_assert_msg(got == NULL, "%s: %s", S_styles[_i].path, got);
-}
-END_TEST
-
 Suite *model_suite(void) {
   Suite *s = suite_create("model");
   TCase *tc = tcase_create("core");
@@ -273,7 +259,6 @@ Suite *model_suite(void) {
   tcase_add_test(tc, test_suggestion_cap);
   tcase_add_test(tc, test_config);
   tcase_add_test(tc, test_deep_chain);
-  tcase_add_loop_test(tc, test_comment_style, 0, sizeof S_styles / sizeof S_styles[0]);
   suite_add_tcase(s, tc);
   return s;
 }
