@@ -353,7 +353,8 @@ static int S_tangle(const S_args *a) {
     lit_outputs_stats st;
     status = lit_outputs_run(p, &o, &st, d);
     if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
-      fprintf(stderr, "lit: read and model %.1f ms, tangle and write %.1f ms\n", (t1 - t0) * 1e3, (lit_now() - t1) * 1e3);
+      fprintf(stderr, "lit: read and model %.1f ms, tangle and write %.1f ms\n", (t1 - t0) * 1e3,
+              (lit_now() - t1) * 1e3);
     if (status == LIT_OK && !a->quiet && !a->check)
       fprintf(stderr, "lit: %zu files: %zu written, %zu unchanged, %zu removed\n", p->nfiles, st.written, st.unchanged,
               st.removed);

@@ -297,9 +297,7 @@ static const char *S_meta(const lit_source *src, const char *a, const char *b, i
   return v ? v : b ? lit_source_meta(src, b, line) : NULL;
 }
 
-const char *lit_skill_name(const lit_source *entry, int *line) {
-  return S_meta(entry, "skill-name", "name", line);
-}
+const char *lit_skill_name(const lit_source *entry, int *line) { return S_meta(entry, "skill-name", "name", line); }
 
 /* YAML: plain when safe, else double-quoted. */
 static void S_yaml(lit_buf *out, const char *key, const char *v) {

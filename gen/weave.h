@@ -53,7 +53,7 @@ typedef struct lit_weave {
   cmark_llist *exts; /* the syntax extensions, for cmark_render_html */
   lit_index by_path; /* private: document path -> position in docs */
   lit_index files;   /* private: file path -> position in p->files */
-  char **shipped; /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
+  char **shipped;    /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
 } lit_weave;
 
 /* shipped_roots (SKILL only, may be NULL): folders whose tangled files the
