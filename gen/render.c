@@ -21,61 +21,6 @@ struct lit_render {
   char rootreal[PATH_MAX];
 };
 
-/* The API that needs no C: tables and number formatting. Errors blame the
- * caller (level 2), so they point at the Markdown line that called. */
-static const char S_prelude[] =
-    "local output = ...\n"
-    "md, fmt, lit = {}, {}, { output = output }\n"
-    "local function cell(v)\n"
-    "  local s\n"
-    "  if math.type(v) == 'float' then s = string.format('%.6g', v) else s = tostring(v) end\n"
-    "  s = s:gsub('\\r?\\n', ' '):gsub('|', '\\\\|')\n"
-    "  return s\n"
-    "end\n"
-    "function md.table(header, rows, align)\n"
-    "  if type(header) ~= 'table' then error('md.table: the header must be a list of column names', 2) end\n"
-    "  if type(rows) ~= 'table' then error('md.table: rows must be a list of rows', 2) end\n"
-    "  local n = #header\n"
-    "  if n == 0 then error('md.table: the header has no columns', 2) end\n"
-    "  local h, sep = {}, {}\n"
-    "  for i = 1, n do\n"
-    "    h[i] = cell(header[i])\n"
-    "    local a = align and align[i] or 'l'\n"
-    "    if a == 'l' then sep[i] = '---' elseif a == 'r' then sep[i] = '---:' elseif a == 'c' then sep[i] = ':---:'\n"
-    "    else error(string.format('md.table: align[%d] is %q; use \"l\", \"r\" or \"c\"', i, tostring(a)), 2) end\n"
-    "  end\n"
-    "  local out = { '| ' .. table.concat(h, ' | ') .. ' |', '| ' .. table.concat(sep, ' | ') .. ' |' }\n"
-    "  for r, row in ipairs(rows) do\n"
-    "    if type(row) ~= 'table' then error(string.format('md.table: row %d is a %s, not a list of cells', r, "
-    "type(row)), 2) end\n"
-    "    if #row ~= n then error(string.format('md.table: row %d has %d cells for %d columns', r, #row, n), 2) end\n"
-    "    local c = {}\n"
-    "    for i = 1, n do c[i] = cell(row[i]) end\n"
-    "    out[#out + 1] = '| ' .. table.concat(c, ' | ') .. ' |'\n"
-    "  end\n"
-    "  return table.concat(out, '\\n') .. '\\n'\n"
-    "end\n"
-    "local function number(name, x, digits, default)\n"
-    "  if type(x) ~= 'number' then\n"
-    "    error(string.format('%s: expected a number, got %s', name, type(x) == 'userdata' and 'JSON null' or type(x)), "
-    "3)\n"
-    "  end\n"
-    "  digits = digits or default\n"
-    "  if math.type(digits) ~= 'integer' or digits < 0 or digits > 15 then\n"
-    "    error(name .. ': digits must be an integer from 0 to 15', 3)\n"
-    "  end\n"
-    "  return digits\n"
-    "end\n"
-    "local function clean(s) if s:match('^%-0%.?0*$') then return s:sub(2) end return s end\n"
-    "function fmt.num(x, digits)\n"
-    "  local d = number('fmt.num', x, digits, 0)\n"
-    "  return clean(string.format('%.' .. d .. 'f', x))\n"
-    "end\n"
-    "function fmt.pct(x, digits)\n"
-    "  local d = number('fmt.pct', x, digits, 1)\n"
-    "  return clean(string.format('%.' .. d .. 'f', x * 100)) .. '%'\n"
-    "end\n";
-
 /* ---- data(name) ---- */
 
 /* Appends list items and copies other keys of the table at `from` into the
@@ -247,7 +192,8 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
   lua_pushlightuserdata(L, r); /* _G r */
   luaL_setfuncs(L, api, 1);    /* _G */
   lua_pop(L, 1);
-  if (luaL_loadbufferx(L, S_prelude, sizeof S_prelude - 1, "=lit", "t") != LUA_OK) { /* prelude */
+  const lit_asset *prelude = lit_asset_get("prelude.lua"); /* gen/assets/prelude.lua: md, fmt, lit */
+  if (luaL_loadbufferx(L, (const char *)prelude->data, prelude->len, "=lit", "t") != LUA_OK) { /* prelude */
     fprintf(stderr, "lit: the weaver's Lua prelude does not compile: %s\n", lua_tostring(L, -1));
     abort();
   }
