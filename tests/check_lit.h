@@ -31,6 +31,7 @@ Suite *hash_suite(void);
 Suite *diag_suite(void);
 Suite *util_suite(void);
 Suite *dump_suite(void);
+Suite *stats_suite(void);
 Suite *lua_host_suite(void); /* the weaver: tests/check_lua_host.c, check_weave.c */
 Suite *weave_suite(void);
 Suite *serve_suite(void);

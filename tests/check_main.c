@@ -16,6 +16,7 @@ int main(void) {
   srunner_add_suite(sr, outputs_suite());
   srunner_add_suite(sr, commit_suite());
   srunner_add_suite(sr, dump_suite());
+  srunner_add_suite(sr, stats_suite());
   srunner_add_suite(sr, lua_host_suite());
   srunner_add_suite(sr, weave_suite());
   srunner_add_suite(sr, serve_suite());
