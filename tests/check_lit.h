@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "model.h"
 #include "tangle.h"
+#include "tree.h"
 #include "util.h"
 
 Suite *attrs_suite(void);
@@ -33,9 +34,13 @@ Suite *util_suite(void);
 Suite *dump_suite(void);
 Suite *stats_suite(void);
 Suite *lua_host_suite(void); /* the weaver: tests/check_lua_host.c, check_weave.c */
+Suite *render_suite(void);
 Suite *weave_suite(void);
+Suite *highlight_suite(void);
+Suite *skill_suite(void);
+Suite *book_suite(void);
+Suite *tree_suite(void);
 Suite *serve_suite(void);
-Suite *specs_suite(void); /* the repository's GPU data: every figure names its source */
 
 /* Everything d collected, as lit prints it; the caller frees the result. */
 static inline char *ck_diags_text(const lit_diags *d) {
@@ -114,6 +119,24 @@ static inline void ck_rmtree(char *dir) {
   ck_assert_int_eq(system(cmd), 0);
   free(cmd);
   free(dir);
+}
+
+/* The weaver's small project (check_weave, check_skill, check_book): an
+ * entry document linking a.md, which writes kernels/k.cu, and b.md, which
+ * defines the chunk it includes. */
+#define CK_WEAVE_IX \
+  "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n---\n" \
+  "# Home\n\n1. [A](a.md)\n2. [B](b.md)\n"
+#define CK_WEAVE_A \
+  "# A\n\nSee [home](index.md) and [the part](#the-part) and [b](b.md#b-part) and [b2](%62.md#b%2Dpart).\n\n" \
+  "## The part\n\n```cuda {file=kernels/k.cu}\nint x;\n<<body>>\n```\n"
+#define CK_WEAVE_B "# B\n\n## B part\n\n```cuda {#body}\nx = 1;\n```\n\n[k](kernels/k.cu)\n"
+
+/* The file of a built tree at path, or NULL. */
+static inline lit_tree_file *ck_tree_find(lit_tree *t, const char *path) {
+  for (size_t i = 0; i < t->n; i++)
+    if (strcmp(t->files[i].path, path) == 0) return &t->files[i];
+  return NULL;
 }
 
 #endif

@@ -1,8 +1,9 @@
 /* check_specs.c: the repository's GPU specification data keeps its rules.
  *
- * Loads the real project (the tests run in tests/, so the root is ..), runs
- * its `.data #gpu-specs` block in the weaver's sandbox, and hands the table
- * to tests/check_specs.lua: every figure names an NVIDIA document of
+ * An integration test: it loads the repository's own documents (the suite
+ * runs in tests/integration/, so the root is ../..), runs the
+ * `.data #gpu-specs` block in the weaver's sandbox, and hands the table to
+ * tests/integration/check_specs.lua: every figure names an NVIDIA document of
  * `sources` (title and https address); a derived figure says how it was
  * derived; a dense Tensor Core figure printed beside its sparse one is half
  * of it; every product has a boost clock (or a none marker naming the
@@ -26,11 +27,11 @@
 static long S_run_checker(lit_lua *h, char **report) {
   lua_State *L = lit_lua_state(h);
   lit_buf code = LIT_BUF_INIT;
-  ck_assert_msg(lit_read_file(S_CHECKER, &code) == 0, "cannot read tests/" S_CHECKER);
+  ck_assert_msg(lit_read_file(S_CHECKER, &code) == 0, "cannot read tests/integration/" S_CHECKER);
   lit_diags *d = lit_diags_new();
-  ck_assert_int_eq(lit_lua_load(h, "tests/" S_CHECKER, 1, code.data, code.len, d), 0); /* data checker */
+  ck_assert_int_eq(lit_lua_load(h, "tests/integration/" S_CHECKER, 1, code.data, code.len, d), 0); /* data checker */
   lua_insert(L, -2);                                                                   /* checker data */
-  ck_assert_int_eq(lit_lua_call(h, 1, 2, "tests/" S_CHECKER, 1, d), 0);                /* count report */
+  ck_assert_int_eq(lit_lua_call(h, 1, 2, "tests/integration/" S_CHECKER, 1, d), 0);                /* count report */
   ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
   ck_assert(lua_isinteger(L, -2));
   long problems = (long)lua_tointeger(L, -2);
@@ -45,7 +46,7 @@ static long S_run_checker(lit_lua *h, char **report) {
 
 START_TEST(test_every_figure_names_its_source) {
   lit_diags *d = lit_diags_new();
-  lit_project *p = lit_project_load("..", "index.md", d);
+  lit_project *p = lit_project_load("../..", "index.md", d);
   ck_assert_ptr_nonnull(p);
   lit_chunk *c = lit_project_find(p, "gpu-specs", strlen("gpu-specs"));
   ck_assert_msg(c != NULL && c->is_data, "references must define the .data block #gpu-specs");

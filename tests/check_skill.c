@@ -1,0 +1,67 @@
+/* check_skill.c: the Agent Skills rules and the bundle lit skill builds. */
+#include "check_lit.h"
+
+#include "skill.h"
+
+START_TEST(test_skill_name_rules) {
+  static const struct {
+    const char *name;
+    int ok;
+  } cases[] = {{"cuda-kernels", 1}, {"a", 1},    {"a1-b2", 1}, {"", 0},    {"-a", 0},
+               {"a-", 0},           {"a--b", 0}, {"Cuda", 0},  {"a_b", 0}, {"a b", 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg((lit_skill_check_name(cases[i].name) == NULL) == cases[i].ok, "name '%s'", cases[i].name);
+  char long_name[70];
+  memset(long_name, 'a', 65);
+  long_name[65] = '\0';
+  ck_assert_ptr_nonnull(lit_skill_check_name(long_name));
+  long_name[64] = '\0';
+  ck_assert_ptr_null(lit_skill_check_name(long_name));
+  ck_assert_ptr_null(lit_skill_check_description("Does X. Use when Y."));
+  ck_assert_ptr_nonnull(lit_skill_check_description(""));
+  ck_assert_ptr_nonnull(lit_skill_check_description("a <tag>"));
+  char *big = lit_xcalloc(1026, 1);
+  memset(big, 'd', 1025);
+  ck_assert_ptr_nonnull(lit_skill_check_description(big));
+  big[1024] = '\0';
+  ck_assert_ptr_null(lit_skill_check_description(big));
+  free(big);
+}
+END_TEST
+
+START_TEST(test_skill_bundle) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(CK_WEAVE_IX, CK_WEAVE_A, CK_WEAVE_B, d);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);
+  ck_assert_str_eq(name, "t");
+  lit_tree_file *f = ck_tree_find(&t, "references/a.md");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "[home](../SKILL.md)") && strstr(f->data, "[b](b.md#b-part)") &&
+                    strstr(f->data, "[b2](b.md#b%2Dpart)") && strstr(f->data, "File `kernels/k.cu`:\n```cuda\n") &&
+                    strstr(f->data, "`<<body>>` is defined in [B](b.md#b-part)"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "references/b.md");
+  ck_assert_msg(strstr(f->data, "[k](a.md#the-part)") != NULL, "%s", f->data);
+  f = ck_tree_find(&t, "SKILL.md");
+  ck_assert_msg(strncmp(f->data, "---\nname: t\ndescription: A test skill. Use in tests.\n---\n# Home\n", 62) == 0,
+                "%s", f->data);
+  f = ck_tree_find(&t, "manifest.txt");
+  ck_assert_str_eq(f->data, "SKILL.md\nreferences/a.md\nreferences/b.md\n");
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+Suite *skill_suite(void) {
+  Suite *s = suite_create("skill");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_skill_name_rules);
+  tcase_add_test(tc, test_skill_bundle);
+  suite_add_tcase(s, tc);
+  return s;
+}
