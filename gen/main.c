@@ -16,7 +16,7 @@
 
 #include "diag.h"
 #include "dump.h"
-#include "html_book.h"
+#include "book.h"
 #include "install.h"
 #include "manpage.h"
 #include "model.h"

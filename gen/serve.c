@@ -20,7 +20,7 @@
 
 #include "book_search.h"
 #include "diag.h"
-#include "html_book.h"
+#include "book.h"
 #include "model.h"
 #include "outputs.h"
 #include "tree.h"

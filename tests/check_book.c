@@ -1,7 +1,7 @@
 /* check_book.c: the book's pages, tables, search index and print page. */
 #include "check_lit.h"
 
-#include "html_book.h"
+#include "book.h"
 
 START_TEST(test_book_pages) {
   lit_diags *d = lit_diags_new();

@@ -2,7 +2,7 @@
  * link checked and rewritten (through both back ends). */
 #include "check_lit.h"
 
-#include "html_book.h"
+#include "book.h"
 #include "skill.h"
 #include "weave.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../gen/diag.h"
-#include "../../gen/html_book.h"
+#include "../../gen/book.h"
 #include "../../gen/model.h"
 #include "../../gen/paths.h"
 #include "../../gen/skill.h"

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "html_book.h"
+#include "book.h"
 
 #include <cmark-gfm-core-extensions.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* html_book.h: the book, one HTML page per document, from the same weave.
+/* book.h: the book, one HTML page per document, from the same weave.
  *
  * OUT/index.html from the entry document and OUT/NAME.html for each other
  * document, in reading order; OUT/chunks.html, the index of chunks and of
@@ -12,8 +12,8 @@
  * pages need no script, font or style from elsewhere.
  *
  * Ownership: the tree filled by lit_book_build belongs to the caller. */
-#ifndef LIT_HTML_BOOK_H
-#define LIT_HTML_BOOK_H
+#ifndef LIT_BOOK_H
+#define LIT_BOOK_H
 
 #include "diag.h"
 #include "model.h"
