@@ -63,103 +63,125 @@ static void S_page_link(const S_ctx *x, const lit_block *b, lit_buf *out) {
   lit_buf_puts(out, "</a>");
 }
 
+/* The caption's label: the chunk (and its part) and the file it writes. */
+static void S_caption_label(const lit_block *b, const char *id, lit_buf *out) {
+  const lit_chunk *c = b->chunk;
+  if (c && c->name) {
+    lit_buf_puts(out, "<a class=\"label\" href=\"#");
+    S_esc(out, id);
+    lit_buf_puts(out, "\">");
+    S_block_name(b, out);
+    lit_buf_puts(out, "</a>");
+    if (c->ndefs > 1) lit_buf_printf(out, " <span class=\"part\">part %zu of %zu</span>", b->def_index + 1, c->ndefs);
+  }
+  if (b->file) {
+    if (c && c->name) {
+      lit_buf_puts(out, "<span id=\"file-");
+      S_esc(out, b->file);
+      lit_buf_puts(out, "\"></span>");
+    }
+    lit_buf_puts(out, c && c->name ? " <span class=\"file\">&#8594; <code>" : "<span class=\"label file\"><code>");
+    S_esc(out, b->file);
+    lit_buf_puts(out, "</code></span>");
+  }
+}
+
+/* The caption's cross-references, each written once: "continued from",
+ * "continued in", and "used in" on a chunk's first part. */
+static void S_caption_xref(const S_ctx *x, const lit_block *b, lit_buf *out) {
+  const lit_chunk *c = b->chunk;
+  if (!c || !c->name) return;
+  lit_buf xref = LIT_BUF_INIT;
+  if (b->def_index > 0) {
+    lit_buf_puts(&xref, "continued from ");
+    S_page_link(x, c->defs[b->def_index - 1], &xref);
+  }
+  if (b->def_index + 1 < c->ndefs) {
+    lit_buf_puts(&xref, xref.len ? " &#183; continued in " : "continued in ");
+    S_page_link(x, c->defs[b->def_index + 1], &xref);
+  }
+  if (b->def_index == 0 && c->nuses) {
+    lit_buf_puts(&xref, xref.len ? " &#183; used in " : "used in ");
+    const lit_block *last = NULL;
+    for (size_t i = 0; i < c->nuses; i++) {
+      const lit_block *ub = c->uses[i].block;
+      if (ub == last) continue;
+      if (last) lit_buf_puts(&xref, ", ");
+      last = ub;
+      lit_buf_puts(&xref, "<a href=\"");
+      S_href(x, ub, &xref);
+      lit_buf_puts(&xref, "\">");
+      S_block_name(ub, &xref);
+      lit_buf_puts(&xref, "</a>");
+    }
+  }
+  if (xref.len) {
+    lit_buf_puts(out, "<span class=\"xref\">");
+    lit_buf_put(out, xref.data, xref.len);
+    lit_buf_puts(out, "</span>");
+  }
+  lit_buf_free(&xref);
+}
+
+/* A tangled block's code, each <<reference>> linked to its definition,
+ * then where each included chunk is defined. */
+static void S_tangled_code(const S_ctx *x, const lit_block *b, const char *lang, lit_buf *out) {
+  lit_buf_puts(out, "<pre tabindex=\"0\"><code class=\"language-");
+  S_esc(out, lang);
+  lit_buf_puts(out, "\">");
+  lit_buf defs = LIT_BUF_INIT;
+  const lit_chunk *seen[16];
+  size_t nseen = 0;
+  for (size_t i = 0; i < b->nsegs; i++) {
+    const lit_seg *s = &b->segs[i];
+    if (s->kind == LIT_SEG_TEXT) {
+      lit_highlight(lang, s->text, s->len, out);
+      continue;
+    }
+    lit_html_escape(out, s->indent, s->indent_len);
+    lit_buf_puts(out, "<span class=\"ref\">&#10216;");
+    if (s->target) {
+      lit_buf_puts(out, "<a href=\"");
+      S_href(x, s->target->defs[0], out);
+      lit_buf_puts(out, "\" title=\"defined in ");
+      S_esc(out, lit_weave_page(x->w, s->target->defs[0]->doc->src.path)->title);
+      lit_buf_puts(out, "\">");
+    }
+    lit_html_escape(out, s->text, s->len);
+    if (s->target) lit_buf_puts(out, "</a>");
+    lit_buf_puts(out, "&#10217;</span>\n");
+    int dup = 0;
+    for (size_t k = 0; k < nseen && !dup; k++)
+      dup = seen[k] == s->target;
+    if (!s->target || dup) continue;
+    if (nseen < 16) seen[nseen++] = s->target;
+    lit_buf_puts(&defs, defs.len ? "; " : "");
+    S_block_name(s->target->defs[0], &defs);
+    lit_buf_puts(&defs, " defined in ");
+    S_page_link(x, s->target->defs[0], &defs);
+  }
+  lit_buf_puts(out, "</code></pre>\n");
+  if (defs.len) {
+    lit_buf_puts(out, "<p class=\"defs\">");
+    lit_buf_put(out, defs.data, defs.len);
+    lit_buf_puts(out, "</p>\n");
+  }
+  lit_buf_free(&defs);
+}
+
+/* A code block: a tangled one as a captioned, cross-referenced figure; an
+ * example captioned as such; any other plain. */
 static void S_figure(const S_ctx *x, const lit_block *b, lit_buf *out) {
   const char *lang = b->lang ? b->lang : "text";
   if (b->flags & LIT_BLOCK_TANGLED) {
-    const lit_chunk *c = b->chunk;
     char *id = lit_weave_block_id(b);
     lit_buf_puts(out, "<figure class=\"code\" id=\"");
     S_esc(out, id);
     lit_buf_puts(out, "\">\n<figcaption>");
-    if (c && c->name) {
-      lit_buf_puts(out, "<a class=\"label\" href=\"#");
-      S_esc(out, id);
-      lit_buf_puts(out, "\">");
-      S_block_name(b, out);
-      lit_buf_puts(out, "</a>");
-      if (c->ndefs > 1) lit_buf_printf(out, " <span class=\"part\">part %zu of %zu</span>", b->def_index + 1, c->ndefs);
-    }
-    if (b->file) {
-      if (c && c->name) {
-        lit_buf_puts(out, "<span id=\"file-");
-        S_esc(out, b->file);
-        lit_buf_puts(out, "\"></span>");
-      }
-      lit_buf_puts(out, c && c->name ? " <span class=\"file\">&#8594; <code>" : "<span class=\"label file\"><code>");
-      S_esc(out, b->file);
-      lit_buf_puts(out, "</code></span>");
-    }
-    lit_buf xref = LIT_BUF_INIT;
-    if (c && c->name && b->def_index > 0) {
-      lit_buf_puts(&xref, "continued from ");
-      S_page_link(x, c->defs[b->def_index - 1], &xref);
-    }
-    if (c && c->name && b->def_index + 1 < c->ndefs) {
-      lit_buf_puts(&xref, xref.len ? " &#183; continued in " : "continued in ");
-      S_page_link(x, c->defs[b->def_index + 1], &xref);
-    }
-    if (c && c->name && b->def_index == 0 && c->nuses) {
-      lit_buf_puts(&xref, xref.len ? " &#183; used in " : "used in ");
-      const lit_block *last = NULL;
-      for (size_t i = 0; i < c->nuses; i++) {
-        const lit_block *ub = c->uses[i].block;
-        if (ub == last) continue;
-        if (last) lit_buf_puts(&xref, ", ");
-        last = ub;
-        lit_buf_puts(&xref, "<a href=\"");
-        S_href(x, ub, &xref);
-        lit_buf_puts(&xref, "\">");
-        S_block_name(ub, &xref);
-        lit_buf_puts(&xref, "</a>");
-      }
-    }
-    if (xref.len) {
-      lit_buf_puts(out, "<span class=\"xref\">");
-      lit_buf_put(out, xref.data, xref.len);
-      lit_buf_puts(out, "</span>");
-    }
-    lit_buf_free(&xref);
-    lit_buf_puts(out, "</figcaption>\n<pre tabindex=\"0\"><code class=\"language-");
-    S_esc(out, lang);
-    lit_buf_puts(out, "\">");
-    lit_buf defs = LIT_BUF_INIT;
-    const lit_chunk *seen[16];
-    size_t nseen = 0;
-    for (size_t i = 0; i < b->nsegs; i++) {
-      const lit_seg *s = &b->segs[i];
-      if (s->kind == LIT_SEG_TEXT) {
-        lit_highlight(lang, s->text, s->len, out);
-        continue;
-      }
-      lit_html_escape(out, s->indent, s->indent_len);
-      lit_buf_puts(out, "<span class=\"ref\">&#10216;");
-      if (s->target) {
-        lit_buf_puts(out, "<a href=\"");
-        S_href(x, s->target->defs[0], out);
-        lit_buf_puts(out, "\" title=\"defined in ");
-        S_esc(out, lit_weave_page(x->w, s->target->defs[0]->doc->src.path)->title);
-        lit_buf_puts(out, "\">");
-      }
-      lit_html_escape(out, s->text, s->len);
-      if (s->target) lit_buf_puts(out, "</a>");
-      lit_buf_puts(out, "&#10217;</span>\n");
-      int dup = 0;
-      for (size_t k = 0; k < nseen && !dup; k++)
-        dup = seen[k] == s->target;
-      if (!s->target || dup) continue;
-      if (nseen < 16) seen[nseen++] = s->target;
-      lit_buf_puts(&defs, defs.len ? "; " : "");
-      S_block_name(s->target->defs[0], &defs);
-      lit_buf_puts(&defs, " defined in ");
-      S_page_link(x, s->target->defs[0], &defs);
-    }
-    lit_buf_puts(out, "</code></pre>\n");
-    if (defs.len) {
-      lit_buf_puts(out, "<p class=\"defs\">");
-      lit_buf_put(out, defs.data, defs.len);
-      lit_buf_puts(out, "</p>\n");
-    }
-    lit_buf_free(&defs);
+    S_caption_label(b, id, out);
+    S_caption_xref(x, b, out);
+    lit_buf_puts(out, "</figcaption>\n");
+    S_tangled_code(x, b, lang, out);
     lit_buf_puts(out, "</figure>\n");
     free(id);
     return;
@@ -270,13 +292,17 @@ static void S_wrap_table(const S_ctx *x, cmark_node *table, const lit_heading *s
 
 /* Rewrites links, then anchors headings and renders code blocks, then the
  * rest through cmark. Appends the article's HTML to out. */
-static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
-  int toc_done = 0;
-  cmark_node *root = x->pg->tree;
-  cmark_node **links = NULL, **heads = NULL, **codes = NULL, **tables = NULL;
-  size_t nl = 0, nh = 0, nc = 0, nt = 0, cl = 0, ch = 0, cc = 0, ct = 0;
-  const lit_heading **table_sec = NULL; /* the section each table sits in */
-  size_t cts = 0;
+/* The nodes of a page's tree that the book rewrites, gathered in one walk
+ * before any is changed. */
+typedef struct {
+  cmark_node **links, **heads, **codes, **tables;
+  size_t nl, nh, nc, nt, cl, ch, cc, ct;
+  const lit_heading **table_sec; /* the section each table sits in */
+  size_t cts;
+} S_nodes;
+
+static void S_gather(const S_ctx *x, cmark_node *root, S_nodes *g) {
+  memset(g, 0, sizeof *g);
   cmark_iter *it = cmark_iter_new(root);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -285,47 +311,63 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_LINK:
     case CMARK_NODE_IMAGE:
-      links = lit_grow(links, &cl, nl + 1, sizeof *links);
-      links[nl++] = n;
+      g->links = lit_grow(g->links, &g->cl, g->nl + 1, sizeof *g->links);
+      g->links[g->nl++] = n;
       break;
     case CMARK_NODE_HEADING:
-      heads = lit_grow(heads, &ch, nh + 1, sizeof *heads);
-      heads[nh++] = n;
+      g->heads = lit_grow(g->heads, &g->ch, g->nh + 1, sizeof *g->heads);
+      g->heads[g->nh++] = n;
       break;
     case CMARK_NODE_CODE_BLOCK:
-      codes = lit_grow(codes, &cc, nc + 1, sizeof *codes);
-      codes[nc++] = n;
+      g->codes = lit_grow(g->codes, &g->cc, g->nc + 1, sizeof *g->codes);
+      g->codes[g->nc++] = n;
       break;
     default:
       if (strcmp(cmark_node_get_type_string(n), "table") == 0) {
-        tables = lit_grow(tables, &ct, nt + 1, sizeof *tables);
-        table_sec = lit_grow(table_sec, &cts, nt + 1, sizeof *table_sec);
-        table_sec[nt] = nh && nh <= x->pg->nheads ? &x->pg->heads[nh - 1] : NULL;
-        tables[nt++] = n;
+        g->tables = lit_grow(g->tables, &g->ct, g->nt + 1, sizeof *g->tables);
+        g->table_sec = lit_grow(g->table_sec, &g->cts, g->nt + 1, sizeof *g->table_sec);
+        g->table_sec[g->nt] = g->nh && g->nh <= x->pg->nheads ? &x->pg->heads[g->nh - 1] : NULL;
+        g->tables[g->nt++] = n;
       }
       break;
     }
   }
   cmark_iter_free(it);
-  for (size_t i = 0; i < nl; i++) {
+}
+
+static void S_nodes_free(S_nodes *g) {
+  free(g->links);
+  free(g->heads);
+  free(g->codes);
+  free(g->tables);
+  free(g->table_sec);
+}
+
+/* Every link checked and rewritten for the book; one that cannot be
+ * followed becomes its text. */
+static void S_rewrite_links(const S_ctx *x, const S_nodes *g) {
+  for (size_t i = 0; i < g->nl; i++) {
+    cmark_node *link = g->links[i];
     char *to = NULL;
-    int r = lit_weave_link(x->w, x->pg, cmark_node_get_url(links[i]), S_line_of(links[i]), &to, x->d);
-    if (r == 1) cmark_node_set_url(links[i], to);
-    if (r < 0) { /* the link becomes its text */
+    int r = lit_weave_link(x->w, x->pg, cmark_node_get_url(link), S_line_of(link), &to, x->d);
+    if (r == 1) cmark_node_set_url(link, to);
+    if (r < 0) {
       cmark_node *c;
-      while ((c = cmark_node_first_child(links[i])))
-        cmark_node_insert_before(links[i], c);
-      cmark_node_free(links[i]);
+      while ((c = cmark_node_first_child(link)))
+        cmark_node_insert_before(link, c);
+      cmark_node_free(link);
     }
     free(to);
   }
-  for (size_t i = 0; i < nt; i++) /* after the links inside them are rewritten */
-    S_wrap_table(x, tables[i], table_sec[i], (int)i + 1);
-  free(tables);
-  free(table_sec);
-  for (size_t i = 0; i < nh && i < x->pg->nheads; i++) {
+}
+
+/* Each heading gets its anchor and a link to itself; the page's contents
+ * go under its title. 1 if they were placed. */
+static int S_anchor_headings(const S_ctx *x, const S_nodes *g, const char *toc) {
+  int toc_done = 0;
+  for (size_t i = 0; i < g->nh && i < x->pg->nheads; i++) {
     const lit_heading *h = &x->pg->heads[i];
-    char *html = cmark_render_html(heads[i], CMARK_OPT_UNSAFE, x->w->exts);
+    char *html = cmark_render_html(g->heads[i], CMARK_OPT_UNSAFE, x->w->exts);
     size_t len = strlen(html);
     while (len && html[len - 1] == '\n')
       len--;
@@ -345,16 +387,21 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
       toc_done = 1;
     }
     free(html);
-    S_replace(heads[i], b.data);
+    S_replace(g->heads[i], b.data);
     lit_buf_free(&b);
   }
-  for (size_t i = 0; i < nc; i++) {
-    const char *info = cmark_node_get_fence_info(codes[i]);
+  return toc_done;
+}
+
+/* A document's block becomes a placeholder: its figure is written straight
+ * into the page (S_fill_figures), so its HTML is neither copied into nor
+ * out of cmark. A fence the page's own HTML holds is highlighted here. */
+static void S_code_blocks(const S_ctx *x, const S_nodes *g) {
+  for (size_t i = 0; i < g->nc; i++) {
+    const char *info = cmark_node_get_fence_info(g->codes[i]);
     long k = lit_weave_marker(info, NULL);
     lit_buf b = LIT_BUF_INIT;
     if (k >= 0 && (size_t)k < x->pg->doc->nblocks) {
-      /* a placeholder: the figure is written straight into the page below,
-       * so its HTML is neither copied into nor out of cmark */
       lit_buf_printf(&b, "\x02%ld\x03\n", k);
     } else {
       char lang[32] = "text";
@@ -365,21 +412,20 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
           lang[n] = '\0';
         }
       }
-      const char *code = cmark_node_get_literal(codes[i]);
+      const char *code = cmark_node_get_literal(g->codes[i]);
       lit_buf_puts(&b, "<pre tabindex=\"0\"><code class=\"language-");
       S_esc(&b, lang);
       lit_buf_puts(&b, "\">");
       lit_highlight(lang, code ? code : "", code ? strlen(code) : 0, &b);
       lit_buf_puts(&b, "</code></pre>\n");
     }
-    S_replace(codes[i], b.data ? b.data : "");
+    S_replace(g->codes[i], b.data ? b.data : "");
     lit_buf_free(&b);
   }
-  free(links);
-  free(heads);
-  free(codes);
-  char *html = cmark_render_html(root, CMARK_OPT_UNSAFE, x->w->exts);
-  if (!toc_done) lit_buf_puts(out, toc);
+}
+
+/* Copies html to out with each block placeholder replaced by its figure. */
+static void S_fill_figures(const S_ctx *x, const char *html, lit_buf *out) {
   const char *s = html;
   for (const char *ph; (ph = strchr(s, '\x02'));) {
     lit_buf_put(out, s, (size_t)(ph - s));
@@ -394,6 +440,23 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
     }
   }
   lit_buf_puts(out, s);
+}
+
+/* A page's article: its tree with links rewritten, tables framed, headings
+ * anchored and code blocks as figures. */
+static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
+  cmark_node *root = x->pg->tree;
+  S_nodes g;
+  S_gather(x, root, &g);
+  S_rewrite_links(x, &g);
+  for (size_t i = 0; i < g.nt; i++) /* after the links inside them are rewritten */
+    S_wrap_table(x, g.tables[i], g.table_sec[i], (int)i + 1);
+  int toc_done = S_anchor_headings(x, &g, toc);
+  S_code_blocks(x, &g);
+  S_nodes_free(&g);
+  char *html = cmark_render_html(root, CMARK_OPT_UNSAFE, x->w->exts);
+  if (!toc_done) lit_buf_puts(out, toc);
+  S_fill_figures(x, html, out);
   free(html);
 }
 
