@@ -753,7 +753,11 @@ static void S_add_asset(lit_tree *tree, const char *name) {
 
 lit_status lit_book_build(const lit_project *p, lit_tree *tree, lit_diags *d) {
   double t0 = lit_now();
-  lit_weave *w = lit_weave_new(p, LIT_WEAVE_BOOK, NULL, 0, NULL, d);
+  /* The files the book writes besides the pages: no document may take their names. */
+  static const char *const reserved[] = {"chunks.html", "print.html", "404.html",    "search-index.js",
+                                         "style.css",   "book.js",    "favicon.svg", NULL};
+  lit_weave_opts wo = {NULL, reserved, NULL};
+  lit_weave *w = lit_weave_new(p, LIT_WEAVE_BOOK, &wo, d);
   double t1 = lit_now();
   if (!w) return LIT_FAILED;
   const char *title = lit_source_meta(&p->docs[0]->src, "title", NULL);

@@ -299,6 +299,47 @@ static const char *S_meta(const lit_source *src, const char *a, const char *b, i
 
 const char *lit_skill_name(const lit_source *entry, int *line) { return S_meta(entry, "skill-name", "name", line); }
 
+static int S_under(const char *path, const char *root) {
+  size_t n = strlen(root);
+  while (n && root[n - 1] == '/')
+    n--;
+  return strncmp(path, root, n) == 0 && path[n] == '/';
+}
+
+/* The bundle's scripts/: per file of p->files, "scripts/BASE" when it lies
+ * under one of roots, else NULL. Two files of one base name are an error.
+ * The caller frees the array and its strings (S_shipped_free). */
+static char **S_shipped(const lit_project *p, const char *const *roots, size_t nroots, lit_diags *d) {
+  char **shipped = lit_xcalloc(p->nfiles + 1, sizeof(char *));
+  lit_index names = LIT_INDEX_INIT; /* base name under scripts/ -> file */
+  for (size_t i = 0; i < p->nfiles; i++) {
+    int ship = 0;
+    for (size_t k = 0; k < nroots && !ship; k++)
+      ship = S_under(p->files[i].path, roots[k]);
+    if (!ship) continue;
+    const char *base = strrchr(p->files[i].path, '/');
+    base = base ? base + 1 : p->files[i].path;
+    size_t other;
+    if (lit_index_get(&names, base, strlen(base), &other)) {
+      const lit_block *b = p->files[i].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "the skill ships '%s' as scripts/%s, but '%s' has that name too", p->files[i].path, base,
+               p->files[other].path);
+      continue;
+    }
+    lit_index_put(&names, base, i);
+    shipped[i] = lit_xasprintf("scripts/%s", base);
+  }
+  lit_index_free(&names);
+  return shipped;
+}
+
+static void S_shipped_free(const lit_project *p, char **shipped) {
+  for (size_t i = 0; i < p->nfiles; i++)
+    free(shipped[i]);
+  free(shipped);
+}
+
 /* YAML: plain when safe, else double-quoted. */
 static void S_yaml(lit_buf *out, const char *key, const char *v) {
   int plain = v[0] && !strchr("!&*{}[]|>'\"%@`#,?:-", v[0]) && !strstr(v, ": ") && !strstr(v, " #");
@@ -351,9 +392,14 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out
   char *save = NULL;
   for (char *t = strtok_r(roots_text, " \t,", &save); t && nroots < 16; t = strtok_r(NULL, " \t,", &save))
     roots[nroots++] = t;
-  lit_weave *w = status ? NULL : lit_weave_new(p, LIT_WEAVE_SKILL, roots, nroots, NULL, d);
+  char **shipped = status ? NULL : S_shipped(p, roots, nroots, d);
   free(roots_text);
-  if (!w) return LIT_FAILED;
+  lit_weave_opts wo = {(const char *const *)shipped, NULL, NULL};
+  lit_weave *w = status ? NULL : lit_weave_new(p, LIT_WEAVE_SKILL, &wo, d);
+  if (!w) {
+    if (shipped) S_shipped_free(p, shipped);
+    return LIT_FAILED;
+  }
 
   for (size_t i = 0; i < w->ndocs; i++) {
     lit_buf body = LIT_BUF_INIT, page = LIT_BUF_INIT;
@@ -407,6 +453,7 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out
   lit_tree_sort(tree);
   *name_out = lit_xstrdup(name);
   lit_weave_free(w);
+  S_shipped_free(p, shipped);
   return lit_diags_count(d, LIT_ERROR) ? LIT_FAILED : LIT_OK;
 }
 

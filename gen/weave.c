@@ -147,47 +147,17 @@ static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
                                 : lit_xasprintf("references/%.*s.md", (int)n, base);
 }
 
-static int S_under(const char *path, const char *root) {
-  size_t n = strlen(root);
-  while (n && root[n - 1] == '/')
-    n--;
-  return strncmp(path, root, n) == 0 && path[n] == '/';
-}
-
-lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots, size_t nshipped,
-                         const lit_lua_limits *limits, lit_diags *d) {
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_weave_opts *o, lit_diags *d) {
   lit_weave *w = lit_xcalloc(1, sizeof *w);
   w->p = p;
   w->kind = kind;
   w->ndocs = p->ndocs;
   w->docs = lit_xcalloc(p->ndocs + 1, sizeof(lit_wdoc));
+  w->shipped = o ? o->shipped : NULL;
   lit_index outs = LIT_INDEX_INIT; /* out_path -> page */
   for (size_t i = 0; i < p->nfiles; i++)
     lit_index_put(&w->files, p->files[i].path, i);
-  if (kind == LIT_WEAVE_SKILL) {
-    w->shipped = lit_xcalloc(p->nfiles + 1, sizeof(char *));
-    lit_index names = LIT_INDEX_INIT; /* base name under scripts/ -> file */
-    for (size_t i = 0; i < p->nfiles; i++) {
-      int ship = 0;
-      for (size_t k = 0; k < nshipped && !ship; k++)
-        ship = S_under(p->files[i].path, shipped_roots[k]);
-      if (!ship) continue;
-      const char *base = strrchr(p->files[i].path, '/');
-      base = base ? base + 1 : p->files[i].path;
-      size_t other;
-      if (lit_index_get(&names, base, strlen(base), &other)) {
-        const lit_block *b = p->files[i].block;
-        lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
-                 "the skill ships '%s' as scripts/%s, but '%s' has that name too", p->files[i].path, base,
-                 p->files[other].path);
-        continue;
-      }
-      lit_index_put(&names, base, i);
-      w->shipped[i] = lit_xasprintf("scripts/%s", base);
-    }
-    lit_index_free(&names);
-  }
-  lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", limits, d);
+  lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", o ? o->limits : NULL, d);
   cmark_gfm_core_extensions_ensure_registered();
   static const char *const exts[] = {"table", "strikethrough", "autolink", NULL};
   for (size_t i = 0; exts[i]; i++) {
@@ -201,10 +171,12 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
     pg->out_path = S_out_path(pg->doc, kind);
     size_t other;
     int taken = lit_index_get(&outs, pg->out_path, strlen(pg->out_path), &other);
-    if (kind == LIT_WEAVE_BOOK &&
-        (strcmp(pg->out_path, "chunks.html") == 0 || strcmp(pg->out_path, "style.css") == 0)) {
-      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the book keeps %s for itself; rename this document",
-               pg->out_path);
+    int reserved = 0;
+    for (size_t k = 0; o && o->reserved && o->reserved[k] && !reserved; k++)
+      reserved = strcmp(pg->out_path, o->reserved[k]) == 0;
+    if (reserved) {
+      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the %s keeps %s for itself; rename this document",
+               kind == LIT_WEAVE_BOOK ? "book" : "skill", pg->out_path);
       status = -1;
     } else if (taken) {
       lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "this document and %s would both be woven to %s; rename one",
@@ -246,11 +218,6 @@ void lit_weave_free(lit_weave *w) {
     lit_index_free(&pg->anchors);
   }
   free(w->docs);
-  if (w->shipped) {
-    for (size_t i = 0; i < w->p->nfiles; i++)
-      free(w->shipped[i]);
-    free(w->shipped);
-  }
   cmark_llist_free(cmark_get_default_mem_allocator(), w->exts);
   lit_index_free(&w->by_path);
   lit_index_free(&w->files);

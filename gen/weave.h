@@ -50,17 +50,27 @@ typedef struct lit_weave {
   lit_weave_kind kind;
   lit_wdoc *docs; /* reading order, like p->docs */
   size_t ndocs;
-  cmark_llist *exts; /* the syntax extensions, for cmark_render_html */
-  lit_index by_path; /* private: document path -> position in docs */
-  lit_index files;   /* private: file path -> position in p->files */
-  char **shipped;    /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
+  cmark_llist *exts;          /* the syntax extensions, for cmark_render_html */
+  lit_index by_path;          /* private: document path -> position in docs */
+  lit_index files;            /* private: file path -> position in p->files */
+  const char *const *shipped; /* borrowed from lit_weave_opts: by index in p->files; NULL when none */
 } lit_weave;
 
-/* shipped_roots (SKILL only, may be NULL): folders whose tangled files the
- * bundle ships under scripts/. Returns NULL if a document failed to weave
- * (errors in d). */
-lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots, size_t nshipped,
-                         const lit_lua_limits *limits, lit_diags *d);
+/* What the back end brings to the weave: the rules that are its own. */
+typedef struct {
+  /* Per file of p->files, the path the output carries it at ("scripts/x.py",
+   * the skill's), or NULL; links to a shipped file go there. Borrowed: it
+   * must outlive the weave. NULL: nothing is shipped. */
+  const char *const *shipped;
+  /* Paths the back end writes itself, which no page may be woven to
+   * (NULL-terminated; NULL for none). */
+  const char *const *reserved;
+  const lit_lua_limits *limits; /* NULL: the defaults */
+} lit_weave_opts;
+
+/* Returns NULL if a document failed to weave, or d held errors already
+ * (every document is still rendered, so all its messages are reported). */
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_weave_opts *o, lit_diags *d);
 void lit_weave_free(lit_weave *w);
 
 /* The page holding document `path` (project-relative), or NULL. */

@@ -86,6 +86,35 @@ START_TEST(test_book_print_empty_link) {
 }
 END_TEST
 
+/* The book's own files keep their names: a document that would be woven to
+ * one of them (print.md, chunks.md) is an error naming it. */
+START_TEST(test_book_reserved_names) {
+  static const char *const names[] = {"print", "chunks", "404"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char *ix = lit_xasprintf("# Home\n\n1. [X](%s.md)\n", names[i]);
+    char *path = lit_xasprintf("%s.md", names[i]);
+    const char *paths[2] = {"index.md", path};
+    const char *texts[2] = {ix, "# X\n"};
+    size_t lens[2] = {strlen(ix), strlen(texts[1])};
+    lit_diags *d = lit_diags_new();
+    lit_project *p = lit_project_load_memory(paths, texts, lens, 2, d);
+    ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+    lit_tree t = LIT_TREE_INIT;
+    ck_assert_int_eq(lit_book_build(p, &t, d), LIT_FAILED);
+    char *msgs = ck_diags_text(d), *want = lit_xasprintf("%s.md: error: the book keeps %s.html for itself", names[i],
+                                                         names[i]);
+    ck_assert_msg(strstr(msgs, want) != NULL, "%s", msgs);
+    free(want);
+    free(msgs);
+    lit_tree_free(&t);
+    lit_project_free(p);
+    lit_diags_free(d);
+    free(path);
+    free(ix);
+  }
+}
+END_TEST
+
 Suite *book_suite(void) {
   Suite *s = suite_create("book");
   TCase *tc = tcase_create("core");
@@ -93,6 +122,7 @@ Suite *book_suite(void) {
   tcase_add_test(tc, test_book_pages);
   tcase_add_test(tc, test_book_tables_search_print);
   tcase_add_test(tc, test_book_print_empty_link);
+  tcase_add_test(tc, test_book_reserved_names);
   suite_add_tcase(s, tc);
   return s;
 }

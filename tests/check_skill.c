@@ -56,12 +56,40 @@ START_TEST(test_skill_bundle) {
 }
 END_TEST
 
+/* Files under the skill-scripts folders ship as scripts/BASE: two of one
+ * base name cannot both ship. */
+START_TEST(test_skill_scripts_clash) {
+  const char *ix = "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n"
+                   "skill-scripts: kernels/a kernels/b\n---\n# Home\n\n"
+                   "```python {file=kernels/a/run.py}\nprint(1)\n```\n\n```python {file=kernels/b/run.py}\nprint(2)\n```\n"
+                   "\n```python {file=kernels/c/run.py}\nprint(3)\n```\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(ix, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_FAILED);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(strstr(msgs, "index.md:13:") &&
+                    strstr(msgs, "the skill ships 'kernels/b/run.py' as scripts/run.py, but 'kernels/a/run.py' has "
+                                 "that name too"),
+                "%s", msgs);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1); /* kernels/c is not shipped */
+  free(msgs);
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *skill_suite(void) {
   Suite *s = suite_create("skill");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_skill_name_rules);
   tcase_add_test(tc, test_skill_bundle);
+  tcase_add_test(tc, test_skill_scripts_clash);
   suite_add_tcase(s, tc);
   return s;
 }
