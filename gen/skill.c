@@ -357,50 +357,82 @@ static void S_yaml(lit_buf *out, const char *key, const char *v) {
   lit_buf_putc(out, '\n');
 }
 
-lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
-  const lit_source *ix = &p->docs[0]->src;
+/* The skill's front matter, from the entry document's. */
+typedef struct {
+  const char *name, *desc, *compat;
+} S_front;
+
+/* Reads and checks the front matter against the Agent Skills rules: 0, 1
+ * when a value breaks a rule, -1 when name or description is missing
+ * (each reported). */
+static int S_read_front(const lit_source *ix, S_front *fm, lit_diags *d) {
   int line = 0, status = 0;
-  const char *name = lit_skill_name(ix, &line);
   const char *why;
-  if (!name) {
+  fm->name = lit_skill_name(ix, &line);
+  if (!fm->name) {
     lit_diag(d, LIT_ERROR, ix->path, 1, 1, "the front matter needs 'skill-name:' (or 'name:') for the skill bundle");
-    return LIT_FAILED;
+    return -1;
   }
-  if ((why = lit_skill_check_name(name))) {
-    lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill name '%s' %s (Agent Skills specification)", name, why);
-    status = -1;
+  if ((why = lit_skill_check_name(fm->name))) {
+    lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill name '%s' %s (Agent Skills specification)", fm->name, why);
+    status = 1;
   }
-  const char *desc = S_meta(ix, "skill-description", "description", &line);
-  if (!desc) {
+  fm->desc = S_meta(ix, "skill-description", "description", &line);
+  if (!fm->desc) {
     lit_diag(d, LIT_ERROR, ix->path, 1, 1,
              "the front matter needs 'skill-description:' (or 'description:'): what the skill does and when to use it");
-    return LIT_FAILED;
+    return -1;
   }
-  if ((why = lit_skill_check_description(desc))) {
+  if ((why = lit_skill_check_description(fm->desc))) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill description %s (Agent Skills specification)", why);
-    status = -1;
+    status = 1;
   }
-  const char *compat = S_meta(ix, "skill-compatibility", "compatibility", &line);
-  if (compat && strlen(compat) > 500) {
+  fm->compat = S_meta(ix, "skill-compatibility", "compatibility", &line);
+  if (fm->compat && strlen(fm->compat) > 500) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill compatibility must be at most 500 characters");
-    status = -1;
+    status = 1;
   }
-  const char *scripts = S_meta(ix, "skill-scripts", NULL, &line);
+  return status;
+}
+
+/* The folders named by skill-scripts, shipped under scripts/. */
+static char **S_ship(const lit_project *p, const lit_source *ix, lit_diags *d) {
+  const char *scripts = S_meta(ix, "skill-scripts", NULL, NULL);
   char *roots_text = lit_xstrdup(scripts ? scripts : "kernels/scripts kernels/benchmarks");
   const char *roots[16];
   size_t nroots = 0;
   char *save = NULL;
   for (char *t = strtok_r(roots_text, " \t,", &save); t && nroots < 16; t = strtok_r(NULL, " \t,", &save))
     roots[nroots++] = t;
-  char **shipped = status ? NULL : S_shipped(p, roots, nroots, d);
+  char **shipped = S_shipped(p, roots, nroots, d);
   free(roots_text);
-  lit_weave_opts wo = {(const char *const *)shipped, NULL, NULL};
-  lit_weave *w = status ? NULL : lit_weave_new(p, LIT_WEAVE_SKILL, &wo, d);
-  if (!w) {
-    if (shipped) S_shipped_free(p, shipped);
-    return LIT_FAILED;
-  }
+  return shipped;
+}
 
+/* SKILL.md's front matter, and the Agent Skills limits on its body. */
+static void S_skill_md_head(const lit_source *ix, const S_front *fm, const char *body, size_t len, lit_buf *page,
+                            lit_diags *d) {
+  lit_buf_puts(page, "---\n");
+  S_yaml(page, "name", fm->name);
+  S_yaml(page, "description", fm->desc);
+  const char *v;
+  if ((v = S_meta(ix, "skill-license", "license", NULL))) S_yaml(page, "license", v);
+  if (fm->compat) S_yaml(page, "compatibility", fm->compat);
+  if ((v = S_meta(ix, "skill-allowed-tools", "allowed-tools", NULL))) S_yaml(page, "allowed-tools", v);
+  lit_buf_puts(page, "---\n");
+  size_t lines = 0;
+  for (size_t k = 0; k < len; k++)
+    lines += body[k] == '\n';
+  size_t tokens = len / 4; /* the usual estimate: four characters a token */
+  if (lines >= 500 || tokens >= 5000)
+    lit_diag(d, LIT_ERROR, ix->path, 0, 0,
+             "SKILL.md's body is %zu lines and about %zu tokens (characters / 4); the Agent Skills limit is under 500 "
+             "lines and 5,000 tokens: move detail into a reference",
+             lines, tokens);
+}
+
+/* SKILL.md and references/, one woven page each. */
+static void S_add_pages(const lit_weave *w, const lit_source *ix, const S_front *fm, lit_tree *tree, lit_diags *d) {
   for (size_t i = 0; i < w->ndocs; i++) {
     lit_buf body = LIT_BUF_INIT, page = LIT_BUF_INIT;
     S_ctx x = {w, &w->docs[i], &body, d};
@@ -410,31 +442,16 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out
       skip++;
     while (skip > 0 && body.data[skip - 1] != '\n')
       skip--;
-    if (i == 0) {
-      lit_buf_puts(&page, "---\n");
-      S_yaml(&page, "name", name);
-      S_yaml(&page, "description", desc);
-      const char *v;
-      if ((v = S_meta(ix, "skill-license", "license", NULL))) S_yaml(&page, "license", v);
-      if (compat) S_yaml(&page, "compatibility", compat);
-      if ((v = S_meta(ix, "skill-allowed-tools", "allowed-tools", NULL))) S_yaml(&page, "allowed-tools", v);
-      lit_buf_puts(&page, "---\n");
-      size_t lines = 0;
-      for (size_t k = skip; k < body.len; k++)
-        lines += body.data[k] == '\n';
-      size_t tokens = (body.len - skip) / 4; /* the usual estimate: four characters a token */
-      if (lines >= 500 || tokens >= 5000)
-        lit_diag(
-            d, LIT_ERROR, ix->path, 0, 0,
-            "SKILL.md's body is %zu lines and about %zu tokens (characters / 4); the Agent Skills limit is under 500 "
-            "lines and 5,000 tokens: move detail into a reference",
-            lines, tokens);
-    }
+    if (i == 0) S_skill_md_head(ix, fm, body.data + skip, body.len - skip, &page, d);
     lit_buf_put(&page, body.data + skip, body.len - skip);
     size_t n = page.len;
     lit_tree_add(tree, w->docs[i].out_path, lit_buf_detach(&page), n);
     lit_buf_free(&body);
   }
+}
+
+/* scripts/: the shipped files, tangled (executable when they start with #!). */
+static void S_add_scripts(const lit_project *p, const lit_weave *w, lit_tree *tree) {
   lit_tangle_opts topts = {0};
   for (size_t i = 0; i < p->nfiles; i++) {
     if (!w->shipped[i]) continue;
@@ -444,6 +461,10 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out
     lit_tree_add(tree, w->shipped[i], lit_buf_detach(&b), n);
     if (n > 2 && memcmp(tree->files[tree->n - 1].data, "#!", 2) == 0) tree->files[tree->n - 1].exec = 1;
   }
+}
+
+/* manifest.txt: every other file of the bundle, one path a line. */
+static void S_add_manifest(lit_tree *tree) {
   lit_tree_sort(tree);
   lit_buf man = LIT_BUF_INIT;
   for (size_t i = 0; i < tree->n; i++)
@@ -451,7 +472,24 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out
   size_t n = man.len;
   lit_tree_add(tree, "manifest.txt", lit_buf_detach(&man), n);
   lit_tree_sort(tree);
-  *name_out = lit_xstrdup(name);
+}
+
+lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
+  const lit_source *ix = &p->docs[0]->src;
+  S_front fm;
+  int front = S_read_front(ix, &fm, d);
+  if (front) return LIT_FAILED;
+  char **shipped = S_ship(p, ix, d);
+  lit_weave_opts wo = {(const char *const *)shipped, NULL, NULL};
+  lit_weave *w = lit_weave_new(p, LIT_WEAVE_SKILL, &wo, d);
+  if (!w) {
+    S_shipped_free(p, shipped);
+    return LIT_FAILED;
+  }
+  S_add_pages(w, ix, &fm, tree, d);
+  S_add_scripts(p, w, tree);
+  S_add_manifest(tree);
+  *name_out = lit_xstrdup(fm.name);
   lit_weave_free(w);
   S_shipped_free(p, shipped);
   return lit_diags_count(d, LIT_ERROR) ? LIT_FAILED : LIT_OK;
