@@ -414,16 +414,25 @@ static void S_push_block(lua_State *L, const lit_block *b) {
   lua_setfield(L, -2, "tangled");
 }
 
-/* Runs the filters on b. Returns 0 to keep the block, 1 when *md (owned by
- * the caller) replaces it, 2 to drop it, -1 on error. */
-static int S_filter(lit_render *r, const lit_block *b, char **md, lit_diags *d) {
+/* What becomes of a displayed block: a filter's verdict (nil, a string,
+ * false, or an error), and the weaver's own for .data, .filter and .render
+ * blocks. */
+typedef enum {
+  S_KEEP,    /* shown as code */
+  S_REPLACE, /* Markdown (*md) stands in its place */
+  S_DROP,    /* nothing is shown */
+  S_FAILED   /* reported; the weave fails */
+} S_verdict;
+
+/* Runs the filters on b; with S_REPLACE, *md (the caller frees it). */
+static S_verdict S_filter(lit_render *r, const lit_block *b, char **md, lit_diags *d) {
   lua_State *L = lit_lua_state(r->h);
   for (int i = 1; i <= r->nfilters; i++) {
-    lua_getfield(L, LUA_REGISTRYINDEX, "lit.filters");                     /* filters */
-    lua_rawgeti(L, -1, i);                                                 /* filters f */
-    lua_remove(L, -2);                                                     /* f */
-    S_push_block(L, b);                                                    /* f block */
-    if (lit_lua_call(r->h, 1, 1, b->doc->src.path, b->line, d)) return -1; /* result */
+    lua_getfield(L, LUA_REGISTRYINDEX, "lit.filters");                           /* filters */
+    lua_rawgeti(L, -1, i);                                                       /* filters f */
+    lua_remove(L, -2);                                                           /* f */
+    S_push_block(L, b);                                                          /* f block */
+    if (lit_lua_call(r->h, 1, 1, b->doc->src.path, b->line, d)) return S_FAILED; /* result */
     int t = lua_type(L, -1);
     if (t == LUA_TNIL) {
       lua_pop(L, 1);
@@ -431,22 +440,22 @@ static int S_filter(lit_render *r, const lit_block *b, char **md, lit_diags *d) 
     }
     if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
       lua_pop(L, 1);
-      return 2;
+      return S_DROP;
     }
     if (t == LUA_TSTRING) {
       size_t len;
       const char *s = lua_tolstring(L, -1, &len);
       *md = lit_xstrndup(s, len);
       lua_pop(L, 1);
-      return 1;
+      return S_REPLACE;
     }
     lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->col,
              "a filter returned a %s for this block; return nil (keep), false (drop) or a Markdown string",
              lua_typename(L, t));
     lua_pop(L, 1);
-    return -1;
+    return S_FAILED;
   }
-  return 0;
+  return S_KEEP;
 }
 
 static int S_render_block(lit_render *r, const lit_block *b, char **md, lit_diags *d) {
@@ -495,27 +504,27 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
     for (size_t k = 0; k < plen; k++)
       if (rest[k] != '>') rest[k] = ' ';
     char *md = NULL;
-    int kind = 0; /* 0 code, 1 replaced, 2 dropped */
+    S_verdict kind = S_KEEP;
     if (b->flags & LIT_BLOCK_DATA || S_is_filter(b)) {
-      kind = 2;
+      kind = S_DROP;
     } else if (b->flags & LIT_BLOCK_RENDER) {
       if (S_render_block(r, b, &md, d)) status = -1;
-      kind = md ? 1 : 2;
+      kind = md ? S_REPLACE : S_DROP;
     } else if (r->nfilters) {
       kind = S_filter(r, b, &md, d);
-      if (kind < 0) {
+      if (kind == S_FAILED) {
         status = -1;
-        kind = 2;
+        kind = S_DROP;
       }
     }
     /* a blank line after replaced text, unless the source has one next */
     size_t nlen;
     const char *nx = lit_source_line(src, next, &nlen);
     int next_blank = !nx || skip[next] || nlen == strspn(nx, " \t>");
-    if (kind == 1) {
+    if (kind == S_REPLACE) {
       S_put_text(&w, first, rest, plen, md, strlen(md), b->line, 1);
       if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
-    } else if (kind == 2) {
+    } else if (kind == S_DROP) {
       if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
     } else {
       size_t run = bodies ? S_longest_run(b->code, b->code_len, '`') + 1 : 3;
