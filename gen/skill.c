@@ -111,61 +111,93 @@ static void S_refs(const S_ctx *x, const lit_block *b, lit_buf *out) {
   if (n) lit_buf_puts(out, ".");
 }
 
-/* Rewrites the links of one prose line. */
-static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
-  size_t copied = 0, i = 0;
-  /* a reference definition: [label]: url */
-  size_t k = 0;
+/* Why the skill scans text rather than the parsed tree (as the book and
+ * weave.c do): the bundle keeps the authors' Markdown byte for byte, and
+ * cmark-gfm gives inline nodes no source position, so a link found in the
+ * tree could not be rewritten in place (rendering the tree back to
+ * CommonMark would rewrite every line). Each link is still checked by
+ * lit_weave_link, the book's resolver. The scan works on a run of prose
+ * lines (a paragraph, a table), not one line, so a link wrapped across
+ * lines is found. */
+
+/* The woven line of position pos in a run that starts at line `first`;
+ * *at and *nl (the position and line reached so far) only move forward. */
+static int S_line_at(const char *s, size_t pos, size_t *at, int *nl) {
+  for (; *at < pos; (*at)++)
+    *nl += s[*at] == '\n';
+  return *nl;
+}
+
+/* At a line start i: a reference definition "[label]: url"? Then the
+ * position just after its ':', else 0. */
+static size_t S_refdef(const char *s, size_t len, size_t i) {
+  size_t k = i;
   while (k < len && s[k] == ' ')
     k++;
-  int refdef = 0;
-  if (k < len && s[k] == '[') {
-    size_t e = k + 1;
-    while (e < len && s[e] != ']')
-      e++;
-    if (e + 1 < len && s[e + 1] == ':') {
-      refdef = 1;
-      i = e + 2;
-    }
+  if (k >= len || s[k] != '[') return 0;
+  size_t e = k + 1;
+  while (e < len && s[e] != ']' && s[e] != '\n')
+    e++;
+  return e + 1 < len && s[e] == ']' && s[e + 1] == ':' ? e + 2 : 0;
+}
+
+/* Past a code span opening at s[i] (a run of backticks). */
+static size_t S_skip_code_span(const char *s, size_t len, size_t i) {
+  size_t run = 0;
+  while (i + run < len && s[i + run] == '`')
+    run++;
+  size_t j = i + run;
+  for (; j < len; j++) {
+    size_t r2 = 0;
+    while (j + r2 < len && s[j + r2] == '`')
+      r2++;
+    if (r2 == run) break;
+    if (r2) j += r2 - 1;
   }
+  return j < len ? j + run : i + run;
+}
+
+/* Rewrites the links of a run of prose lines, s[0..len) (inner lines end
+ * in '\n'), the first at woven line `line`. */
+static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
+  size_t copied = 0, i = 0, at = 0;
+  int nl = line;
   while (i < len) {
-    size_t start;
-    if (refdef) {
-      start = i;
+    size_t start, def = i == 0 || s[i - 1] == '\n' ? S_refdef(s, len, i) : 0;
+    int is_def = def != 0;
+    if (is_def) {
+      start = def;
       while (start < len && s[start] == ' ')
         start++;
-      refdef = 0;
+      i = def;
+    } else if (s[i] == '`') {
+      i = S_skip_code_span(s, len, i);
+      continue;
+    } else if (!(s[i] == ']' && i + 1 < len && s[i + 1] == '(')) {
+      i++;
+      continue;
     } else {
-      if (s[i] == '`') { /* skip a code span */
-        size_t run = 0;
-        while (i + run < len && s[i + run] == '`')
-          run++;
-        size_t j = i + run;
-        for (; j < len; j++) {
-          size_t r2 = 0;
-          while (j + r2 < len && s[j + r2] == '`')
-            r2++;
-          if (r2 == run) break;
-          if (r2) j += r2 - 1;
-        }
-        i = j < len ? j + run : i + run;
-        continue;
-      }
-      if (!(s[i] == ']' && i + 1 < len && s[i + 1] == '(')) {
-        i++;
-        continue;
-      }
       start = i + 2;
+      /* the destination may follow on the next line */
+      size_t w = start;
+      while (w < len && (s[w] == ' ' || s[w] == '\t'))
+        w++;
+      if (w < len && s[w] == '\n') {
+        w++;
+        while (w < len && (s[w] == ' ' || s[w] == '\t'))
+          w++;
+        start = w;
+      }
     }
     size_t end = start;
     int angle = start < len && s[start] == '<';
     if (angle) {
-      while (end < len && s[end] != '>')
+      while (end < len && s[end] != '>' && s[end] != '\n')
         end++;
       start++;
     } else {
       int depth = 0;
-      while (end < len && s[end] != ' ' && !(s[end] == ')' && depth == 0)) {
+      while (end < len && s[end] != ' ' && s[end] != '\n' && !(s[end] == ')' && depth == 0)) {
         if (s[end] == '(') depth++;
         if (s[end] == ')') depth--;
         end++;
@@ -173,13 +205,13 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
     }
     char *url = lit_xstrndup(s + start, end - start);
     char *to = NULL;
-    int r = lit_weave_link(x->w, x->pg, url, line, &to, x->d);
+    int r = lit_weave_link(x->w, x->pg, url, S_line_at(s, start, &at, &nl), &to, x->d);
     if (r == 1) {
       lit_buf_put(x->out, s + copied, start - copied);
       lit_buf_puts(x->out, to);
       copied = end;
-    } else if (r < 0 && s[i] == ']') {
-      /* becomes text: drop "[" ... "](url)" around it, when both are on this line */
+    } else if (r < 0 && !is_def) {
+      /* becomes text: drop "[" ... "](url)" around it */
       size_t close = end;
       while (close < len && s[close] != ')')
         close++;
@@ -214,6 +246,8 @@ static void S_page(const S_ctx *x) {
   size_t flen = 0;
   const lit_block *blk = NULL;
   int in_comment = 0;
+  const char *run = NULL, *run_end = NULL; /* prose lines not yet written, from woven line run_line */
+  int run_line = 0;
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
@@ -223,7 +257,26 @@ static void S_page(const S_ctx *x) {
     size_t ind = 0;
     while (ind < len && ind < 3 && s[ind] == ' ')
       ind++;
-    if (!in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0))) {
+    int prose = !in_fence && !in_comment && !(len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0) &&
+                !S_fence(s, len, &pre, &c, &fl);
+    int blank = strspn(s, " \t>") >= len;
+    if (run && (!prose || blank)) { /* the run ends before this line */
+      S_links(x, run, (size_t)(run_end - run), run_line);
+      lit_buf_putc(x->out, '\n');
+      run = NULL;
+    }
+    if (prose) {
+      if (blank) {
+        lit_buf_put(x->out, s, len);
+        lit_buf_putc(x->out, '\n');
+      } else {
+        if (!run) {
+          run = s;
+          run_line = line;
+        }
+        run_end = s + len;
+      }
+    } else if (!in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0))) {
       /* an HTML comment block is a note to the authors: agents need not read it */
       int closes = 0;
       for (size_t q = 0; q + 3 <= len && !closes; q++)
@@ -282,11 +335,12 @@ static void S_page(const S_ctx *x) {
         }
         blk = NULL;
       }
-    } else {
-      S_links(x, s, len, line);
-      lit_buf_putc(x->out, '\n');
     }
     s += len + 1;
+  }
+  if (run) {
+    S_links(x, run, (size_t)(run_end - run), run_line);
+    lit_buf_putc(x->out, '\n');
   }
 }
 

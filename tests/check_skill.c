@@ -83,6 +83,41 @@ START_TEST(test_skill_scripts_clash) {
 }
 END_TEST
 
+/* A link wrapped across lines is found like any other: rewritten for the
+ * bundle's layout, or reported when it leads nowhere. */
+START_TEST(test_skill_wrapped_links) {
+  const char *ix = "---\nskill-name: t\nskill-description: A test skill. Use in tests.\n---\n# Home\n\n"
+                   "Read [the first\ndocument](a.md) and [again](\n  a.md#a).\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(ix, "# A\n\nText.\n", NULL, d);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);
+  lit_tree_file *f = ck_tree_find(&t, "SKILL.md");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "Read [the first\ndocument](references/a.md) and [again](\n  references/a.md#a).\n"),
+                "%s", f->data);
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+  /* a wrapped destination that leads nowhere is an error at its line */
+  d = lit_diags_new();
+  p = ck_load(ix, "# A\n\nSee [it](\nnowhere.md).\n", NULL, d);
+  t = (lit_tree)LIT_TREE_INIT;
+  name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_FAILED);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(strstr(msgs, "a.md:4:1: error: link 'nowhere.md': no document or generated file nowhere.md"), "%s",
+                msgs);
+  free(msgs);
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *skill_suite(void) {
   Suite *s = suite_create("skill");
   TCase *tc = tcase_create("core");
@@ -90,6 +125,7 @@ Suite *skill_suite(void) {
   tcase_add_test(tc, test_skill_name_rules);
   tcase_add_test(tc, test_skill_bundle);
   tcase_add_test(tc, test_skill_scripts_clash);
+  tcase_add_test(tc, test_skill_wrapped_links);
   suite_add_tcase(s, tc);
   return s;
 }
