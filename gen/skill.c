@@ -238,103 +238,113 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
   lit_buf_put(x->out, s + copied, len - copied);
 }
 
+/* An opening fence: a block of the document gets the line naming its
+ * chunk and file before it, and its fence loses the lit-block marker.
+ * Returns the block, or NULL for a fence of the page's own. */
+static const lit_block *S_fence_open(const S_ctx *x, const char *s, size_t len, size_t pre, size_t fl) {
+  size_t lang_len;
+  char *info = lit_xstrndup(s + pre + fl, len - pre - fl);
+  long k = lit_weave_marker(info, &lang_len);
+  free(info);
+  if (k < 0 || (size_t)k >= x->pg->doc->nblocks) {
+    lit_buf_put(x->out, s, len);
+    lit_buf_putc(x->out, '\n');
+    return NULL;
+  }
+  const lit_block *blk = x->pg->doc->blocks[k];
+  lit_buf_put(x->out, s, pre);
+  if (blk->flags & LIT_BLOCK_TANGLED) {
+    S_label(x, blk, x->out);
+    lit_buf_putc(x->out, '\n');
+    for (size_t q = 0; q < pre; q++)
+      lit_buf_putc(x->out, s[q] == '>' ? '>' : ' ');
+  }
+  lit_buf_put(x->out, s + pre, fl + lang_len);
+  lit_buf_putc(x->out, '\n');
+  return blk;
+}
+
+/* A line inside a fence, copied. 1 if it closes the fence (a run of at
+ * least flen fc characters): then a tangled block gets the line saying
+ * where the chunks it includes are defined. */
+static int S_fence_line(const S_ctx *x, const char *s, size_t len, char fc, size_t flen, const lit_block *blk) {
+  lit_buf_put(x->out, s, len);
+  lit_buf_putc(x->out, '\n');
+  size_t q = 0;
+  while (q < len && (s[q] == ' ' || s[q] == '>'))
+    q++;
+  size_t r = q;
+  while (r < len && s[r] == fc)
+    r++;
+  size_t t = r;
+  while (t < len && s[t] == ' ')
+    t++;
+  if (r - q < flen || t != len) return 0;
+  if (blk && (blk->flags & LIT_BLOCK_TANGLED)) {
+    lit_buf refs = LIT_BUF_INIT;
+    S_refs(x, blk, &refs);
+    if (refs.len) {
+      for (size_t z = 0; z < q; z++)
+        lit_buf_putc(x->out, s[z] == '>' ? '>' : ' ');
+      lit_buf_put(x->out, refs.data, refs.len);
+      lit_buf_putc(x->out, '\n');
+    }
+    lit_buf_free(&refs);
+  }
+  return 1;
+}
+
+/* One woven page as the bundle shows it: prose with its links rewritten,
+ * code blocks labelled, HTML comments (notes to the authors) left out. */
 static void S_page(const S_ctx *x) {
   const char *s = x->pg->md, *end = s + x->pg->len;
-  int line = 0;
-  int in_fence = 0;
+  int line = 0, in_fence = 0, in_comment = 0;
   char fc = 0;
   size_t flen = 0;
   const lit_block *blk = NULL;
-  int in_comment = 0;
   const char *run = NULL, *run_end = NULL; /* prose lines not yet written, from woven line run_line */
   int run_line = 0;
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
     line++;
-    size_t pre, fl;
-    char c;
-    size_t ind = 0;
+    size_t pre = 0, fl = 0, ind = 0;
+    char c = 0;
     while (ind < len && ind < 3 && s[ind] == ' ')
       ind++;
-    int prose = !in_fence && !in_comment && !(len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0) &&
-                !S_fence(s, len, &pre, &c, &fl);
+    int comment = !in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0));
+    int fence = !in_fence && !comment && S_fence(s, len, &pre, &c, &fl);
+    int prose = !in_fence && !comment && !fence;
     int blank = strspn(s, " \t>") >= len;
     if (run && (!prose || blank)) { /* the run ends before this line */
       S_links(x, run, (size_t)(run_end - run), run_line);
       lit_buf_putc(x->out, '\n');
       run = NULL;
     }
-    if (prose) {
-      if (blank) {
-        lit_buf_put(x->out, s, len);
-        lit_buf_putc(x->out, '\n');
-      } else {
-        if (!run) {
-          run = s;
-          run_line = line;
-        }
-        run_end = s + len;
-      }
-    } else if (!in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0))) {
-      /* an HTML comment block is a note to the authors: agents need not read it */
+    if (comment) { /* an HTML comment block is a note to the authors: agents need not read it */
       int closes = 0;
       for (size_t q = 0; q + 3 <= len && !closes; q++)
         closes = memcmp(s + q, "-->", 3) == 0;
       in_comment = !closes;
-    } else if (!in_fence && S_fence(s, len, &pre, &c, &fl)) {
+    } else if (fence) {
       in_fence = 1;
       fc = c;
       flen = fl;
-      blk = NULL;
-      size_t lang_len;
-      char *info = lit_xstrndup(s + pre + fl, len - pre - fl);
-      long k = lit_weave_marker(info, &lang_len);
-      free(info);
-      if (k >= 0 && (size_t)k < x->pg->doc->nblocks) {
-        blk = x->pg->doc->blocks[k];
-        if (blk->flags & LIT_BLOCK_TANGLED) {
-          lit_buf_put(x->out, s, pre);
-          S_label(x, blk, x->out);
-          lit_buf_putc(x->out, '\n');
-          for (size_t q = 0; q < pre; q++)
-            lit_buf_putc(x->out, s[q] == '>' ? '>' : ' ');
-        } else {
-          lit_buf_put(x->out, s, pre);
-        }
-        lit_buf_put(x->out, s + pre, fl + lang_len);
-        lit_buf_putc(x->out, '\n');
-      } else {
-        lit_buf_put(x->out, s, len);
-        lit_buf_putc(x->out, '\n');
-      }
+      blk = S_fence_open(x, s, len, pre, fl);
     } else if (in_fence) {
-      lit_buf_put(x->out, s, len);
-      lit_buf_putc(x->out, '\n');
-      size_t q = 0;
-      while (q < len && (s[q] == ' ' || s[q] == '>'))
-        q++;
-      size_t r = q;
-      while (r < len && s[r] == fc)
-        r++;
-      size_t t = r;
-      while (t < len && s[t] == ' ')
-        t++;
-      if (r - q >= flen && t == len) {
+      if (S_fence_line(x, s, len, fc, flen, blk)) {
         in_fence = 0;
-        if (blk && (blk->flags & LIT_BLOCK_TANGLED)) {
-          lit_buf refs = LIT_BUF_INIT;
-          S_refs(x, blk, &refs);
-          if (refs.len) {
-            for (size_t z = 0; z < q; z++)
-              lit_buf_putc(x->out, s[z] == '>' ? '>' : ' ');
-            lit_buf_put(x->out, refs.data, refs.len);
-            lit_buf_putc(x->out, '\n');
-          }
-          lit_buf_free(&refs);
-        }
         blk = NULL;
       }
+    } else if (blank) {
+      lit_buf_put(x->out, s, len);
+      lit_buf_putc(x->out, '\n');
+    } else {
+      if (!run) {
+        run = s;
+        run_line = line;
+      }
+      run_end = s + len;
     }
     s += len + 1;
   }
