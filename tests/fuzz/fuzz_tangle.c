@@ -42,8 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lit_diags *d = lit_diags_new();
   lit_diags_set_limit(d, 200);
   lit_project *p = lit_project_load_memory(names, texts, lens, n, d);
-  if (p && lit_diags_count(d, LIT_ERROR) == 0) { /* tangling needs a load without errors */
-    for (int directives = 0; directives <= 1; directives++) {
+  if (p) {
+    /* tangling needs a load without errors */
+    for (int directives = 0; directives <= 1 && lit_diags_count(d, LIT_ERROR) == 0; directives++) {
       lit_tangle_opts o = {directives};
       for (size_t i = 0; i < p->nfiles; i++) {
         lit_buf out = LIT_BUF_INIT;
