@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "attrs.h"
+#include "lang.h"
 #include "parallel.h"
 #include "util.h"
-#include "lang.h"
 
 typedef struct {
   lit_diags *d;

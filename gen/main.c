@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "book.h"
 #include "diag.h"
 #include "dump.h"
-#include "book.h"
 #include "install.h"
 #include "manpage.h"
 #include "model.h"

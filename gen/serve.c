@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "book.h"
 #include "book_search.h"
 #include "diag.h"
-#include "book.h"
 #include "model.h"
 #include "outputs.h"
 #include "tree.h"
