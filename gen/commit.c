@@ -226,11 +226,6 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
   return err;
 }
 
-void lit_commit_discard(lit_commit *c, int fd) {
-  close(fd);
-  S_drop_last(c);
-}
-
 void lit_commit_remove(lit_commit *c, const char *rel) {
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
   c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL};

@@ -41,8 +41,6 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd);
  * 0666, less the umask) and 0 is returned; otherwise it is removed and the
  * errno returned. */
 int lit_commit_close(lit_commit *c, int fd, int exec, int write_err);
-/* Drops the copy opened last (a tangle that failed halfway). */
-void lit_commit_discard(lit_commit *c, int fd);
 /* Adds a file to remove. */
 void lit_commit_remove(lit_commit *c, const char *rel);
 /* The errno that stopped the journal from being begun (the last open

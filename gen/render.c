@@ -251,7 +251,8 @@ int lit_line_map_source(const lit_line_map *m, int line) {
 
 /* ---- weaving a document ---- */
 
-int lit_block_end_line(const lit_block *b) {
+/* The line after a block's closing fence (its last line + 1). */
+static int S_block_end_line(const lit_block *b) {
   int n = 0;
   for (const char *s = b->code, *end = b->code + b->code_len; (s = memchr(s, '\n', (size_t)(end - s))); s++)
     n++;
@@ -305,10 +306,10 @@ static char *S_regions(const lit_render *r, const lit_doc *doc, lit_diags *d) {
   char *skip = lit_xcalloc(src->nlines + 2, 1);
   int open_line = 0, excluding = 0;
   size_t bi = 0;
-  int bend = doc->nblocks ? lit_block_end_line(doc->blocks[0]) : 0; /* end of block bi, computed once */
+  int bend = doc->nblocks ? S_block_end_line(doc->blocks[0]) : 0; /* end of block bi, computed once */
   for (int l = 1; l <= (int)src->nlines; l++) {
     while (bi < doc->nblocks && bend <= l)
-      if (++bi < doc->nblocks) bend = lit_block_end_line(doc->blocks[bi]);
+      if (++bi < doc->nblocks) bend = S_block_end_line(doc->blocks[bi]);
     if (bi < doc->nblocks && doc->blocks[bi]->line <= l) { /* inside a code block */
       skip[l] = (char)excluding;
       continue;
@@ -494,7 +495,7 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
   for (size_t i = 0; i < doc->nblocks; i++) {
     const lit_block *b = doc->blocks[i];
     S_copy(&w, src, skip, next, b->line);
-    next = lit_block_end_line(b);
+    next = S_block_end_line(b);
     if (skip[b->line]) continue; /* in a region for the other output: not even run */
     /* the container prefix: what precedes the fence on its line */
     size_t flen;

@@ -49,7 +49,8 @@ static int S_rm(const char *path, const struct stat *st, int flag, struct FTW *f
   return remove(path);
 }
 
-int lit_tree_remove(const char *path) {
+/* rm -rf path; 0 or -1. */
+static int S_remove_tree(const char *path) {
   struct stat st;
   if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
   return nftw(path, S_rm, 16, FTW_DEPTH | FTW_PHYS);
@@ -222,7 +223,7 @@ static void S_clean_leftovers(const char *parent, const char *base, const char *
     if (end == rest + 9 || *end || pid == (long)getpid() || S_alive(pid)) continue;
     char *full = lit_xasprintf("%s/%s", parent, n);
     struct stat st;
-    if (!(old && lstat(target, &st) != 0 && rename(full, target) == 0)) lit_tree_remove(full);
+    if (!(old && lstat(target, &st) != 0 && rename(full, target) == 0)) S_remove_tree(full);
     free(full);
   }
   closedir(dh);
@@ -283,7 +284,7 @@ static int S_swap(const char *stage, const char *target, const char *old, lit_di
     if (err)
       rename(old, target); /* the old copy back in place */
     else if (rename(old, stage) != 0)
-      lit_tree_remove(old); /* else it stays hidden, for the next run to remove */
+      S_remove_tree(old); /* else it stays hidden, for the next run to remove */
   }
   if (err) lit_diag(d, LIT_ERROR, target, 0, 0, "cannot swap the new folder into place: %s", strerror(err));
   return err ? -1 : 0;
@@ -340,9 +341,9 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_
     lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(made));
     goto out;
   }
-  lit_tree_remove(stage);
+  S_remove_tree(stage);
   if (S_write_stage(t, stage, d) != 0) {
-    lit_tree_remove(stage);
+    S_remove_tree(stage);
     goto out;
   }
   if (lstat(target, &st) != 0) {
@@ -350,19 +351,19 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_
     int err = lit_fault_step();
     if (err || rename(stage, target) != 0) {
       lit_diag(d, LIT_ERROR, target, 0, 0, "cannot move the new folder into place: %s", strerror(err ? err : errno));
-      lit_tree_remove(stage);
+      S_remove_tree(stage);
       goto out;
     }
     status = 0;
     goto out;
   }
   if (S_swap(stage, target, old, d) != 0) {
-    lit_tree_remove(stage);
+    S_remove_tree(stage);
     goto out;
   }
   /* stage now holds the old copy. */
   int err = lit_fault_step();
-  if (err || lit_tree_remove(stage) != 0) {
+  if (err || S_remove_tree(stage) != 0) {
     lit_diag(d, LIT_ERROR, stage, 0, 0,
              "the new %s is in place, but its old copy cannot be removed from here: %s; remove it (the next run "
              "tries again)",

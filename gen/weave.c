@@ -234,7 +234,8 @@ const lit_file *lit_weave_file(const lit_weave *w, const char *path) {
   return lit_index_get(&w->files, path, strlen(path), &i) ? &w->p->files[i] : NULL;
 }
 
-int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len) {
+/* 1 if page has a heading anchor `slug` (len bytes). */
+static int S_has_anchor(const lit_wdoc *page, const char *slug, size_t len) {
   return lit_index_get(&page->anchors, slug, len, NULL);
 }
 
@@ -255,7 +256,7 @@ static int S_block_anchor(const char *frag) {
 /* 1 if page has the (possibly %-escaped) fragment as an anchor. */
 static int S_has_fragment(const lit_wdoc *page, const char *frag) {
   char *f = lit_path_unescape(frag, strlen(frag));
-  int r = lit_weave_has_anchor(page, f, strlen(f)) || S_block_anchor(f);
+  int r = S_has_anchor(page, f, strlen(f)) || S_block_anchor(f);
   free(f);
   return r;
 }

@@ -77,8 +77,6 @@ void lit_weave_free(lit_weave *w);
 const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path);
 /* The tangled file written to `path`, or NULL. */
 const lit_file *lit_weave_file(const lit_weave *w, const char *path);
-/* 1 if page has a heading anchor `slug` (len bytes). */
-int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len);
 
 /* Rewrites a link found on woven line `line` of page `from` for the output.
  * Returns 1 with the new target in *out (the caller frees it), 0 to keep the
