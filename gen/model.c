@@ -9,12 +9,22 @@
 #include "paths.h"
 #include "util.h"
 
+/* What only the loader touches: a project's other fields are the back
+ * ends' read-only view. */
+struct lit_model {
+  lit_index chunk_index; /* name -> position in p->chunks */
+  lit_index file_index;  /* path -> position in p->files */
+  lit_chunk **anon;      /* anonymous file roots (a file= block without #name), owned here */
+  size_t nanon;
+  int in_memory; /* loaded by lit_project_load_memory: no disk checks */
+};
+
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) {
   size_t i;
-  return lit_index_get(&p->chunk_index, name, len, &i) ? p->chunks[i] : NULL;
+  return lit_index_get(&p->own->chunk_index, name, len, &i) ? p->chunks[i] : NULL;
 }
 
-size_t lit_project_nchunk_ids(const lit_project *p) { return p->nchunks + p->nanon; }
+size_t lit_project_nchunk_ids(const lit_project *p) { return p->nchunks + p->own->nanon; }
 
 /* ---- building the project ---- */
 
@@ -46,7 +56,7 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       c->is_data = !!(b->flags & LIT_BLOCK_DATA);
       p->chunks = lit_grow(p->chunks, chunk_cap, p->nchunks + 1, sizeof(lit_chunk *));
       p->chunks[p->nchunks++] = c;
-      lit_index_put(&p->chunk_index, c->name, p->nchunks - 1);
+      lit_index_put(&p->own->chunk_index, c->name, p->nchunks - 1);
     }
     S_chunk_add_def(c, b);
   }
@@ -82,13 +92,13 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       return;
     }
     size_t i;
-    if (lit_index_get(&p->file_index, b->file, strlen(b->file), &i)) {
+    if (lit_index_get(&p->own->file_index, b->file, strlen(b->file), &i)) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "'%s' is already written by another block", b->file);
       lit_diag(d, LIT_NOTE, p->files[i].block->doc->src.path, p->files[i].block->line, p->files[i].block->file_col,
                "first claimed here; a file has one root block (append with a #name instead)");
       return;
     }
-    why = p->in_memory ? NULL : lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
+    why = p->own->in_memory ? NULL : lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
     if (why) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
       return;
@@ -97,13 +107,13 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     if (!root) {
       root = S_new_chunk(NULL);
       S_chunk_add_def(root, b);
-      p->anon = lit_xrealloc(p->anon, (p->nanon + 1) * sizeof(lit_chunk *));
-      p->anon[p->nanon++] = root;
+      p->own->anon = lit_xrealloc(p->own->anon, (p->own->nanon + 1) * sizeof(lit_chunk *));
+      p->own->anon[p->own->nanon++] = root;
     }
     p->files = lit_grow(p->files, file_cap, p->nfiles + 1, sizeof(lit_file));
     lit_file *f = &p->files[p->nfiles++];
     f->path = lit_xstrdup(b->file);
-    lit_index_put(&p->file_index, f->path, p->nfiles - 1);
+    lit_index_put(&p->own->file_index, f->path, p->nfiles - 1);
     f->block = b;
     f->root = root;
   }
@@ -391,7 +401,7 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
 static void S_check_record(lit_project *p, lit_diags *d) {
   const char *entry = p->docs[0]->src.path;
   const char *why =
-      p->in_memory ? lit_path_check_plain(p->record_path) : lit_path_check_project(p->root, p->record_path);
+      p->own->in_memory ? lit_path_check_plain(p->record_path) : lit_path_check_project(p->root, p->record_path);
   const char *base = strrchr(p->record_path, '/') ? strrchr(p->record_path, '/') + 1 : p->record_path;
   if (!why && (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0))
     why = "names that start with .lit-tmp- or .lit-old- are lit's temporaries";
@@ -414,7 +424,7 @@ static void S_check_record(lit_project *p, lit_diags *d) {
 
 /* 1 and *k if the first len bytes of path are a file some block writes. */
 static int S_written(const lit_project *p, const char *path, size_t len, size_t *k) {
-  return lit_index_get(&p->file_index, path, len, k) && strlen(p->files[*k].path) == len;
+  return lit_index_get(&p->own->file_index, path, len, k) && strlen(p->files[*k].path) == len;
 }
 
 /* A path cannot be a file and a folder at once: "kernels/d.c" written by
@@ -483,7 +493,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   }
   lit_project *p = lit_xcalloc(1, sizeof *p);
   p->root = lit_xstrdup(root && root[0] ? root : ".");
-  p->in_memory = mem != NULL;
+  p->own = lit_xcalloc(1, sizeof *p->own);
+  p->own->in_memory = mem != NULL;
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);
   S_add_doc(p, lit_doc_parse(&src, 0, d), &doc_cap);
@@ -534,8 +545,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   /* Dense ids: the named chunks in order, then the anonymous roots. */
   for (size_t i = 0; i < p->nchunks; i++)
     p->chunks[i]->id = i;
-  for (size_t i = 0; i < p->nanon; i++)
-    p->anon[i]->id = p->nchunks + i;
+  for (size_t i = 0; i < p->own->nanon; i++)
+    p->own->anon[i]->id = p->nchunks + i;
   S_check_record(p, d);
   S_check_file_folders(p, d);
   S_resolve(p, d);
@@ -569,19 +580,20 @@ void lit_project_free(lit_project *p) {
   for (size_t i = 0; i < p->nchunks; i++)
     S_chunk_free(p->chunks[i]);
   free(p->chunks);
-  for (size_t i = 0; i < p->nanon; i++)
-    S_chunk_free(p->anon[i]);
-  free(p->anon);
+  for (size_t i = 0; i < p->own->nanon; i++)
+    S_chunk_free(p->own->anon[i]);
+  free(p->own->anon);
   for (size_t i = 0; i < p->nfiles; i++)
     free(p->files[i].path);
   free(p->files);
-  lit_index_free(&p->file_index);
+  lit_index_free(&p->own->file_index);
   for (size_t i = 0; i < p->nroots; i++)
     free(p->tangle_roots[i]);
   free(p->tangle_roots);
   free(p->record_path);
   free(p->journal_path);
-  lit_index_free(&p->chunk_index);
+  lit_index_free(&p->own->chunk_index);
+  free(p->own);
   free(p->root);
   free(p);
 }

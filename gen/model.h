@@ -38,8 +38,8 @@ struct lit_chunk {
   lit_use *uses;
   size_t nuses, uses_cap;
   int is_data; /* defined by .data blocks (weaver), not tangled */
-  size_t id;   /* dense: a named chunk's position in p->chunks; an anonymous root's is p->nchunks + its position
-                  in p->anon. Back ends keep per-chunk state in arrays of lit_project_nchunk_ids entries. */
+  size_t id;   /* dense: a named chunk's position in p->chunks, then the anonymous file roots after them. Back
+                  ends keep per-chunk state in arrays of lit_project_nchunk_ids entries. */
 };
 
 typedef struct {
@@ -61,11 +61,7 @@ typedef struct lit_project {
   char *record_path;     /* where the record of generated files lives */
   char *journal_path;    /* beside it, "RECORD-journal": the plan of a tangle's commit while it runs */
   int record_line;       /* the entry document's tangle-record line, 0 if none */
-  lit_index chunk_index; /* name -> position in chunks (private to model.c) */
-  lit_chunk **anon;      /* anonymous file roots, owned here */
-  size_t nanon;
-  int in_memory;        /* loaded by lit_project_load_memory: no disk checks */
-  lit_index file_index; /* path -> position in files (private to model.c) */
+  struct lit_model *own; /* model.c's alone: its name and path tables, the anonymous file roots */
 } lit_project;
 
 /* Loads root/entry and every document its links name; reports every problem
