@@ -9,6 +9,13 @@
 #include "parallel.h"
 #include "paths.h"
 
+/* The lookups only this file makes. */
+struct lit_weave_tables {
+  lit_index by_path;  /* document path -> position in docs */
+  lit_index files;    /* file path -> position in p->files */
+  lit_index *anchors; /* per page: heading anchor -> position in its heads */
+};
+
 /* ---- names ---- */
 
 void lit_weave_slug(const char *text, size_t len, lit_buf *out) {
@@ -79,7 +86,7 @@ static void S_text_of(cmark_node *n, lit_buf *out) {
 }
 
 /* Records headings, anchors and each block's section from the parse. */
-static void S_index(lit_wdoc *pg, cmark_node *root) {
+static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
   pg->section = lit_xcalloc(pg->doc->nblocks + 1, sizeof(lit_heading *));
   size_t cap = 0;
   long current = -1; /* index into heads: they move while the array grows */
@@ -97,14 +104,14 @@ static void S_index(lit_wdoc *pg, cmark_node *root) {
       S_text_of(n, &text);
       lit_weave_slug(text.data ? text.data : "", text.len, &slug);
       size_t base = slug.len;
-      for (int k = 1; lit_index_get(&pg->anchors, slug.data, slug.len, NULL); k++) {
+      for (int k = 1; lit_index_get(anchors, slug.data, slug.len, NULL); k++) {
         lit_buf_truncate(&slug, base);
         lit_buf_printf(&slug, "-%d", k);
       }
       pg->heads = lit_grow(pg->heads, &cap, pg->nheads + 1, sizeof(lit_heading));
       lit_heading *h = &pg->heads[pg->nheads++];
       h->slug = lit_buf_detach(&slug);
-      lit_index_put(&pg->anchors, h->slug, pg->nheads - 1);
+      lit_index_put(anchors, h->slug, pg->nheads - 1);
       h->text = lit_buf_detach(&text);
       h->level = cmark_node_get_heading_level(n);
       current = (long)pg->nheads - 1;
@@ -129,7 +136,7 @@ static void S_parse_page(void *ctx, size_t i) {
   cmark_parser_feed(ps, pg->md, pg->len);
   cmark_node *root = cmark_parser_finish(ps);
   cmark_parser_free(ps);
-  S_index(pg, root);
+  S_index(pg, &w->own->anchors[i], root);
   if (w->kind == LIT_WEAVE_BOOK)
     pg->tree = root;
   else
@@ -154,9 +161,11 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_we
   w->ndocs = p->ndocs;
   w->docs = lit_xcalloc(p->ndocs + 1, sizeof(lit_wdoc));
   w->shipped = o ? o->shipped : NULL;
+  w->own = lit_xcalloc(1, sizeof *w->own);
+  w->own->anchors = lit_xcalloc(p->ndocs + 1, sizeof(lit_index));
   lit_index outs = LIT_INDEX_INIT; /* out_path -> page */
   for (size_t i = 0; i < p->nfiles; i++)
-    lit_index_put(&w->files, p->files[i].path, i);
+    lit_index_put(&w->own->files, p->files[i].path, i);
   lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", o ? o->limits : NULL, d);
   cmark_gfm_core_extensions_ensure_registered();
   static const char *const exts[] = {"table", "strikethrough", "autolink", NULL};
@@ -184,7 +193,7 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_we
       status = -1;
     }
     lit_index_put(&outs, pg->out_path, i);
-    lit_index_put(&w->by_path, pg->doc->src.path, i);
+    lit_index_put(&w->own->by_path, pg->doc->src.path, i);
     lit_buf md = LIT_BUF_INIT;
     if (lit_render_doc(r, pg->doc, kind == LIT_WEAVE_SKILL, &md, &pg->map, d)) status = -1;
     pg->len = md.len;
@@ -215,28 +224,30 @@ void lit_weave_free(lit_weave *w) {
     }
     free(pg->heads);
     free(pg->section);
-    lit_index_free(&pg->anchors);
+    lit_index_free(&w->own->anchors[i]);
   }
   free(w->docs);
   cmark_llist_free(cmark_get_default_mem_allocator(), w->exts);
-  lit_index_free(&w->by_path);
-  lit_index_free(&w->files);
+  lit_index_free(&w->own->by_path);
+  lit_index_free(&w->own->files);
+  free(w->own->anchors);
+  free(w->own);
   free(w);
 }
 
 const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path) {
   size_t i;
-  return lit_index_get(&w->by_path, path, strlen(path), &i) ? &w->docs[i] : NULL;
+  return lit_index_get(&w->own->by_path, path, strlen(path), &i) ? &w->docs[i] : NULL;
 }
 
 const lit_file *lit_weave_file(const lit_weave *w, const char *path) {
   size_t i;
-  return lit_index_get(&w->files, path, strlen(path), &i) ? &w->p->files[i] : NULL;
+  return lit_index_get(&w->own->files, path, strlen(path), &i) ? &w->p->files[i] : NULL;
 }
 
 /* 1 if page has a heading anchor `slug` (len bytes). */
-static int S_has_anchor(const lit_wdoc *page, const char *slug, size_t len) {
-  return lit_index_get(&page->anchors, slug, len, NULL);
+static int S_has_anchor(const lit_weave *w, const lit_wdoc *page, const char *slug, size_t len) {
+  return lit_index_get(&w->own->anchors[page - w->docs], slug, len, NULL);
 }
 
 static int S_external(const char *url) {
@@ -254,9 +265,9 @@ static int S_block_anchor(const char *frag) {
 }
 
 /* 1 if page has the (possibly %-escaped) fragment as an anchor. */
-static int S_has_fragment(const lit_wdoc *page, const char *frag) {
+static int S_has_fragment(const lit_weave *w, const lit_wdoc *page, const char *frag) {
   char *f = lit_path_unescape(frag, strlen(frag));
-  int r = S_has_anchor(page, f, strlen(f)) || S_block_anchor(f);
+  int r = S_has_anchor(w, page, f, strlen(f)) || S_block_anchor(f);
   free(f);
   return r;
 }
@@ -281,7 +292,7 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   size_t plen = hash ? (size_t)(hash - url) : strlen(url);
   const char *frag = hash ? hash + 1 : NULL;
   if (plen == 0) {
-    if (frag && !S_has_fragment(from, frag)) {
+    if (frag && !S_has_fragment(w, from, frag)) {
       lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': this document has no heading with that anchor", url);
       return -1;
     }
@@ -295,7 +306,7 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   const lit_wdoc *to = lit_weave_page(w, target);
   if (to) {
     int r = 1;
-    if (frag && !S_has_fragment(to, frag)) {
+    if (frag && !S_has_fragment(w, to, frag)) {
       lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': %s has no heading with the anchor '%s'", url, target,
                frag);
       r = -1;

@@ -42,7 +42,6 @@ typedef struct {
   lit_heading *heads;
   size_t nheads;
   const lit_heading **section; /* per block index: the heading of its section, NULL before any */
-  lit_index anchors;           /* private: heading anchor -> position in heads */
 } lit_wdoc;
 
 typedef struct lit_weave {
@@ -50,10 +49,9 @@ typedef struct lit_weave {
   lit_weave_kind kind;
   lit_wdoc *docs; /* reading order, like p->docs */
   size_t ndocs;
-  cmark_llist *exts;          /* the syntax extensions, for cmark_render_html */
-  lit_index by_path;          /* private: document path -> position in docs */
-  lit_index files;            /* private: file path -> position in p->files */
-  const char *const *shipped; /* borrowed from lit_weave_opts: by index in p->files; NULL when none */
+  cmark_llist *exts;            /* the syntax extensions, for cmark_render_html */
+  const char *const *shipped;   /* borrowed from lit_weave_opts: by index in p->files; NULL when none */
+  struct lit_weave_tables *own; /* weave.c's alone: pages and files by path, each page's anchors */
 } lit_weave;
 
 /* What the back end brings to the weave: the rules that are its own. */
