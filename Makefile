@@ -125,6 +125,7 @@ help:
 	@echo "Tests (make check runs all but the last group)"
 	@echo "  make check           every test CI runs"
 	@echo "  make check-unit      Check unit tests, one suite per module"
+	@echo "  make check-integration   Check suites on the repository's own documents (GPU data)"
 	@echo "  make check-golden    whole runs of lit on small projects against expected output"
 	@echo "  make check-diff      the tangler against Debian's notangle"
 	@echo "  make fuzz-smoke      20 s of libFuzzer"

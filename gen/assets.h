@@ -1,6 +1,6 @@
 /* assets.h: files lit carries inside itself (gen/assets/, embedded at build
  * time by gen/embed.sh): the book's stylesheet, script and icon, and the
- * chart library the weaver's Lua loads. All static: nothing to free. */
+ * weaver's Lua prelude and chart library. All static: nothing to free. */
 #ifndef LIT_ASSETS_H
 #define LIT_ASSETS_H
 

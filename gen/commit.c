@@ -56,19 +56,6 @@ static int S_exists(const char *root, const char *rel) {
   return r;
 }
 
-static int S_write_all(int fd, const char *data, size_t len) {
-  while (len > 0) {
-    ssize_t k = write(fd, data, len);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data += k;
-    len -= (size_t)k;
-  }
-  return 0;
-}
-
 lit_commit *lit_commit_new(const char *root, const char *journal_rel) {
   lit_commit *c = lit_xcalloc(1, sizeof *c);
   c->root = lit_xstrdup(root && root[0] ? root : ".");
@@ -91,7 +78,7 @@ static int S_log(lit_commit *c, const char *fmt, ...) {
   char *line = lit_xmalloc((size_t)n + 1);
   vsnprintf(line, (size_t)n + 1, fmt, again);
   va_end(again);
-  int err = S_write_all(c->jfd, line, (size_t)n);
+  int err = lit_write_all(c->jfd, line, (size_t)n);
   free(line);
   return err;
 }
@@ -165,7 +152,8 @@ static int S_mkdir_logged(lit_commit *c, const char *rel) {
   return err;
 }
 
-/* Makes rel's missing parent folders. 0 or an errno. */
+/* Makes rel's missing parent folders. 0 or an errno. Not lit_make_parents:
+ * each folder made is journaled first, so an undo can remove it. */
 static int S_make_parents(lit_commit *c, const char *rel) {
   char *p = lit_xstrdup(rel);
   int err = 0;
@@ -236,11 +224,6 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
   if (close(fd) != 0 && !err) err = errno;
   if (err) S_drop_last(c);
   return err;
-}
-
-void lit_commit_discard(lit_commit *c, int fd) {
-  close(fd);
-  S_drop_last(c);
 }
 
 void lit_commit_remove(lit_commit *c, const char *rel) {
@@ -378,15 +361,15 @@ static int S_plan(lit_commit *c, lit_diags *d) {
   return 0;
 }
 
-int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
+lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
   if (removed) *removed = 0;
   if (c->n == 0) {
     S_undo_commit(c); /* folders made for copies that were then dropped */
-    return 0;
+    return LIT_OK;
   }
   if (S_plan(c, d) != 0) {
     S_undo_commit(c);
-    return -1;
+    return LIT_FAILED;
   }
   int err = 0;
   size_t failed_at = c->n;
@@ -447,7 +430,7 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     if (undo)
       lit_diag(d, LIT_ERROR, c->journal, 0, 0,
                "cannot undo the run: %s; the journal stays, and the next run tries again", strerror(undo));
-    return -1;
+    return LIT_FAILED;
   }
   for (size_t i = 0; i < c->n; i++) {
     S_item *it = &c->items[i];
@@ -458,7 +441,7 @@ int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     free(backup);
   }
   c->done = 1;
-  return 0;
+  return LIT_OK;
 }
 
 void lit_commit_free(lit_commit *c) {

@@ -41,8 +41,6 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd);
  * 0666, less the umask) and 0 is returned; otherwise it is removed and the
  * errno returned. */
 int lit_commit_close(lit_commit *c, int fd, int exec, int write_err);
-/* Drops the copy opened last (a tangle that failed halfway). */
-void lit_commit_discard(lit_commit *c, int fd);
 /* Adds a file to remove. */
 void lit_commit_remove(lit_commit *c, const char *rel);
 /* The errno that stopped the journal from being begun (the last open
@@ -51,9 +49,10 @@ int lit_commit_journal_error(const lit_commit *c);
 /* How many files the commit writes. */
 size_t lit_commit_count(const lit_commit *c);
 
-/* Puts everything into place. 0, or -1 after reporting through d, with the
- * tree as it was before. *removed counts the files removed (may be NULL). */
-int lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d);
+/* Puts everything into place. LIT_OK, or LIT_FAILED after reporting through
+ * d, with the tree as it was before. *removed counts the files removed (may
+ * be NULL). */
+lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d);
 
 /* Before a run: undoes a commit that a dead process left half done (its
  * journal at journal_rel), then removes the temporaries and old copies of

@@ -14,6 +14,15 @@
 
 typedef enum { LIT_NOTE, LIT_WARNING, LIT_ERROR } lit_level;
 
+/* What a command's work came to, every *_run function's result. Only
+ * main.c turns it into an exit status (0, 1, 1, 2). */
+typedef enum {
+  LIT_OK = 0,  /* done */
+  LIT_DIFFERS, /* --check: the outputs differ from a fresh run (each difference reported) */
+  LIT_FAILED,  /* errors, reported through the diags; nothing was written */
+  LIT_USAGE    /* the command line asks for the impossible (reported) */
+} lit_status;
+
 typedef struct lit_diags lit_diags;
 
 /* The caller frees the result with lit_diags_free. */

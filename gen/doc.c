@@ -5,17 +5,9 @@
 #include <string.h>
 
 #include "attrs.h"
+#include "lang.h"
 #include "parallel.h"
 #include "util.h"
-
-int lit_lang_needs_tag(const char *lang) {
-  static const char *const tagged[] = {"cuda", "cu",  "cuh",    "c",  "h",       "cpp",  "c++", "cxx",
-                                       "cc",   "hpp", "python", "py", "python3", "toml", NULL};
-  if (!lang) return 0;
-  for (size_t i = 0; tagged[i]; i++)
-    if (strcmp(lang, tagged[i]) == 0) return 1;
-  return 0;
-}
 
 typedef struct {
   lit_diags *d;

@@ -7,7 +7,72 @@
 #ifndef LIT_DOC_H
 #define LIT_DOC_H
 
-#include "model.h"
+#include <stddef.h>
+
+#include "diag.h"
+#include "source.h"
+
+/* The model's chunk (model.h): a reader's block and segment only point at
+ * one, once the model has resolved names. */
+typedef struct lit_chunk lit_chunk;
+typedef struct lit_block lit_block;
+typedef struct lit_doc lit_doc;
+
+typedef enum { LIT_SEG_TEXT, LIT_SEG_REF } lit_seg_kind;
+
+typedef struct {
+  lit_seg_kind kind;
+  int line;           /* source line of the (first) line */
+  int col;            /* REF: column of "<<" */
+  const char *text;   /* TEXT: whole lines, each ending in '\n'; REF: the name */
+  size_t len;         /* bytes of text, or of the name */
+  size_t nlines;      /* TEXT: lines in text */
+  const char *indent; /* REF: whitespace before "<<" */
+  size_t indent_len;
+  lit_chunk *target; /* REF: resolved chunk, NULL if undefined (the model sets it) */
+} lit_seg;
+
+enum {
+  LIT_BLOCK_EXAMPLE = 1 << 0, /* .example: shown, never tangled */
+  LIT_BLOCK_DATA = 1 << 1,    /* .data: weaver data, not shown, not tangled */
+  LIT_BLOCK_RENDER = 1 << 2,  /* .render: weaver renders its output in its place */
+  LIT_BLOCK_TANGLED = 1 << 3  /* takes part in the tangle (has #name or file=) */
+};
+
+struct lit_block {
+  lit_doc *doc;
+  size_t index;  /* position among the document's code blocks */
+  int line, col; /* the opening fence */
+  int name_col, file_col;
+  char *lang; /* NULL if none */
+  char *name; /* #name, NULL if none */
+  char *file; /* file=, NULL if none */
+  char **classes;
+  size_t nclasses;
+  unsigned flags;
+  const char *code; /* the block's content as cmark gives it */
+  size_t code_len;
+  int code_owned; /* code is a copy to free; else it points into doc->src.text */
+  int code_line;  /* line of the first content line */
+  lit_seg *segs;
+  size_t nsegs;
+  lit_chunk *chunk; /* chunk this block defines (named, or the anonymous root of a file); the model sets it */
+  size_t def_index; /* 0-based position among the chunk's definitions (the model's too) */
+};
+
+typedef struct {
+  char *url;
+  int line, col;
+} lit_link;
+
+struct lit_doc {
+  lit_source src;
+  size_t order; /* position in the reading order, 0 = entry document */
+  lit_block **blocks;
+  size_t nblocks;
+  lit_link *links;
+  size_t nlinks;
+};
 
 /* Parses src (taken over by the result: the caller no longer frees it) into
  * a new document; reports every problem through d. The caller frees the
@@ -18,9 +83,5 @@ void lit_doc_free(lit_doc *doc);
  * first_order, on up to as many threads as there are processors; messages
  * reach d in document order, as if parsed one after another. */
 void lit_doc_parse_many(lit_source *srcs, size_t n, size_t first_order, lit_doc **docs, lit_diags *d);
-
-/* Languages whose untagged blocks are errors (code in our docs is real, or
- * says it is not): CUDA, C, C++, Python, TOML and their usual aliases. */
-int lit_lang_needs_tag(const char *lang);
 
 #endif

@@ -1,7 +1,9 @@
 #!/bin/sh
-# gen/embed.sh OUT.c FILE...: the book's assets (stylesheet, script, icon,
-# the chart library) as C arrays, so lit is one binary that needs no data
-# files at run time. Each FILE becomes an entry named by its base name.
+# gen/embed.sh OUT.c FILE...: the files of gen/assets/ (the book's
+# stylesheet, script and icon, the weaver's Lua prelude and chart library)
+# as C arrays, so lit is one binary that needs no data files at run time,
+# while each stays a real file that can be read, linted and highlighted.
+# Each FILE becomes an entry named by its base name.
 set -eu
 out=$1
 shift

@@ -1,27 +1,11 @@
 #include "highlight.h"
 
+#include "lang.h"
+
 #include <pthread.h>
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef enum { S_NONE, S_C, S_PY, S_TOML, S_SH } S_family;
-
-static S_family S_family_of(const char *lang) {
-  static const struct {
-    const char *name;
-    S_family f;
-  } names[] = {{"c", S_C},       {"h", S_C},      {"cpp", S_C},      {"c++", S_C},     {"cxx", S_C},
-               {"cc", S_C},      {"hpp", S_C},    {"cuda", S_C},     {"cu", S_C},      {"cuh", S_C},
-               {"python", S_PY}, {"py", S_PY},    {"python3", S_PY}, {"toml", S_TOML}, {"sh", S_SH},
-               {"bash", S_SH},   {"shell", S_SH}, {"console", S_SH}, {"zsh", S_SH},    {NULL, S_NONE}};
-  if (!lang) return S_NONE;
-  for (size_t i = 0; names[i].name; i++)
-    if (strcmp(lang, names[i].name) == 0) return names[i].f;
-  return S_NONE;
-}
-
-int lit_highlight_knows(const char *lang) { return S_family_of(lang) != S_NONE; }
 
 /* Word lists. */
 static const char *S_c_kw[] = {"__constant__",
@@ -104,31 +88,17 @@ static const char *S_sh_kw[] = {"case", "cd",    "do",     "done", "echo", "elif
                                 "esac", "exit",  "export", "fi",   "for",  "function", "if",
                                 "in",   "local", "return", "set",  "then", "until",    "while"};
 
-/* Each list becomes a small open-addressing hash set on first use: the
- * lookup runs once per identifier, so it must cost a hash and one compare. */
-typedef struct {
-  const char *slot[256];
-} S_set;
-
+/* Each list becomes a lit_index on first use: the lookup runs once per
+ * identifier, so it must cost a hash and one compare. The sets live as long
+ * as the process. */
 #define S_N(a) (sizeof(a) / sizeof((a)[0]))
 
-static unsigned S_hash(const char *w, size_t len) {
-  unsigned h = 2166136261u;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)w[i]) * 16777619u;
-  return h;
-}
+static lit_index S_c_kw_set, S_c_ty_set, S_py_kw_set, S_py_ty_set, S_toml_kw_set, S_sh_kw_set;
 
-static void S_fill(S_set *set, const char **list, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned h = S_hash(list[i], strlen(list[i])) & 255;
-    while (set->slot[h])
-      h = (h + 1) & 255;
-    set->slot[h] = list[i];
-  }
+static void S_fill(lit_index *set, const char **list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    lit_index_put(set, list[i], i);
 }
-
-static S_set S_c_kw_set, S_c_ty_set, S_py_kw_set, S_py_ty_set, S_toml_kw_set, S_sh_kw_set;
 
 static void S_fill_all(void) {
   S_fill(&S_c_kw_set, S_c_kw, S_N(S_c_kw));
@@ -145,12 +115,7 @@ static void S_sort_once(void) {
   pthread_once(&once, S_fill_all);
 }
 
-static int S_in(const S_set *set, const char *w, size_t len) {
-  unsigned h = S_hash(w, len) & 255;
-  for (const char *k; (k = set->slot[h]); h = (h + 1) & 255)
-    if (strncmp(k, w, len) == 0 && k[len] == '\0') return 1;
-  return 0;
-}
+static int S_in(const lit_index *set, const char *w, size_t len) { return lit_index_get(set, w, len, NULL); }
 
 /* Escapes s into dst (room for 6 bytes per input byte); returns the end. */
 static char *S_escape_to(char *dst, const char *s, size_t len) {
@@ -240,8 +205,8 @@ static int S_py_string_prefix(const char *s, size_t len, size_t i) {
 }
 
 void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
-  S_family f = S_family_of(lang);
-  if (f == S_NONE) {
+  lit_lang f = lit_lang_of(lang);
+  if (f == LIT_LANG_OTHER) {
     lit_html_escape(out, s, len);
     return;
   }
@@ -264,12 +229,12 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
     }
     int at_line_start = line_start;
     line_start = 0;
-    if (f == S_C && c == '/' && i + 1 < len && s[i + 1] == '/') {
+    if (f == LIT_LANG_C && c == '/' && i + 1 < len && s[i + 1] == '/') {
       end = i;
       while (end < len && s[end] != '\n')
         end++;
       cls = "co";
-    } else if (f == S_C && c == '/' && i + 1 < len && s[i + 1] == '*') {
+    } else if (f == LIT_LANG_C && c == '/' && i + 1 < len && s[i + 1] == '*') {
       const char *e = NULL;
       for (size_t j = i + 2; j + 1 < len; j++)
         if (s[j] == '*' && s[j + 1] == '/') {
@@ -278,40 +243,40 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
         }
       end = e ? (size_t)(e - s) : len;
       cls = "co";
-    } else if (f != S_C && c == '#' &&
-               (f != S_SH || i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n')) {
+    } else if (f != LIT_LANG_C && c == '#' &&
+               (f != LIT_LANG_SHELL || i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n')) {
       end = i;
       while (end < len && s[end] != '\n')
         end++;
       cls = "co";
-    } else if (f == S_C && c == '#' && at_line_start) {
+    } else if (f == LIT_LANG_C && c == '#' && at_line_start) {
       end = i;
       while (end < len && s[end] != '\n')
         end += (s[end] == '\\' && end + 1 < len) ? 2 : 1;
       cls = "pp";
     } else if (c == '"' || c == '\'') {
-      if (f == S_C && c == '\'' && i > 0 && S_ident(s[i - 1])) { /* 1'000 digit separators: rare, leave plain */
+      if (f == LIT_LANG_C && c == '\'' && i > 0 && S_ident(s[i - 1])) { /* 1'000 digit separators: rare, leave plain */
         i++;
         continue;
       }
-      end = S_string_end(s, len, i, f != S_SH || c == '"');
+      end = S_string_end(s, len, i, f != LIT_LANG_SHELL || c == '"');
       cls = "st";
     } else if (S_digit(c) || (c == '.' && i + 1 < len && S_digit(s[i + 1]))) {
       end = i + 1;
       while (end < len && (S_ident(s[end]) || s[end] == '.' ||
                            ((s[end] == '+' || s[end] == '-') && (s[end - 1] == 'e' || s[end - 1] == 'E'))))
         end++;
-      if (f == S_SH && !S_shell_number(s, len, i, end)) { /* a hash, c++17, v1.2-rc: part of a word */
+      if (f == LIT_LANG_SHELL && !S_shell_number(s, len, i, end)) { /* a hash, c++17, v1.2-rc: part of a word */
         i = end;
         continue;
       }
       cls = "nu";
-    } else if (f == S_PY && c == '@' && i + 1 < len && S_ident_start(s[i + 1])) {
+    } else if (f == LIT_LANG_PYTHON && c == '@' && i + 1 < len && S_ident_start(s[i + 1])) {
       end = i + 1;
       while (end < len && (S_ident(s[end]) || s[end] == '.'))
         end++;
       cls = "pp";
-    } else if (f == S_SH && c == '$' && i + 1 < len && (S_ident_start(s[i + 1]) || s[i + 1] == '{')) {
+    } else if (f == LIT_LANG_SHELL && c == '$' && i + 1 < len && (S_ident_start(s[i + 1]) || s[i + 1] == '{')) {
       end = i + 1;
       if (s[end] == '{') {
         while (end < len && s[end] != '}' && s[end] != '\n')
@@ -322,12 +287,13 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
           end++;
       }
       cls = "va";
-    } else if (f == S_TOML && c == '[' && at_line_start) {
+    } else if (f == LIT_LANG_TOML && c == '[' && at_line_start) {
       end = i;
       while (end < len && s[end] != '\n' && s[end] != '#')
         end++;
       cls = "at";
-    } else if (f == S_PY && S_py_string_prefix(s, len, i)) { /* f"...", rb'...': the prefix is the string's */
+    } else if (f == LIT_LANG_PYTHON &&
+               S_py_string_prefix(s, len, i)) { /* f"...", rb'...': the prefix is the string's */
       size_t q = i;
       while (s[q] != '"' && s[q] != '\'')
         q++;
@@ -335,31 +301,31 @@ void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out) {
       cls = "st";
     } else if (S_ident_start(c)) {
       end = i + 1;
-      while (end < len && (S_ident(s[end]) || (f == S_TOML && s[end] == '-')))
+      while (end < len && (S_ident(s[end]) || (f == LIT_LANG_TOML && s[end] == '-')))
         end++;
       size_t n = end - i;
       size_t k = end;
       while (k < len && (s[k] == ' ' || s[k] == '\t'))
         k++;
       switch (f) {
-      case S_C:
+      case LIT_LANG_C:
         cls = S_in(&S_c_kw_set, s + i, n)   ? "kw"
               : S_in(&S_c_ty_set, s + i, n) ? "ty"
               : (k < len && s[k] == '(')    ? "fn"
                                             : NULL;
         break;
-      case S_PY:
+      case LIT_LANG_PYTHON:
         cls = S_in(&S_py_kw_set, s + i, n)   ? "kw"
               : S_in(&S_py_ty_set, s + i, n) ? "ty"
               : (k < len && s[k] == '(')     ? "fn"
                                              : NULL;
         break;
-      case S_TOML:
+      case LIT_LANG_TOML:
         cls = S_in(&S_toml_kw_set, s + i, n)                               ? "kw"
               : (at_line_start && k < len && (s[k] == '=' || s[k] == '.')) ? "at"
                                                                            : NULL;
         break;
-      case S_SH: cls = S_in(&S_sh_kw_set, s + i, n) ? "kw" : NULL; break;
+      case LIT_LANG_SHELL: cls = S_in(&S_sh_kw_set, s + i, n) ? "kw" : NULL; break;
       default: break;
       }
       if (!cls) { /* a plain word: skip it whole so its digits are not numbers */

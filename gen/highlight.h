@@ -16,7 +16,5 @@
 void lit_highlight(const char *lang, const char *s, size_t len, lit_buf *out);
 /* Appends s[0..len) with & < > " escaped. */
 void lit_html_escape(lit_buf *out, const char *s, size_t len);
-/* 1 if lang is one lit_highlight colours. */
-int lit_highlight_knows(const char *lang);
 
 #endif

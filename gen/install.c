@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "skill.h"
 #include "source.h"
 #include "tree.h"
 #include "util.h"
@@ -47,13 +48,13 @@ static int S_install_one(const lit_tree *t, const char *name, const char *parent
   return r;
 }
 
-int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
+lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   int picked[3] = {o->claude, o->codex, o->opencode};
   int any_agent = o->claude || o->codex || o->opencode;
   if (!any_agent && !o->global && !o->dest) {
     lit_diag(d, LIT_ERROR, NULL, 0, 0,
              "skill install: say where: --claude, --codex, --opencode, --global or --dest DIR");
-    return 2;
+    return LIT_USAGE;
   }
   char *src;
   if (o->from && o->from[0]) {
@@ -64,14 +65,16 @@ int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   } else { /* build/skill/NAME, NAME from index.md as `lit skill` names it */
     lit_source ix;
     lit_diags *quiet = lit_diags_new();
-    const char *n = NULL;
-    if (lit_source_load(&ix, ".", "index.md", quiet) == 0) {
-      n = lit_source_meta(&ix, "skill-name", NULL);
-      if (!n) n = lit_source_meta(&ix, "name", NULL);
-    }
-    src = lit_xasprintf("build/skill/%s", n ? n : "cuda-kernels");
+    const char *n = lit_source_load(&ix, ".", "index.md", quiet) == 0 ? lit_skill_name(&ix, NULL) : NULL;
+    src = n ? lit_xasprintf("build/skill/%s", n) : NULL;
     lit_source_free(&ix);
     lit_diags_free(quiet);
+    if (!src) {
+      lit_diag(d, LIT_ERROR, "index.md", 0, 0,
+               "skill install: no skill name here (skill-name: in index.md's front matter) to find the bundle by; "
+               "run in the project's folder, or pass --from DIR");
+      return LIT_FAILED;
+    }
   }
   const char *slash = strrchr(src, '/');
   const char *name = slash ? slash + 1 : src;
@@ -103,5 +106,5 @@ int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   lit_tree_free(&t);
   free(skill_md);
   free(src);
-  return r;
+  return r ? LIT_FAILED : LIT_OK;
 }

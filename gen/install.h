@@ -27,7 +27,8 @@ typedef struct {
   int claude, codex, opencode, global, force;
 } lit_install_opts;
 
-/* Returns 0; 1 on error (reported through d); 2 on a usage error. */
-int lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d);
+/* LIT_OK; LIT_FAILED (reported through d); LIT_USAGE when no destination
+ * is named. */
+lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d);
 
 #endif

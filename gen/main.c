@@ -12,12 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "book.h"
 #include "diag.h"
 #include "dump.h"
-#include "html_book.h"
 #include "install.h"
 #include "manpage.h"
 #include "model.h"
@@ -300,16 +299,21 @@ static int S_parse(const S_command *c, int argc, char **argv, int start, S_args 
 
 /* ---- the commands ---- */
 
-static int S_finish(lit_diags *d, int status) {
-  lit_diags_print(d, stderr);
-  lit_diags_free(d);
-  return status;
+/* The exit status of a command's result: the one place they meet. */
+static int S_exit_code(lit_status s) {
+  switch (s) {
+  case LIT_OK: return 0;
+  case LIT_DIFFERS:
+  case LIT_FAILED: return 1;
+  case LIT_USAGE: return 2;
+  }
+  return 1;
 }
 
-static double S_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+static int S_finish(lit_diags *d, lit_status status) {
+  lit_diags_print(d, stderr);
+  lit_diags_free(d);
+  return S_exit_code(status);
 }
 
 /* A command that reads a project run where there is none: say where lit
@@ -337,21 +341,21 @@ static int S_find_project(const S_args *a) {
 }
 
 static int S_tangle(const S_args *a) {
-  if (S_find_project(a)) return 2;
+  if (S_find_project(a)) return S_exit_code(LIT_USAGE);
   lit_diags *d = lit_diags_new();
-  double t0 = S_now();
+  double t0 = lit_now();
   lit_project *p = lit_project_load(a->root, a->entry, d);
-  double t1 = S_now();
-  if (!p) return S_finish(d, 1);
-  int status = 1;
+  double t1 = lit_now();
+  if (!p) return S_finish(d, LIT_FAILED);
+  lit_status status = LIT_FAILED;
   if (lit_diags_count(d, LIT_ERROR) == 0) {
     lit_outputs_opts o = {a->check, a->force, a->line_directives, a->quiet};
     lit_outputs_stats st;
-    int r = lit_outputs_run(p, &o, &st, d);
+    status = lit_outputs_run(p, &o, &st, d);
     if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
-      fprintf(stderr, "lit: read and model %.1f ms, tangle and write %.1f ms\n", (t1 - t0) * 1e3, (S_now() - t1) * 1e3);
-    status = r == 0 ? 0 : 1;
-    if (r == 0 && !a->quiet && !a->check)
+      fprintf(stderr, "lit: read and model %.1f ms, tangle and write %.1f ms\n", (t1 - t0) * 1e3,
+              (lit_now() - t1) * 1e3);
+    if (status == LIT_OK && !a->quiet && !a->check)
       fprintf(stderr, "lit: %zu files: %zu written, %zu unchanged, %zu removed\n", p->nfiles, st.written, st.unchanged,
               st.removed);
   } else {
@@ -362,7 +366,7 @@ static int S_tangle(const S_args *a) {
 }
 
 static int S_dump(const S_args *a) {
-  if (S_find_project(a)) return 2;
+  if (S_find_project(a)) return S_exit_code(LIT_USAGE);
   lit_diags *d = lit_diags_new();
   lit_project *p = lit_project_load(a->root, a->entry, d);
   if (p) {
@@ -371,17 +375,17 @@ static int S_dump(const S_args *a) {
     fwrite(out.data, 1, out.len, stdout);
     lit_buf_free(&out);
   }
-  int status = p && lit_diags_count(d, LIT_ERROR) == 0 ? 0 : 1;
+  lit_status status = p && lit_diags_count(d, LIT_ERROR) == 0 ? LIT_OK : LIT_FAILED;
   lit_project_free(p);
   return S_finish(d, status);
 }
 
 /* Prints the share of reference code lines that is tangled; fails under --min-tangled. */
 static int S_stats(const S_args *a) {
-  if (S_find_project(a)) return 2;
+  if (S_find_project(a)) return S_exit_code(LIT_USAGE);
   lit_diags *d = lit_diags_new();
   lit_project *p = lit_project_load(a->root, a->entry, d);
-  if (!p) return S_finish(d, 1);
+  if (!p) return S_finish(d, LIT_FAILED);
   lit_stats st;
   lit_buf out = LIT_BUF_INIT;
   lit_stats_compute(p, &st, &out);
@@ -391,10 +395,10 @@ static int S_stats(const S_args *a) {
   printf("tangled: %zu of %zu code lines (%.1f%%); %zu in .example blocks, %zu in chunks no file uses\n",
          st.tangled_lines, total, share, st.example_lines, st.unreached_lines);
   lit_buf_free(&out);
-  int status = lit_diags_count(d, LIT_ERROR) ? 1 : 0;
+  lit_status status = lit_diags_count(d, LIT_ERROR) ? LIT_FAILED : LIT_OK;
   if (a->has_min_tangled && share + 1e-9 < a->min_tangled) {
     fprintf(stderr, "lit: the tangled share %.1f%% is under the required %g%%\n", share, a->min_tangled);
-    status = 1;
+    status = LIT_FAILED;
   }
   lit_project_free(p);
   return S_finish(d, status);
@@ -402,11 +406,11 @@ static int S_stats(const S_args *a) {
 
 /* The weaves: load, then hand the project to the skill or the book. */
 static int S_weave(const S_args *a, int book) {
-  if (S_find_project(a)) return 2;
+  if (S_find_project(a)) return S_exit_code(LIT_USAGE);
   lit_diags *d = lit_diags_new();
   lit_project *p = lit_project_load(a->root, a->entry, d);
-  if (!p) return S_finish(d, 1);
-  int r = -1;
+  if (!p) return S_finish(d, LIT_FAILED);
+  lit_status r = LIT_FAILED;
   if (lit_diags_count(d, LIT_ERROR) == 0) {
     if (book) {
       lit_book_opts o = {a->out, a->check};
@@ -416,9 +420,9 @@ static int S_weave(const S_args *a, int book) {
       r = lit_skill_run(p, &o, d);
     }
   }
-  if (r < 0) lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was written");
+  if (r == LIT_FAILED) lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was written");
   lit_project_free(p);
-  return S_finish(d, r == 0 ? 0 : 1);
+  return S_finish(d, r);
 }
 
 static int S_skill(const S_args *a) { return S_weave(a, 0); }
@@ -426,9 +430,9 @@ static int S_book(const S_args *a) { return S_weave(a, 1); }
 
 /* lit serve and lit watch: the live preview (serve.h). */
 static int S_preview(const S_args *a, int serve) {
-  if (S_find_project(a)) return 2;
+  if (S_find_project(a)) return S_exit_code(LIT_USAGE);
   lit_serve_opts o = {a->root, a->entry, a->out, a->port >= 0 ? a->port : 8000, serve};
-  return lit_serve_run(&o);
+  return S_exit_code(lit_serve_run(&o));
 }
 
 static int S_serve(const S_args *a) { return S_preview(a, 1); }
@@ -437,8 +441,7 @@ static int S_watch(const S_args *a) { return S_preview(a, 0); }
 static int S_install(const S_args *a) {
   lit_diags *d = lit_diags_new();
   lit_install_opts o = {a->from, a->dest, a->claude, a->codex, a->opencode, a->global, a->force};
-  int r = lit_install_run(&o, stdout, d);
-  return S_finish(d, r == 0 ? 0 : r == 2 ? 2 : 1);
+  return S_finish(d, lit_install_run(&o, stdout, d));
 }
 
 static int S_man(const S_args *a) {
@@ -448,7 +451,7 @@ static int S_man(const S_args *a) {
   int r = lit_manpage(a->operand, &out, d);
   if (r == 0) fwrite(out.data, 1, out.len, stdout);
   lit_buf_free(&out);
-  return S_finish(d, r == 0 ? 0 : 1);
+  return S_finish(d, r == 0 ? LIT_OK : LIT_FAILED);
 }
 
 static const S_command *S_find(const char *name) {

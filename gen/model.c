@@ -9,60 +9,22 @@
 #include "paths.h"
 #include "util.h"
 
-/* ---- name -> chunk table: open addressing, FNV-1a ---- */
-
-typedef struct {
-  lit_chunk **slots;
-  size_t cap, len;
-} S_table;
-
-static size_t S_hash(const char *s, size_t len) {
-  size_t h = (size_t)1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * (size_t)1099511628211ULL;
-  return h;
-}
-
-static lit_chunk **S_slot(S_table *t, const char *name, size_t len) {
-  size_t mask = t->cap - 1;
-  for (size_t i = S_hash(name, len) & mask;; i = (i + 1) & mask) {
-    lit_chunk *c = t->slots[i];
-    if (!c || (c->name_len == len && memcmp(c->name, name, len) == 0)) return &t->slots[i];
-  }
-}
-
-static void S_table_insert(S_table *t, lit_chunk *c) {
-  if ((t->len + 1) * 2 > t->cap) {
-    S_table old = *t;
-    t->cap = old.cap ? old.cap * 2 : 64;
-    t->slots = lit_xcalloc(t->cap, sizeof(lit_chunk *));
-    for (size_t i = 0; i < old.cap; i++)
-      if (old.slots[i]) *S_slot(t, old.slots[i]->name, old.slots[i]->name_len) = old.slots[i];
-    free(old.slots);
-  }
-  *S_slot(t, c->name, c->name_len) = c;
-  t->len++;
-}
+/* What only the loader touches: a project's other fields are the back
+ * ends' read-only view. */
+struct lit_model {
+  lit_index chunk_index; /* name -> position in p->chunks */
+  lit_index file_index;  /* path -> position in p->files */
+  lit_chunk **anon;      /* anonymous file roots (a file= block without #name), owned here */
+  size_t nanon;
+  int in_memory; /* loaded by lit_project_load_memory: no disk checks */
+};
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) {
-  S_table *t = p->index;
-  if (!t || !t->cap) return NULL;
-  return *S_slot(t, name, len);
+  size_t i;
+  return lit_index_get(&p->own->chunk_index, name, len, &i) ? p->chunks[i] : NULL;
 }
 
-const char *lit_comment_style(const char *path) {
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (!dot || (slash && dot < slash)) return NULL;
-  static const char *const c_like[] = {".c", ".h", ".cu", ".cuh", ".cpp", ".hpp", ".cc", ".cxx", ".hxx", NULL};
-  static const char *const hash_like[] = {".py", ".toml", ".sh", ".txt", ".cfg", ".yaml", ".yml", ".ini", NULL};
-  for (size_t i = 0; c_like[i]; i++)
-    if (strcmp(dot, c_like[i]) == 0) return "c";
-  for (size_t i = 0; hash_like[i]; i++)
-    if (strcmp(dot, hash_like[i]) == 0) return "hash";
-  if (strcmp(dot, ".lua") == 0) return "lua";
-  return NULL;
-}
+size_t lit_project_nchunk_ids(const lit_project *p) { return p->nchunks + p->own->nanon; }
 
 /* ---- building the project ---- */
 
@@ -92,9 +54,9 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     if (!c) {
       c = S_new_chunk(b->name);
       c->is_data = !!(b->flags & LIT_BLOCK_DATA);
-      S_table_insert(p->index, c);
       p->chunks = lit_grow(p->chunks, chunk_cap, p->nchunks + 1, sizeof(lit_chunk *));
       p->chunks[p->nchunks++] = c;
+      lit_index_put(&p->own->chunk_index, c->name, p->nchunks - 1);
     }
     S_chunk_add_def(c, b);
   }
@@ -130,13 +92,13 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       return;
     }
     size_t i;
-    if (lit_index_get(&p->file_index, b->file, strlen(b->file), &i)) {
+    if (lit_index_get(&p->own->file_index, b->file, strlen(b->file), &i)) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "'%s' is already written by another block", b->file);
       lit_diag(d, LIT_NOTE, p->files[i].block->doc->src.path, p->files[i].block->line, p->files[i].block->file_col,
                "first claimed here; a file has one root block (append with a #name instead)");
       return;
     }
-    why = p->in_memory ? NULL : lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
+    why = p->own->in_memory ? NULL : lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
     if (why) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
       return;
@@ -145,13 +107,13 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     if (!root) {
       root = S_new_chunk(NULL);
       S_chunk_add_def(root, b);
-      p->anon = lit_xrealloc(p->anon, (p->nanon + 1) * sizeof(lit_chunk *));
-      p->anon[p->nanon++] = root;
+      p->own->anon = lit_xrealloc(p->own->anon, (p->own->nanon + 1) * sizeof(lit_chunk *));
+      p->own->anon[p->own->nanon++] = root;
     }
     p->files = lit_grow(p->files, file_cap, p->nfiles + 1, sizeof(lit_file));
     lit_file *f = &p->files[p->nfiles++];
     f->path = lit_xstrdup(b->file);
-    lit_index_put(&p->file_index, f->path, p->nfiles - 1);
+    lit_index_put(&p->own->file_index, f->path, p->nfiles - 1);
     f->block = b;
     f->root = root;
   }
@@ -241,17 +203,18 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
   enum { WHITE = 0, GREY = 1, BLACK = 2 };
   size_t cap = 64;
   frame *st = lit_xmalloc(cap * sizeof(frame));
-  for (size_t i = 0; i < p->nchunks; i++)
-    p->chunks[i]->active = WHITE;
+  /* Per chunk id (only named chunks can be referenced): its colour, and
+   * whether a cycle through it was reported. */
+  unsigned char *color = lit_xcalloc(p->nchunks + 1, 1), *reported = lit_xcalloc(p->nchunks + 1, 1);
   for (size_t i = 0; i < p->nchunks; i++) {
-    if (p->chunks[i]->active != WHITE || p->chunks[i]->is_data) continue;
+    if (color[i] != WHITE || p->chunks[i]->is_data) continue;
     size_t depth = 0;
     st[depth++] = (frame){p->chunks[i], 0, 0, NULL, NULL};
-    p->chunks[i]->active = GREY;
+    color[i] = GREY;
     while (depth) {
       frame *f = &st[depth - 1];
       if (f->def >= f->c->ndefs) {
-        f->c->active = BLACK;
+        color[f->c->id] = BLACK;
         depth--;
         continue;
       }
@@ -264,8 +227,8 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
       const lit_seg *s = &b->segs[f->seg++];
       if (s->kind != LIT_SEG_REF || !s->target) continue;
       lit_chunk *t = s->target;
-      if (t->active == GREY) {
-        if (!t->cycle_reported) {
+      if (color[t->id] == GREY) {
+        if (!reported[t->id]) {
           size_t first = 0;
           while (st[first].c != t)
             first++;
@@ -275,22 +238,22 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
                      "'%s' is used in '%s' here", st[k].c->name, st[k - 1].c->name);
           lit_diag(d, LIT_NOTE, b->doc->src.path, s->line, s->col, "'%s' is used in '%s' here, closing the cycle",
                    t->name, f->c->name);
-          t->cycle_reported = 1;
+          reported[t->id] = 1;
         }
         continue;
       }
-      if (t->active == BLACK) continue;
+      if (color[t->id] == BLACK) continue;
       if (depth == cap) {
         cap *= 2;
         st = lit_xrealloc(st, cap * sizeof(frame));
         f = &st[depth - 1];
       }
       st[depth++] = (frame){t, 0, 0, b, s};
-      t->active = GREY;
+      color[t->id] = GREY;
     }
   }
-  for (size_t i = 0; i < p->nchunks; i++)
-    p->chunks[i]->active = 0;
+  free(color);
+  free(reported);
   free(st);
 }
 
@@ -343,59 +306,6 @@ static void S_resolve(lit_project *p, lit_diags *d) {
     lit_block *b = c->defs[0];
     lit_diag(d, LIT_WARNING, b->doc->src.path, b->line, b->name_col, "chunk '%s' is defined but never used", c->name);
   }
-}
-
-/* Normalises "a/./b" and "a/x/../b" in a link target; NULL if it climbs out. */
-static int S_hexval(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
-static char *S_normalize(const char *base_dir, const char *url) {
-  const char *hash = strchr(url, '#');
-  size_t ulen = hash ? (size_t)(hash - url) : strlen(url);
-  /* Percent-escapes name the file as a browser (or GitHub) would open it. */
-  lit_buf dec = LIT_BUF_INIT;
-  for (size_t i = 0; i < ulen; i++) {
-    if (url[i] == '%' && i + 2 < ulen && S_hexval(url[i + 1]) >= 0 && S_hexval(url[i + 2]) >= 0 &&
-        (url[i + 1] != '0' || url[i + 2] != '0')) { /* %00 stays: a NUL cannot be in a file name */
-      lit_buf_putc(&dec, (char)(S_hexval(url[i + 1]) * 16 + S_hexval(url[i + 2])));
-      i += 2;
-    } else {
-      lit_buf_putc(&dec, url[i]);
-    }
-  }
-  char *path = lit_buf_detach(&dec);
-  char *joined = base_dir[0] ? lit_xasprintf("%s/%s", base_dir, path) : lit_xstrdup(path);
-  free(path);
-  char **parts = NULL;
-  size_t np = 0, cap = 0;
-  char *save = NULL;
-  int bad = 0;
-  for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-    if (strcmp(t, ".") == 0) continue;
-    if (strcmp(t, "..") == 0) {
-      if (np == 0)
-        bad = 1;
-      else
-        np--;
-      continue;
-    }
-    parts = lit_grow(parts, &cap, np + 1, sizeof(char *));
-    parts[np++] = t;
-  }
-  char *out = NULL;
-  if (!bad && np) {
-    lit_buf b = LIT_BUF_INIT;
-    for (size_t i = 0; i < np; i++)
-      lit_buf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
-    out = lit_buf_detach(&b);
-  }
-  free(parts);
-  free(joined);
-  return out;
 }
 
 static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d) {
@@ -491,7 +401,7 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
 static void S_check_record(lit_project *p, lit_diags *d) {
   const char *entry = p->docs[0]->src.path;
   const char *why =
-      p->in_memory ? lit_path_check_plain(p->record_path) : lit_path_check_project(p->root, p->record_path);
+      p->own->in_memory ? lit_path_check_plain(p->record_path) : lit_path_check_project(p->root, p->record_path);
   const char *base = strrchr(p->record_path, '/') ? strrchr(p->record_path, '/') + 1 : p->record_path;
   if (!why && (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0))
     why = "names that start with .lit-tmp- or .lit-old- are lit's temporaries";
@@ -514,7 +424,7 @@ static void S_check_record(lit_project *p, lit_diags *d) {
 
 /* 1 and *k if the first len bytes of path are a file some block writes. */
 static int S_written(const lit_project *p, const char *path, size_t len, size_t *k) {
-  return lit_index_get(&p->file_index, path, len, k) && strlen(p->files[*k].path) == len;
+  return lit_index_get(&p->own->file_index, path, len, k) && strlen(p->files[*k].path) == len;
 }
 
 /* A path cannot be a file and a folder at once: "kernels/d.c" written by
@@ -583,20 +493,23 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   }
   lit_project *p = lit_xcalloc(1, sizeof *p);
   p->root = lit_xstrdup(root && root[0] ? root : ".");
-  p->in_memory = mem != NULL;
-  p->index = lit_xcalloc(1, sizeof(S_table));
+  p->own = lit_xcalloc(1, sizeof *p->own);
+  p->own->in_memory = mem != NULL;
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);
   S_add_doc(p, lit_doc_parse(&src, 0, d), &doc_cap);
-  const char *slash = strrchr(entry, '/');
-  char *entry_dir = slash ? lit_xstrndup(entry, (size_t)(slash - entry)) : lit_xstrdup("");
   lit_doc *index = p->docs[0];
   /* Read every linked document first, then parse them in parallel. */
   lit_source *srcs = NULL;
   size_t nsrcs = 0, srcs_cap = 0;
   for (size_t i = 0; i < index->nlinks; i++) {
     lit_link *l = &index->links[i];
-    char *path = S_normalize(entry_dir, l->url);
+    const char *hash = strchr(l->url, '#');
+    char *path = lit_path_resolve_link(entry, l->url, hash ? (size_t)(hash - l->url) : strlen(l->url));
+    if (path && !path[0]) { /* "x.md/..": names no document */
+      free(path);
+      path = NULL;
+    }
     if (!path) {
       lit_diag(d, LIT_ERROR, index->src.path, l->line, l->col, "link '%s' leads outside the project", l->url);
       continue;
@@ -623,13 +536,17 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
     S_add_doc(p, parsed[i], &doc_cap);
   free(parsed);
   free(srcs);
-  free(entry_dir);
   if (!mem) S_check_unlisted(p, d);
   for (size_t di = 0; di < p->ndocs; di++)
     for (size_t bi = 0; bi < p->docs[di]->nblocks; bi++) {
       lit_block *b = p->docs[di]->blocks[bi];
       if (b->flags & (LIT_BLOCK_TANGLED | LIT_BLOCK_DATA)) S_register_block(p, b, d, &chunk_cap, &file_cap);
     }
+  /* Dense ids: the named chunks in order, then the anonymous roots. */
+  for (size_t i = 0; i < p->nchunks; i++)
+    p->chunks[i]->id = i;
+  for (size_t i = 0; i < p->own->nanon; i++)
+    p->own->anon[i]->id = p->nchunks + i;
   S_check_record(p, d);
   S_check_file_folders(p, d);
   S_resolve(p, d);
@@ -663,22 +580,20 @@ void lit_project_free(lit_project *p) {
   for (size_t i = 0; i < p->nchunks; i++)
     S_chunk_free(p->chunks[i]);
   free(p->chunks);
-  for (size_t i = 0; i < p->nanon; i++)
-    S_chunk_free(p->anon[i]);
-  free(p->anon);
+  for (size_t i = 0; i < p->own->nanon; i++)
+    S_chunk_free(p->own->anon[i]);
+  free(p->own->anon);
   for (size_t i = 0; i < p->nfiles; i++)
     free(p->files[i].path);
   free(p->files);
-  lit_index_free(&p->file_index);
+  lit_index_free(&p->own->file_index);
   for (size_t i = 0; i < p->nroots; i++)
     free(p->tangle_roots[i]);
   free(p->tangle_roots);
   free(p->record_path);
   free(p->journal_path);
-  if (p->index) {
-    free(((S_table *)p->index)->slots);
-    free(p->index);
-  }
+  lit_index_free(&p->own->chunk_index);
+  free(p->own);
   free(p->root);
   free(p);
 }

@@ -9,76 +9,21 @@
  *
  * Ownership: lit_project_load returns a project that owns every document,
  * block, chunk and string reachable from it; lit_project_free releases all of
- * it. The structs below are read-only views for the back ends (tangle, dump,
- * weave); only model.c and doc.c write them. */
+ * it. The documents, blocks and segments are the reader's (doc.h); the
+ * model fills in their chunk links (lit_block.chunk, lit_seg.target) and
+ * owns the chunks and files below. Back ends (tangle, dump, stats, weave)
+ * take a const lit_project: only doc.c and model.c write any of it. */
 #ifndef LIT_MODEL_H
 #define LIT_MODEL_H
 
 #include <stddef.h>
 
 #include "diag.h"
+#include "doc.h"
 #include "source.h"
 #include "util.h"
 
 typedef struct lit_chunk lit_chunk;
-typedef struct lit_block lit_block;
-typedef struct lit_doc lit_doc;
-
-typedef enum { LIT_SEG_TEXT, LIT_SEG_REF } lit_seg_kind;
-
-typedef struct {
-  lit_seg_kind kind;
-  int line;           /* source line of the (first) line */
-  int col;            /* REF: column of "<<" */
-  const char *text;   /* TEXT: whole lines, each ending in '\n'; REF: the name */
-  size_t len;         /* bytes of text, or of the name */
-  size_t nlines;      /* TEXT: lines in text */
-  const char *indent; /* REF: whitespace before "<<" */
-  size_t indent_len;
-  lit_chunk *target; /* REF: resolved chunk, NULL if undefined */
-} lit_seg;
-
-enum {
-  LIT_BLOCK_EXAMPLE = 1 << 0, /* .example: shown, never tangled */
-  LIT_BLOCK_DATA = 1 << 1,    /* .data: weaver data, not shown, not tangled */
-  LIT_BLOCK_RENDER = 1 << 2,  /* .render: weaver renders its output in its place */
-  LIT_BLOCK_TANGLED = 1 << 3  /* takes part in the tangle (has #name or file=) */
-};
-
-struct lit_block {
-  lit_doc *doc;
-  size_t index;  /* position among the document's code blocks */
-  int line, col; /* the opening fence */
-  int name_col, file_col;
-  char *lang; /* NULL if none */
-  char *name; /* #name, NULL if none */
-  char *file; /* file=, NULL if none */
-  char **classes;
-  size_t nclasses;
-  unsigned flags;
-  const char *code; /* the block's content as cmark gives it */
-  size_t code_len;
-  int code_owned; /* code is a copy to free; else it points into doc->src.text */
-  int code_line;  /* line of the first content line */
-  lit_seg *segs;
-  size_t nsegs;
-  lit_chunk *chunk; /* chunk this block defines (named, or the anonymous root of a file) */
-  size_t def_index; /* 0-based position among the chunk's definitions */
-};
-
-typedef struct {
-  char *url;
-  int line, col;
-} lit_link;
-
-struct lit_doc {
-  lit_source src;
-  size_t order; /* position in the reading order, 0 = entry document */
-  lit_block **blocks;
-  size_t nblocks;
-  lit_link *links;
-  size_t nlinks;
-};
 
 typedef struct {
   lit_block *block; /* the block holding the reference */
@@ -93,8 +38,8 @@ struct lit_chunk {
   lit_use *uses;
   size_t nuses, uses_cap;
   int is_data; /* defined by .data blocks (weaver), not tangled */
-  int active;  /* expansion in progress (tangle's cycle check) */
-  int cycle_reported;
+  size_t id;   /* dense: a named chunk's position in p->chunks, then the anonymous file roots after them. Back
+                  ends keep per-chunk state in arrays of lit_project_nchunk_ids entries. */
 };
 
 typedef struct {
@@ -113,14 +58,10 @@ typedef struct lit_project {
   size_t nfiles;
   char **tangle_roots; /* declared output folders, each ending in '/' */
   size_t nroots;
-  char *record_path;  /* where the record of generated files lives */
-  char *journal_path; /* beside it, "RECORD-journal": the plan of a tangle's commit while it runs */
-  int record_line;    /* the entry document's tangle-record line, 0 if none */
-  void *index;        /* name -> chunk hash table (private to model.c) */
-  lit_chunk **anon;   /* anonymous file roots, owned here */
-  size_t nanon;
-  int in_memory;        /* loaded by lit_project_load_memory: no disk checks */
-  lit_index file_index; /* path -> position in files (private to model.c) */
+  char *record_path;     /* where the record of generated files lives */
+  char *journal_path;    /* beside it, "RECORD-journal": the plan of a tangle's commit while it runs */
+  int record_line;       /* the entry document's tangle-record line, 0 if none */
+  struct lit_model *own; /* model.c's alone: its name and path tables, the anonymous file roots */
 } lit_project;
 
 /* Loads root/entry and every document its links name; reports every problem
@@ -138,9 +79,7 @@ lit_project *lit_project_load_memory(const char *const *names, const char *const
 void lit_project_free(lit_project *p);
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len);
-/* The language a file's header comment and #line directives use, chosen by
- * its extension: "c" (C, C++, CUDA), "hash" (Python, TOML, shell), "lua",
- * or NULL when the format has no comments (JSON, Markdown). */
-const char *lit_comment_style(const char *path);
+/* How many chunk ids there are: every lit_chunk's id is below it. */
+size_t lit_project_nchunk_ids(const lit_project *p);
 
 #endif

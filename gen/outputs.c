@@ -41,16 +41,7 @@ static void S_sink_write(void *ctx, const char *data, size_t len) {
     s->err = ENOSPC;
     return;
   }
-  while (len > 0) {
-    ssize_t n = write(s->fd, data, len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      s->err = errno;
-      return;
-    }
-    data += n;
-    len -= (size_t)n;
-  }
+  s->err = lit_write_all(s->fd, data, len);
 }
 
 /* Opens a staged copy of rel in the commit; 0 or an errno. */
@@ -94,7 +85,7 @@ static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_up
 
 /* Undoes a run that died midway and sweeps the temporaries of dead runs
  * from the output folders; 0, or -1 reported. */
-static int S_recover(lit_project *p, lit_diags *d) {
+static int S_recover(const lit_project *p, lit_diags *d) {
   char **dirs = lit_xcalloc(p->nroots + 1, sizeof(char *));
   for (size_t i = 0; i < p->nroots; i++) {
     size_t n = strlen(p->tangle_roots[i]);
@@ -107,126 +98,148 @@ static int S_recover(lit_project *p, lit_diags *d) {
   return r;
 }
 
-int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
-  lit_outputs_stats st = {0, 0, 0};
-  if (stats) *stats = st;
-  if (S_recover(p, d) != 0) return -1;
-  lit_record rec;
-  int failed = lit_record_read(&rec, p->root, p->record_path, d) != 0;
-  lit_record next;
-  memset(&next, 0, sizeof next);
-  lit_commit *t = lit_commit_new(p->root, p->journal_path);
-  int differs = 0;
-  lit_tangle_opts topts = {o->line_directives};
+/* One run of the transaction. */
+typedef struct {
+  const lit_project *p;
+  const lit_outputs_opts *o;
+  lit_diags *d;
+  lit_commit *t;
+  lit_tangle_opts topts;
+  lit_record rec;  /* what lit wrote last time */
+  lit_record next; /* what this run leaves */
+  lit_outputs_stats st;
+  int failed;  /* an error: nothing will be written */
+  int differs; /* --check: a difference was reported */
+  char **removed;
+  size_t nremoved;
+} S_run;
 
-  for (size_t i = 0; i < p->nfiles; i++) {
-    const lit_file *f = &p->files[i];
-    const char *doc;
-    int line, col;
-    S_block_loc(f, &doc, &line, &col);
-    char new_hash[LIT_HASH_HEX + 1] = "", disk_hash[LIT_HASH_HEX + 1] = ""; /* set on every path, even a failed stage */
-    char *full = lit_path_join(p->root, f->path);
-    int read_err = lit_hash_file(full, disk_hash);
-    free(full);
-    int exists = read_err == 0;
-    if (read_err == ENOENT) read_err = 0;
-    int staged = 0;
-    if (read_err) {
-      lit_diag(d, LIT_ERROR, doc, line, col, "cannot read '%s' to compare it: %s", f->path, strerror(read_err));
-      failed = 1;
-      continue;
-    }
-    if (!exists && !o->check && !failed) {
-      /* A new file: stream the tangle straight into its staged copy. */
-      S_file_sink s;
-      int err = S_stage_begin(t, f->path, &s);
-      if (!err) {
-        s.hash = lit_hasher_new();
-        int cycle = lit_tangle_stream(p, f, &topts, S_sink_write, &s, d) != 0;
-        lit_hasher_finish(s.hash, new_hash);
-        s.hash = NULL;
-        if (cycle) {
-          lit_commit_discard(t, s.fd);
-          failed = 1;
-        } else {
-          err = S_stage_end(t, &s);
-        }
-      }
-      if (err) {
-        S_write_error(p, t, doc, line, col, f->path, err, d);
-        failed = 1;
-      }
-      staged = !err && !failed;
-    } else {
-      lit_hasher *h = lit_hasher_new();
-      int cycle = lit_tangle_stream(p, f, &topts, S_hash_sink, h, d) != 0;
-      lit_hasher_finish(h, new_hash);
-      if (cycle) failed = 1;
-    }
-    if (staged) {
-      st.written++;
-      lit_record_set(&next, f->path, new_hash);
-      continue;
-    }
-    const lit_record_entry *e = lit_record_find(&rec, f->path);
-    int write = 0;
-    if (!exists) {
-      if (o->check) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is missing: a fresh tangle writes it", f->path);
-        differs = 1;
-      }
-    } else if (strcmp(disk_hash, new_hash) == 0) {
-      st.unchanged++;
-      if (o->check && (!e || strcmp(e->hash, new_hash) != 0)) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is up to date but missing from the record %s (run make tangle)",
-                 f->path, p->record_path);
-        differs = 1;
-      }
-    } else if (e && strcmp(e->hash, disk_hash) == 0) {
-      if (o->check) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' differs from a fresh tangle of this document (run make tangle)",
-                 f->path);
-        differs = 1;
-      }
-      write = 1;
-    } else {
-      const char *what = e ? "was edited by hand since lit wrote it" : "exists but was not written by lit";
-      if (o->check) {
-        lit_diag(d, LIT_ERROR, doc, line, col, "'%s' %s; move the change into this block", f->path, what);
-        differs = 1;
-      } else if (!o->force) {
-        lit_diag(
-            d, LIT_ERROR, doc, line, col,
-            "'%s' %s; refusing to overwrite it: move the change into this block, or run with --force to discard it",
-            f->path, what);
-        failed = 1;
-      }
-      write = o->force;
-    }
-    if (write && !o->check && !failed) {
-      /* A changed file: tangle again, this time into its staged copy. */
-      S_file_sink s;
-      int err = S_stage_begin(t, f->path, &s);
-      if (!err) {
-        lit_tangle_stream(p, f, &topts, S_sink_write, &s, d);
-        err = S_stage_end(t, &s);
-      }
-      if (err) {
-        S_write_error(p, t, doc, line, col, f->path, err, d);
-        failed = 1;
-      } else {
-        st.written++;
-      }
-    }
-    lit_record_set(&next, f->path, new_hash);
+/* What a file on disk needs, from its hash, the fresh tangle's and the
+ * record's (e, NULL when lit has no record of it). */
+typedef enum {
+  S_MISSING,   /* not on disk: written */
+  S_UNCHANGED, /* the disk holds the fresh tangle */
+  S_STALE,     /* lit wrote it, and the documents changed since: rewritten */
+  S_FOREIGN    /* edited by hand since lit wrote it, or never lit's: refused without --force */
+} S_action;
+
+static S_action S_plan(int exists, const char *disk, const char *fresh, const lit_record_entry *e) {
+  if (!exists) return S_MISSING;
+  if (strcmp(disk, fresh) == 0) return S_UNCHANGED;
+  if (e && strcmp(e->hash, disk) == 0) return S_STALE;
+  return S_FOREIGN;
+}
+
+/* Tangles f straight into its staged copy; fresh (may be NULL) gets the
+ * hash of what was written. 0, or an errno. */
+static int S_stage_tangle(S_run *r, const lit_file *f, char fresh[LIT_HASH_HEX + 1]) {
+  S_file_sink s;
+  int err = S_stage_begin(r->t, f->path, &s);
+  if (err) return err;
+  if (fresh) s.hash = lit_hasher_new();
+  lit_tangle_stream(r->p, f, &r->topts, S_sink_write, &s);
+  if (fresh) lit_hasher_finish(s.hash, fresh);
+  s.hash = NULL;
+  return S_stage_end(r->t, &s);
+}
+
+/* Compares one file with the disk and the record, and stages it if it must
+ * be written. */
+static void S_file(S_run *r, const lit_file *f) {
+  const lit_outputs_opts *o = r->o;
+  lit_diags *d = r->d;
+  const char *doc;
+  int line, col;
+  S_block_loc(f, &doc, &line, &col);
+  char fresh[LIT_HASH_HEX + 1] = "", disk[LIT_HASH_HEX + 1] = ""; /* set on every path, even a failed stage */
+  char *full = lit_path_join(r->p->root, f->path);
+  int read_err = lit_hash_file(full, disk);
+  free(full);
+  int exists = read_err == 0;
+  if (read_err && read_err != ENOENT) {
+    lit_diag(d, LIT_ERROR, doc, line, col, "cannot read '%s' to compare it: %s", f->path, strerror(read_err));
+    r->failed = 1;
+    return;
   }
+  if (!exists && !o->check && !r->failed) {
+    /* A new file: one tangle, straight into its staged copy. */
+    int err = S_stage_tangle(r, f, fresh);
+    if (err) {
+      S_write_error(r->p, r->t, doc, line, col, f->path, err, d);
+      r->failed = 1;
+    } else {
+      r->st.written++;
+    }
+    lit_record_set(&r->next, f->path, fresh);
+    return;
+  }
+  /* An existing file: tangled into its hash alone, so an unchanged file is
+   * not touched (make's timestamps stay right). */
+  lit_hasher *h = lit_hasher_new();
+  lit_tangle_stream(r->p, f, &r->topts, S_hash_sink, h);
+  lit_hasher_finish(h, fresh);
+  const lit_record_entry *e = lit_record_find(&r->rec, f->path);
+  int write = 0;
+  switch (S_plan(exists, disk, fresh, e)) {
+  case S_MISSING: /* --check, or a run that already failed */
+    if (o->check) {
+      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is missing: a fresh tangle writes it", f->path);
+      r->differs = 1;
+    }
+    break;
+  case S_UNCHANGED:
+    r->st.unchanged++;
+    if (o->check && (!e || strcmp(e->hash, fresh) != 0)) {
+      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is up to date but missing from the record %s (run make tangle)",
+               f->path, r->p->record_path);
+      r->differs = 1;
+    }
+    break;
+  case S_STALE:
+    if (o->check) {
+      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' differs from a fresh tangle of this document (run make tangle)",
+               f->path);
+      r->differs = 1;
+    }
+    write = 1;
+    break;
+  case S_FOREIGN: {
+    const char *what = e ? "was edited by hand since lit wrote it" : "exists but was not written by lit";
+    if (o->check) {
+      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' %s; move the change into this block", f->path, what);
+      r->differs = 1;
+    } else if (!o->force) {
+      lit_diag(d, LIT_ERROR, doc, line, col,
+               "'%s' %s; refusing to overwrite it: move the change into this block, or run with --force to discard it",
+               f->path, what);
+      r->failed = 1;
+    }
+    write = o->force;
+    break;
+  }
+  }
+  if (write && !o->check && !r->failed) {
+    /* A changed file: tangled again, this time into its staged copy. */
+    int err = S_stage_tangle(r, f, NULL);
+    if (err) {
+      S_write_error(r->p, r->t, doc, line, col, f->path, err, d);
+      r->failed = 1;
+    } else {
+      r->st.written++;
+    }
+  }
+  lit_record_set(&r->next, f->path, fresh);
+}
 
-  /* Orphans: recorded files no block writes any more. */
-  char **remove = NULL;
-  size_t nremove = 0;
-  for (size_t i = 0; i < rec.len; i++) {
-    const lit_record_entry *e = &rec.items[i];
-    if (lit_record_find(&next, e->path)) continue;
+/* Recorded files no block writes any more: removed if unchanged since lit
+ * wrote them, kept with a warning if edited. */
+static void S_orphans(S_run *r) {
+  const lit_project *p = r->p;
+  const lit_outputs_opts *o = r->o;
+  lit_diags *d = r->d;
+  for (size_t i = 0; i < r->rec.len; i++) {
+    const lit_record_entry *e = &r->rec.items[i];
+    if (lit_record_find(&r->next, e->path)) continue;
     /* Only files inside the declared output folders are lit's to remove. */
     const char *why = lit_path_check_syntax(e->path, p->tangle_roots, p->nroots);
     if (!why) why = lit_path_check_disk(p->root, e->path, p->tangle_roots, p->nroots);
@@ -238,12 +251,11 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
     char *full = lit_path_join(p->root, e->path);
     char h[LIT_HASH_HEX + 1];
     int err = lit_hash_file(full, h);
-    free(full);
     if (err == ENOENT) {
       if (o->check) {
         lit_diag(d, LIT_ERROR, p->record_path, 0, 0,
                  "'%s' is in the record but no document writes it (run make tangle)", e->path);
-        differs = 1;
+        r->differs = 1;
       }
     } else if (!err) {
       if (strcmp(h, e->hash) != 0) {
@@ -251,57 +263,82 @@ int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats
         lit_diag(d, o->check ? LIT_ERROR : LIT_WARNING, e->path, 0, 0,
                  "no document writes this file any more, but it was edited by hand since lit wrote it: %s",
                  o->check ? "delete it or give it a block again" : "left in place");
-        if (o->check) differs = 1;
+        if (o->check) r->differs = 1;
       } else if (o->check) {
         lit_diag(d, LIT_ERROR, e->path, 0, 0, "orphan: no document writes this file any more (make tangle removes it)");
-        differs = 1;
+        r->differs = 1;
       } else {
-        lit_commit_remove(t, e->path);
-        remove = lit_xrealloc(remove, (nremove + 1) * sizeof(char *));
-        remove[nremove++] = lit_path_join(p->root, e->path);
+        lit_commit_remove(r->t, e->path);
+        r->removed = lit_xrealloc(r->removed, (r->nremoved + 1) * sizeof(char *));
+        r->removed[r->nremoved++] = full;
+        full = NULL;
       }
     }
+    free(full);
   }
+}
 
-  /* The record itself, staged like any file. */
+/* The record, staged like any file when it changes. */
+static void S_record(S_run *r) {
+  const lit_project *p = r->p;
   lit_buf old_text = LIT_BUF_INIT, new_text = LIT_BUF_INIT;
-  lit_record_format(&rec, &old_text);
-  lit_record_format(&next, &new_text);
-  int record_changes = old_text.len != new_text.len || memcmp(old_text.data, new_text.data, old_text.len) != 0;
-  if (o->check && record_changes && !differs) {
-    lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "the record is out of date (run make tangle)");
-    differs = 1;
+  lit_record_format(&r->rec, &old_text);
+  lit_record_format(&r->next, &new_text);
+  int changes = old_text.len != new_text.len || memcmp(old_text.data, new_text.data, old_text.len) != 0;
+  if (r->o->check && changes && !r->differs) {
+    lit_diag(r->d, LIT_ERROR, p->record_path, 0, 0, "the record is out of date (run make tangle)");
+    r->differs = 1;
   }
-  if (!o->check && !failed && record_changes) {
-    int err = S_stage(t, p->record_path, &new_text);
-    if (err && lit_commit_journal_error(t))
-      S_write_error(p, t, NULL, 0, 0, NULL, err, d);
+  if (!r->o->check && !r->failed && changes) {
+    int err = S_stage(r->t, p->record_path, &new_text);
+    if (err && lit_commit_journal_error(r->t))
+      S_write_error(p, r->t, NULL, 0, 0, NULL, err, r->d);
     else if (err)
-      lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "cannot write the tangle record: %s; nothing was written",
+      lit_diag(r->d, LIT_ERROR, p->record_path, 0, 0, "cannot write the tangle record: %s; nothing was written",
                strerror(err));
-    if (err) failed = 1;
+    if (err) r->failed = 1;
   }
   lit_buf_free(&old_text);
   lit_buf_free(&new_text);
+}
 
-  int result;
-  if (o->check) {
-    result = failed && !differs ? -1 : differs ? 1 : 0;
-  } else if (failed) {
-    result = -1;
-  } else {
-    result = lit_commit_run(t, &st.removed, d);
-    if (result == 0 && !o->quiet)
-      for (size_t i = 0; i < nremove; i++)
-        fprintf(stderr, "lit: removed %s (its block was deleted)\n", remove[i]);
-    if (result != 0) st.written = 0;
+/* What the run comes to: under --check, the differences; else the commit. */
+static lit_status S_commit(S_run *r) {
+  if (r->o->check) return r->failed && !r->differs ? LIT_FAILED : r->differs ? LIT_DIFFERS : LIT_OK;
+  if (r->failed) return LIT_FAILED;
+  lit_status result = lit_commit_run(r->t, &r->st.removed, r->d);
+  if (result != LIT_OK) {
+    r->st.written = 0;
+    return result;
   }
-  for (size_t i = 0; i < nremove; i++)
-    free(remove[i]);
-  free(remove);
-  lit_commit_free(t);
-  lit_record_free(&rec);
-  lit_record_free(&next);
-  if (stats) *stats = st;
+  if (!r->o->quiet)
+    for (size_t i = 0; i < r->nremoved; i++)
+      lit_diag(r->d, LIT_NOTE, NULL, 0, 0, "removed %s (its block was deleted)", r->removed[i]);
+  return result;
+}
+
+lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
+  if (stats) memset(stats, 0, sizeof *stats);
+  if (S_recover(p, d) != 0) return LIT_FAILED;
+  S_run r;
+  memset(&r, 0, sizeof r);
+  r.p = p;
+  r.o = o;
+  r.d = d;
+  r.topts.line_directives = o->line_directives;
+  r.failed = lit_record_read(&r.rec, p->root, p->record_path, d) != 0;
+  r.t = lit_commit_new(p->root, p->journal_path);
+  for (size_t i = 0; i < p->nfiles; i++)
+    S_file(&r, &p->files[i]);
+  S_orphans(&r);
+  S_record(&r);
+  lit_status result = S_commit(&r);
+  for (size_t i = 0; i < r.nremoved; i++)
+    free(r.removed[i]);
+  free(r.removed);
+  lit_commit_free(r.t);
+  lit_record_free(&r.rec);
+  lit_record_free(&r.next);
+  if (stats) *stats = r.st;
   return result;
 }

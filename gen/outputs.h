@@ -24,8 +24,8 @@ typedef struct {
   size_t written, unchanged, removed;
 } lit_outputs_stats;
 
-/* Runs the transaction; reports through d. Returns 0 on success, 1 if
- * --check found differences, -1 on error (nothing was written). */
-int lit_outputs_run(lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d);
+/* Runs the transaction; reports through d. LIT_DIFFERS only under --check;
+ * LIT_FAILED: nothing was written. */
+lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d);
 
 #endif

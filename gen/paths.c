@@ -118,3 +118,62 @@ const char *lit_path_check_project(const char *project_root, const char *path) {
   return S_walk(project_root, path, 0, proj_real,
                 "a folder in the path is a symbolic link that leads outside the project");
 }
+
+static int S_hexval(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+char *lit_path_unescape(const char *url, size_t len) {
+  char *out = lit_xmalloc(len + 1);
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++) {
+    int hi = i + 2 < len ? S_hexval(url[i + 1]) : -1, lo = hi >= 0 ? S_hexval(url[i + 2]) : -1;
+    if (url[i] == '%' && lo >= 0 && (hi | lo) != 0) {
+      out[o++] = (char)(hi * 16 + lo);
+      i += 2;
+    } else {
+      out[o++] = url[i];
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
+char *lit_path_resolve_link(const char *from, const char *url, size_t len) {
+  const char *slash = strrchr(from, '/');
+  lit_buf joined = LIT_BUF_INIT;
+  if (slash) lit_buf_put(&joined, from, (size_t)(slash - from) + 1);
+  char *path = lit_path_unescape(url, len);
+  lit_buf_puts(&joined, path);
+  free(path);
+  char *parts = lit_buf_detach(&joined);
+  lit_buf out = LIT_BUF_INIT;
+  int bad = 0;
+  for (char *s = parts; *s && !bad;) {
+    char *e = strchr(s, '/');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (n == 2 && s[0] == '.' && s[1] == '.') {
+      if (out.len == 0) {
+        bad = 1;
+      } else {
+        size_t k = out.len;
+        while (k > 0 && out.data[k - 1] != '/')
+          k--;
+        lit_buf_truncate(&out, k ? k - 1 : 0);
+      }
+    } else if (n && !(n == 1 && s[0] == '.')) {
+      if (out.len) lit_buf_putc(&out, '/');
+      lit_buf_put(&out, s, n);
+    }
+    s += n + (e ? 1 : 0);
+  }
+  free(parts);
+  if (bad) {
+    lit_buf_free(&out);
+    return NULL;
+  }
+  return lit_buf_detach(&out);
+}

@@ -26,4 +26,18 @@ const char *lit_path_check_project(const char *project_root, const char *path);
 /* Joins a project root and a relative path; the caller frees the result. */
 char *lit_path_join(const char *root, const char *rel);
 
+/* The one reading of a link for the loader (the reading order) and the
+ * weaver (every link on a page), so the two cannot disagree.
+ *
+ * url[0..len) with its %XX escapes decoded, as a browser or GitHub opens
+ * the file ("my%20doc.md" names "my doc.md"), except %00: a file name holds
+ * no NUL, so it stays as written. The caller frees the result. */
+char *lit_path_unescape(const char *url, size_t len);
+/* The project-relative path that the path part of a relative link,
+ * url[0..len) (no '#fragment'), names from document `from` (itself
+ * project-relative): unescaped as above, joined to from's folder, with "."
+ * and empty segments dropped and ".." climbing. NULL if it climbs out of
+ * the project; else the caller frees the result. */
+char *lit_path_resolve_link(const char *from, const char *url, size_t len);
+
 #endif

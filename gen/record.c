@@ -110,15 +110,6 @@ void lit_record_set(lit_record *rec, const char *path, const char hash[LIT_HASH_
   memcpy(e->hash, hash, LIT_HASH_HEX + 1);
 }
 
-void lit_record_remove(lit_record *rec, const char *path) {
-  size_t i;
-  if (!lit_index_get(&rec->index, path, strlen(path), &i)) return;
-  lit_index_del(&rec->index, path);
-  free(rec->items[i].path);
-  rec->items[i] = rec->items[--rec->len];
-  if (i < rec->len) lit_index_put(&rec->index, rec->items[i].path, i); /* the last entry moved here */
-}
-
 static int S_cmp(const void *a, const void *b) {
   return strcmp(((const lit_record_entry *)a)->path, ((const lit_record_entry *)b)->path);
 }

@@ -36,7 +36,6 @@ int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t
 void lit_record_free(lit_record *rec);
 const lit_record_entry *lit_record_find(const lit_record *rec, const char *path);
 void lit_record_set(lit_record *rec, const char *path, const char hash[LIT_HASH_HEX + 1]);
-void lit_record_remove(lit_record *rec, const char *path);
 /* Sorted text of the record. */
 void lit_record_format(const lit_record *rec, lit_buf *out);
 

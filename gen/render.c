@@ -21,61 +21,6 @@ struct lit_render {
   char rootreal[PATH_MAX];
 };
 
-/* The API that needs no C: tables and number formatting. Errors blame the
- * caller (level 2), so they point at the Markdown line that called. */
-static const char S_prelude[] =
-    "local output = ...\n"
-    "md, fmt, lit = {}, {}, { output = output }\n"
-    "local function cell(v)\n"
-    "  local s\n"
-    "  if math.type(v) == 'float' then s = string.format('%.6g', v) else s = tostring(v) end\n"
-    "  s = s:gsub('\\r?\\n', ' '):gsub('|', '\\\\|')\n"
-    "  return s\n"
-    "end\n"
-    "function md.table(header, rows, align)\n"
-    "  if type(header) ~= 'table' then error('md.table: the header must be a list of column names', 2) end\n"
-    "  if type(rows) ~= 'table' then error('md.table: rows must be a list of rows', 2) end\n"
-    "  local n = #header\n"
-    "  if n == 0 then error('md.table: the header has no columns', 2) end\n"
-    "  local h, sep = {}, {}\n"
-    "  for i = 1, n do\n"
-    "    h[i] = cell(header[i])\n"
-    "    local a = align and align[i] or 'l'\n"
-    "    if a == 'l' then sep[i] = '---' elseif a == 'r' then sep[i] = '---:' elseif a == 'c' then sep[i] = ':---:'\n"
-    "    else error(string.format('md.table: align[%d] is %q; use \"l\", \"r\" or \"c\"', i, tostring(a)), 2) end\n"
-    "  end\n"
-    "  local out = { '| ' .. table.concat(h, ' | ') .. ' |', '| ' .. table.concat(sep, ' | ') .. ' |' }\n"
-    "  for r, row in ipairs(rows) do\n"
-    "    if type(row) ~= 'table' then error(string.format('md.table: row %d is a %s, not a list of cells', r, "
-    "type(row)), 2) end\n"
-    "    if #row ~= n then error(string.format('md.table: row %d has %d cells for %d columns', r, #row, n), 2) end\n"
-    "    local c = {}\n"
-    "    for i = 1, n do c[i] = cell(row[i]) end\n"
-    "    out[#out + 1] = '| ' .. table.concat(c, ' | ') .. ' |'\n"
-    "  end\n"
-    "  return table.concat(out, '\\n') .. '\\n'\n"
-    "end\n"
-    "local function number(name, x, digits, default)\n"
-    "  if type(x) ~= 'number' then\n"
-    "    error(string.format('%s: expected a number, got %s', name, type(x) == 'userdata' and 'JSON null' or type(x)), "
-    "3)\n"
-    "  end\n"
-    "  digits = digits or default\n"
-    "  if math.type(digits) ~= 'integer' or digits < 0 or digits > 15 then\n"
-    "    error(name .. ': digits must be an integer from 0 to 15', 3)\n"
-    "  end\n"
-    "  return digits\n"
-    "end\n"
-    "local function clean(s) if s:match('^%-0%.?0*$') then return s:sub(2) end return s end\n"
-    "function fmt.num(x, digits)\n"
-    "  local d = number('fmt.num', x, digits, 0)\n"
-    "  return clean(string.format('%.' .. d .. 'f', x))\n"
-    "end\n"
-    "function fmt.pct(x, digits)\n"
-    "  local d = number('fmt.pct', x, digits, 1)\n"
-    "  return clean(string.format('%.' .. d .. 'f', x * 100)) .. '%'\n"
-    "end\n";
-
 /* ---- data(name) ---- */
 
 /* Appends list items and copies other keys of the table at `from` into the
@@ -247,7 +192,8 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
   lua_pushlightuserdata(L, r); /* _G r */
   luaL_setfuncs(L, api, 1);    /* _G */
   lua_pop(L, 1);
-  if (luaL_loadbufferx(L, S_prelude, sizeof S_prelude - 1, "=lit", "t") != LUA_OK) { /* prelude */
+  const lit_asset *prelude = lit_asset_get("prelude.lua"); /* gen/assets/prelude.lua: md, fmt, lit */
+  if (luaL_loadbufferx(L, (const char *)prelude->data, prelude->len, "=lit", "t") != LUA_OK) { /* prelude */
     fprintf(stderr, "lit: the weaver's Lua prelude does not compile: %s\n", lua_tostring(L, -1));
     abort();
   }
@@ -305,7 +251,8 @@ int lit_line_map_source(const lit_line_map *m, int line) {
 
 /* ---- weaving a document ---- */
 
-int lit_block_end_line(const lit_block *b) {
+/* The line after a block's closing fence (its last line + 1). */
+static int S_block_end_line(const lit_block *b) {
   int n = 0;
   for (const char *s = b->code, *end = b->code + b->code_len; (s = memchr(s, '\n', (size_t)(end - s))); s++)
     n++;
@@ -359,10 +306,10 @@ static char *S_regions(const lit_render *r, const lit_doc *doc, lit_diags *d) {
   char *skip = lit_xcalloc(src->nlines + 2, 1);
   int open_line = 0, excluding = 0;
   size_t bi = 0;
-  int bend = doc->nblocks ? lit_block_end_line(doc->blocks[0]) : 0; /* end of block bi, computed once */
+  int bend = doc->nblocks ? S_block_end_line(doc->blocks[0]) : 0; /* end of block bi, computed once */
   for (int l = 1; l <= (int)src->nlines; l++) {
     while (bi < doc->nblocks && bend <= l)
-      if (++bi < doc->nblocks) bend = lit_block_end_line(doc->blocks[bi]);
+      if (++bi < doc->nblocks) bend = S_block_end_line(doc->blocks[bi]);
     if (bi < doc->nblocks && doc->blocks[bi]->line <= l) { /* inside a code block */
       skip[l] = (char)excluding;
       continue;
@@ -468,16 +415,25 @@ static void S_push_block(lua_State *L, const lit_block *b) {
   lua_setfield(L, -2, "tangled");
 }
 
-/* Runs the filters on b. Returns 0 to keep the block, 1 when *md (owned by
- * the caller) replaces it, 2 to drop it, -1 on error. */
-static int S_filter(lit_render *r, const lit_block *b, char **md, lit_diags *d) {
+/* What becomes of a displayed block: a filter's verdict (nil, a string,
+ * false, or an error), and the weaver's own for .data, .filter and .render
+ * blocks. */
+typedef enum {
+  S_KEEP,    /* shown as code */
+  S_REPLACE, /* Markdown (*md) stands in its place */
+  S_DROP,    /* nothing is shown */
+  S_FAILED   /* reported; the weave fails */
+} S_verdict;
+
+/* Runs the filters on b; with S_REPLACE, *md (the caller frees it). */
+static S_verdict S_filter(lit_render *r, const lit_block *b, char **md, lit_diags *d) {
   lua_State *L = lit_lua_state(r->h);
   for (int i = 1; i <= r->nfilters; i++) {
-    lua_getfield(L, LUA_REGISTRYINDEX, "lit.filters");                     /* filters */
-    lua_rawgeti(L, -1, i);                                                 /* filters f */
-    lua_remove(L, -2);                                                     /* f */
-    S_push_block(L, b);                                                    /* f block */
-    if (lit_lua_call(r->h, 1, 1, b->doc->src.path, b->line, d)) return -1; /* result */
+    lua_getfield(L, LUA_REGISTRYINDEX, "lit.filters");                           /* filters */
+    lua_rawgeti(L, -1, i);                                                       /* filters f */
+    lua_remove(L, -2);                                                           /* f */
+    S_push_block(L, b);                                                          /* f block */
+    if (lit_lua_call(r->h, 1, 1, b->doc->src.path, b->line, d)) return S_FAILED; /* result */
     int t = lua_type(L, -1);
     if (t == LUA_TNIL) {
       lua_pop(L, 1);
@@ -485,22 +441,22 @@ static int S_filter(lit_render *r, const lit_block *b, char **md, lit_diags *d) 
     }
     if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
       lua_pop(L, 1);
-      return 2;
+      return S_DROP;
     }
     if (t == LUA_TSTRING) {
       size_t len;
       const char *s = lua_tolstring(L, -1, &len);
       *md = lit_xstrndup(s, len);
       lua_pop(L, 1);
-      return 1;
+      return S_REPLACE;
     }
     lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->col,
              "a filter returned a %s for this block; return nil (keep), false (drop) or a Markdown string",
              lua_typename(L, t));
     lua_pop(L, 1);
-    return -1;
+    return S_FAILED;
   }
-  return 0;
+  return S_KEEP;
 }
 
 static int S_render_block(lit_render *r, const lit_block *b, char **md, lit_diags *d) {
@@ -539,7 +495,7 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
   for (size_t i = 0; i < doc->nblocks; i++) {
     const lit_block *b = doc->blocks[i];
     S_copy(&w, src, skip, next, b->line);
-    next = lit_block_end_line(b);
+    next = S_block_end_line(b);
     if (skip[b->line]) continue; /* in a region for the other output: not even run */
     /* the container prefix: what precedes the fence on its line */
     size_t flen;
@@ -549,27 +505,27 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
     for (size_t k = 0; k < plen; k++)
       if (rest[k] != '>') rest[k] = ' ';
     char *md = NULL;
-    int kind = 0; /* 0 code, 1 replaced, 2 dropped */
+    S_verdict kind = S_KEEP;
     if (b->flags & LIT_BLOCK_DATA || S_is_filter(b)) {
-      kind = 2;
+      kind = S_DROP;
     } else if (b->flags & LIT_BLOCK_RENDER) {
       if (S_render_block(r, b, &md, d)) status = -1;
-      kind = md ? 1 : 2;
+      kind = md ? S_REPLACE : S_DROP;
     } else if (r->nfilters) {
       kind = S_filter(r, b, &md, d);
-      if (kind < 0) {
+      if (kind == S_FAILED) {
         status = -1;
-        kind = 2;
+        kind = S_DROP;
       }
     }
     /* a blank line after replaced text, unless the source has one next */
     size_t nlen;
     const char *nx = lit_source_line(src, next, &nlen);
     int next_blank = !nx || skip[next] || nlen == strspn(nx, " \t>");
-    if (kind == 1) {
+    if (kind == S_REPLACE) {
       S_put_text(&w, first, rest, plen, md, strlen(md), b->line, 1);
       if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
-    } else if (kind == 2) {
+    } else if (kind == S_DROP) {
       if (!w.at_blank && !next_blank) S_put_line(&w, rest, plen, "", 0);
     } else {
       size_t run = bodies ? S_longest_run(b->code, b->code_len, '`') + 1 : 3;

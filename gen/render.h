@@ -69,7 +69,4 @@ void lit_render_free(lit_render *r);
  * Returns 0, or -1 after reporting errors. */
 int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, lit_line_map *map, lit_diags *d);
 
-/* The line after a block's closing fence (its last line + 1). */
-int lit_block_end_line(const lit_block *b);
-
 #endif

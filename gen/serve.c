@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "book.h"
 #include "book_search.h"
 #include "diag.h"
-#include "html_book.h"
 #include "model.h"
 #include "outputs.h"
 #include "tree.h"
@@ -86,12 +86,12 @@ static char **S_build(S_state *st) {
     memset(&oo, 0, sizeof oo);
     oo.quiet = 1;
     lit_outputs_stats stats;
-    ok = lit_outputs_run(p, &oo, &stats, d) == 0;
+    ok = lit_outputs_run(p, &oo, &stats, d) == LIT_OK;
   }
   int woven = 0;
   if (p && lit_diags_count(d, LIT_ERROR) == 0) {
     lit_tree t = LIT_TREE_INIT;
-    woven = lit_book_build(p, &t, d) == 0 && lit_tree_install(&t, st->o->out, "chunks.html", d) == 0;
+    woven = lit_book_build(p, &t, d) == LIT_OK && lit_tree_install(&t, st->o->out, "chunks.html", d) == 0;
     lit_tree_free(&t);
   }
   ok = ok && woven;
@@ -279,7 +279,7 @@ static enum MHD_Result S_handle(void *cls, struct MHD_Connection *c, const char 
 
 /* ---- the loop ---- */
 
-int lit_serve_run(const lit_serve_opts *o) {
+lit_status lit_serve_run(const lit_serve_opts *o) {
   S_state st;
   memset(&st, 0, sizeof st);
   lit_serve_opts opts = *o;
@@ -289,7 +289,7 @@ int lit_serve_run(const lit_serve_opts *o) {
   int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) {
     fprintf(stderr, "lit: cannot watch files: %s\n", strerror(errno));
-    return 1;
+    return LIT_FAILED;
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -311,7 +311,7 @@ int lit_serve_run(const lit_serve_opts *o) {
       fprintf(stderr, "lit: cannot serve on 127.0.0.1:%d (is the port in use? try --port N)\n", opts.port);
       close(fd);
       free(st.messages);
-      return 1;
+      return LIT_FAILED;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     fprintf(stderr, "lit: serving %s/ at http://127.0.0.1:%u/ (Ctrl-C stops)\n", opts.out,
@@ -332,5 +332,5 @@ int lit_serve_run(const lit_serve_opts *o) {
   free(st.messages);
   pthread_mutex_destroy(&st.lock);
   fprintf(stderr, "lit: stopped\n");
-  return 0;
+  return LIT_OK;
 }

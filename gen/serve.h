@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "diag.h"
+
 typedef struct {
   const char *root, *entry; /* the project, as for every command */
   const char *out;          /* the book folder; default "book" */
@@ -27,7 +29,7 @@ typedef struct {
 
 /* Runs until SIGINT or SIGTERM. Returns 0 after a clean stop, 1 when it
  * cannot start (a message on stderr). */
-int lit_serve_run(const lit_serve_opts *o);
+lit_status lit_serve_run(const lit_serve_opts *o);
 
 /* The path rules. Maps a request's (already %-decoded) path to a file name
  * relative to the book folder: "/" and "/x/" get "index.html"; a path that

@@ -111,61 +111,93 @@ static void S_refs(const S_ctx *x, const lit_block *b, lit_buf *out) {
   if (n) lit_buf_puts(out, ".");
 }
 
-/* Rewrites the links of one prose line. */
-static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
-  size_t copied = 0, i = 0;
-  /* a reference definition: [label]: url */
-  size_t k = 0;
+/* Why the skill scans text rather than the parsed tree (as the book and
+ * weave.c do): the bundle keeps the authors' Markdown byte for byte, and
+ * cmark-gfm gives inline nodes no source position, so a link found in the
+ * tree could not be rewritten in place (rendering the tree back to
+ * CommonMark would rewrite every line). Each link is still checked by
+ * lit_weave_link, the book's resolver. The scan works on a run of prose
+ * lines (a paragraph, a table), not one line, so a link wrapped across
+ * lines is found. */
+
+/* The woven line of position pos in a run that starts at line `first`;
+ * *at and *nl (the position and line reached so far) only move forward. */
+static int S_line_at(const char *s, size_t pos, size_t *at, int *nl) {
+  for (; *at < pos; (*at)++)
+    *nl += s[*at] == '\n';
+  return *nl;
+}
+
+/* At a line start i: a reference definition "[label]: url"? Then the
+ * position just after its ':', else 0. */
+static size_t S_refdef(const char *s, size_t len, size_t i) {
+  size_t k = i;
   while (k < len && s[k] == ' ')
     k++;
-  int refdef = 0;
-  if (k < len && s[k] == '[') {
-    size_t e = k + 1;
-    while (e < len && s[e] != ']')
-      e++;
-    if (e + 1 < len && s[e + 1] == ':') {
-      refdef = 1;
-      i = e + 2;
-    }
+  if (k >= len || s[k] != '[') return 0;
+  size_t e = k + 1;
+  while (e < len && s[e] != ']' && s[e] != '\n')
+    e++;
+  return e + 1 < len && s[e] == ']' && s[e + 1] == ':' ? e + 2 : 0;
+}
+
+/* Past a code span opening at s[i] (a run of backticks). */
+static size_t S_skip_code_span(const char *s, size_t len, size_t i) {
+  size_t run = 0;
+  while (i + run < len && s[i + run] == '`')
+    run++;
+  size_t j = i + run;
+  for (; j < len; j++) {
+    size_t r2 = 0;
+    while (j + r2 < len && s[j + r2] == '`')
+      r2++;
+    if (r2 == run) break;
+    if (r2) j += r2 - 1;
   }
+  return j < len ? j + run : i + run;
+}
+
+/* Rewrites the links of a run of prose lines, s[0..len) (inner lines end
+ * in '\n'), the first at woven line `line`. */
+static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
+  size_t copied = 0, i = 0, at = 0;
+  int nl = line;
   while (i < len) {
-    size_t start;
-    if (refdef) {
-      start = i;
+    size_t start, def = i == 0 || s[i - 1] == '\n' ? S_refdef(s, len, i) : 0;
+    int is_def = def != 0;
+    if (is_def) {
+      start = def;
       while (start < len && s[start] == ' ')
         start++;
-      refdef = 0;
+      i = def;
+    } else if (s[i] == '`') {
+      i = S_skip_code_span(s, len, i);
+      continue;
+    } else if (!(s[i] == ']' && i + 1 < len && s[i + 1] == '(')) {
+      i++;
+      continue;
     } else {
-      if (s[i] == '`') { /* skip a code span */
-        size_t run = 0;
-        while (i + run < len && s[i + run] == '`')
-          run++;
-        size_t j = i + run;
-        for (; j < len; j++) {
-          size_t r2 = 0;
-          while (j + r2 < len && s[j + r2] == '`')
-            r2++;
-          if (r2 == run) break;
-          if (r2) j += r2 - 1;
-        }
-        i = j < len ? j + run : i + run;
-        continue;
-      }
-      if (!(s[i] == ']' && i + 1 < len && s[i + 1] == '(')) {
-        i++;
-        continue;
-      }
       start = i + 2;
+      /* the destination may follow on the next line */
+      size_t w = start;
+      while (w < len && (s[w] == ' ' || s[w] == '\t'))
+        w++;
+      if (w < len && s[w] == '\n') {
+        w++;
+        while (w < len && (s[w] == ' ' || s[w] == '\t'))
+          w++;
+        start = w;
+      }
     }
     size_t end = start;
     int angle = start < len && s[start] == '<';
     if (angle) {
-      while (end < len && s[end] != '>')
+      while (end < len && s[end] != '>' && s[end] != '\n')
         end++;
       start++;
     } else {
       int depth = 0;
-      while (end < len && s[end] != ' ' && !(s[end] == ')' && depth == 0)) {
+      while (end < len && s[end] != ' ' && s[end] != '\n' && !(s[end] == ')' && depth == 0)) {
         if (s[end] == '(') depth++;
         if (s[end] == ')') depth--;
         end++;
@@ -173,13 +205,13 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
     }
     char *url = lit_xstrndup(s + start, end - start);
     char *to = NULL;
-    int r = lit_weave_link(x->w, x->pg, url, line, &to, x->d);
+    int r = lit_weave_link(x->w, x->pg, url, S_line_at(s, start, &at, &nl), &to, x->d);
     if (r == 1) {
       lit_buf_put(x->out, s + copied, start - copied);
       lit_buf_puts(x->out, to);
       copied = end;
-    } else if (r < 0 && s[i] == ']') {
-      /* becomes text: drop "[" ... "](url)" around it, when both are on this line */
+    } else if (r < 0 && !is_def) {
+      /* becomes text: drop "[" ... "](url)" around it */
       size_t close = end;
       while (close < len && s[close] != ')')
         close++;
@@ -206,87 +238,119 @@ static void S_links(const S_ctx *x, const char *s, size_t len, int line) {
   lit_buf_put(x->out, s + copied, len - copied);
 }
 
+/* An opening fence: a block of the document gets the line naming its
+ * chunk and file before it, and its fence loses the lit-block marker.
+ * Returns the block, or NULL for a fence of the page's own. */
+static const lit_block *S_fence_open(const S_ctx *x, const char *s, size_t len, size_t pre, size_t fl) {
+  size_t lang_len;
+  char *info = lit_xstrndup(s + pre + fl, len - pre - fl);
+  long k = lit_weave_marker(info, &lang_len);
+  free(info);
+  if (k < 0 || (size_t)k >= x->pg->doc->nblocks) {
+    lit_buf_put(x->out, s, len);
+    lit_buf_putc(x->out, '\n');
+    return NULL;
+  }
+  const lit_block *blk = x->pg->doc->blocks[k];
+  lit_buf_put(x->out, s, pre);
+  if (blk->flags & LIT_BLOCK_TANGLED) {
+    S_label(x, blk, x->out);
+    lit_buf_putc(x->out, '\n');
+    for (size_t q = 0; q < pre; q++)
+      lit_buf_putc(x->out, s[q] == '>' ? '>' : ' ');
+  }
+  lit_buf_put(x->out, s + pre, fl + lang_len);
+  lit_buf_putc(x->out, '\n');
+  return blk;
+}
+
+/* A line inside a fence, copied. 1 if it closes the fence (a run of at
+ * least flen fc characters): then a tangled block gets the line saying
+ * where the chunks it includes are defined. */
+static int S_fence_line(const S_ctx *x, const char *s, size_t len, char fc, size_t flen, const lit_block *blk) {
+  lit_buf_put(x->out, s, len);
+  lit_buf_putc(x->out, '\n');
+  size_t q = 0;
+  while (q < len && (s[q] == ' ' || s[q] == '>'))
+    q++;
+  size_t r = q;
+  while (r < len && s[r] == fc)
+    r++;
+  size_t t = r;
+  while (t < len && s[t] == ' ')
+    t++;
+  if (r - q < flen || t != len) return 0;
+  if (blk && (blk->flags & LIT_BLOCK_TANGLED)) {
+    lit_buf refs = LIT_BUF_INIT;
+    S_refs(x, blk, &refs);
+    if (refs.len) {
+      for (size_t z = 0; z < q; z++)
+        lit_buf_putc(x->out, s[z] == '>' ? '>' : ' ');
+      lit_buf_put(x->out, refs.data, refs.len);
+      lit_buf_putc(x->out, '\n');
+    }
+    lit_buf_free(&refs);
+  }
+  return 1;
+}
+
+/* One woven page as the bundle shows it: prose with its links rewritten,
+ * code blocks labelled, HTML comments (notes to the authors) left out. */
 static void S_page(const S_ctx *x) {
   const char *s = x->pg->md, *end = s + x->pg->len;
-  int line = 0;
-  int in_fence = 0;
+  int line = 0, in_fence = 0, in_comment = 0;
   char fc = 0;
   size_t flen = 0;
   const lit_block *blk = NULL;
-  int in_comment = 0;
+  const char *run = NULL, *run_end = NULL; /* prose lines not yet written, from woven line run_line */
+  int run_line = 0;
   while (s < end) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
     line++;
-    size_t pre, fl;
-    char c;
-    size_t ind = 0;
+    size_t pre = 0, fl = 0, ind = 0;
+    char c = 0;
     while (ind < len && ind < 3 && s[ind] == ' ')
       ind++;
-    if (!in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0))) {
-      /* an HTML comment block is a note to the authors: agents need not read it */
+    int comment = !in_fence && (in_comment || (len - ind >= 4 && memcmp(s + ind, "<!--", 4) == 0));
+    int fence = !in_fence && !comment && S_fence(s, len, &pre, &c, &fl);
+    int prose = !in_fence && !comment && !fence;
+    int blank = strspn(s, " \t>") >= len;
+    if (run && (!prose || blank)) { /* the run ends before this line */
+      S_links(x, run, (size_t)(run_end - run), run_line);
+      lit_buf_putc(x->out, '\n');
+      run = NULL;
+    }
+    if (comment) { /* an HTML comment block is a note to the authors: agents need not read it */
       int closes = 0;
       for (size_t q = 0; q + 3 <= len && !closes; q++)
         closes = memcmp(s + q, "-->", 3) == 0;
       in_comment = !closes;
-    } else if (!in_fence && S_fence(s, len, &pre, &c, &fl)) {
+    } else if (fence) {
       in_fence = 1;
       fc = c;
       flen = fl;
-      blk = NULL;
-      size_t lang_len;
-      char *info = lit_xstrndup(s + pre + fl, len - pre - fl);
-      long k = lit_weave_marker(info, &lang_len);
-      free(info);
-      if (k >= 0 && (size_t)k < x->pg->doc->nblocks) {
-        blk = x->pg->doc->blocks[k];
-        if (blk->flags & LIT_BLOCK_TANGLED) {
-          lit_buf_put(x->out, s, pre);
-          S_label(x, blk, x->out);
-          lit_buf_putc(x->out, '\n');
-          for (size_t q = 0; q < pre; q++)
-            lit_buf_putc(x->out, s[q] == '>' ? '>' : ' ');
-        } else {
-          lit_buf_put(x->out, s, pre);
-        }
-        lit_buf_put(x->out, s + pre, fl + lang_len);
-        lit_buf_putc(x->out, '\n');
-      } else {
-        lit_buf_put(x->out, s, len);
-        lit_buf_putc(x->out, '\n');
-      }
+      blk = S_fence_open(x, s, len, pre, fl);
     } else if (in_fence) {
-      lit_buf_put(x->out, s, len);
-      lit_buf_putc(x->out, '\n');
-      size_t q = 0;
-      while (q < len && (s[q] == ' ' || s[q] == '>'))
-        q++;
-      size_t r = q;
-      while (r < len && s[r] == fc)
-        r++;
-      size_t t = r;
-      while (t < len && s[t] == ' ')
-        t++;
-      if (r - q >= flen && t == len) {
+      if (S_fence_line(x, s, len, fc, flen, blk)) {
         in_fence = 0;
-        if (blk && (blk->flags & LIT_BLOCK_TANGLED)) {
-          lit_buf refs = LIT_BUF_INIT;
-          S_refs(x, blk, &refs);
-          if (refs.len) {
-            for (size_t z = 0; z < q; z++)
-              lit_buf_putc(x->out, s[z] == '>' ? '>' : ' ');
-            lit_buf_put(x->out, refs.data, refs.len);
-            lit_buf_putc(x->out, '\n');
-          }
-          lit_buf_free(&refs);
-        }
         blk = NULL;
       }
-    } else {
-      S_links(x, s, len, line);
+    } else if (blank) {
+      lit_buf_put(x->out, s, len);
       lit_buf_putc(x->out, '\n');
+    } else {
+      if (!run) {
+        run = s;
+        run_line = line;
+      }
+      run_end = s + len;
     }
     s += len + 1;
+  }
+  if (run) {
+    S_links(x, run, (size_t)(run_end - run), run_line);
+    lit_buf_putc(x->out, '\n');
   }
 }
 
@@ -295,6 +359,49 @@ static void S_page(const S_ctx *x) {
 static const char *S_meta(const lit_source *src, const char *a, const char *b, int *line) {
   const char *v = lit_source_meta(src, a, line);
   return v ? v : b ? lit_source_meta(src, b, line) : NULL;
+}
+
+const char *lit_skill_name(const lit_source *entry, int *line) { return S_meta(entry, "skill-name", "name", line); }
+
+static int S_under(const char *path, const char *root) {
+  size_t n = strlen(root);
+  while (n && root[n - 1] == '/')
+    n--;
+  return strncmp(path, root, n) == 0 && path[n] == '/';
+}
+
+/* The bundle's scripts/: per file of p->files, "scripts/BASE" when it lies
+ * under one of roots, else NULL. Two files of one base name are an error.
+ * The caller frees the array and its strings (S_shipped_free). */
+static char **S_shipped(const lit_project *p, const char *const *roots, size_t nroots, lit_diags *d) {
+  char **shipped = lit_xcalloc(p->nfiles + 1, sizeof(char *));
+  lit_index names = LIT_INDEX_INIT; /* base name under scripts/ -> file */
+  for (size_t i = 0; i < p->nfiles; i++) {
+    int ship = 0;
+    for (size_t k = 0; k < nroots && !ship; k++)
+      ship = S_under(p->files[i].path, roots[k]);
+    if (!ship) continue;
+    const char *base = strrchr(p->files[i].path, '/');
+    base = base ? base + 1 : p->files[i].path;
+    size_t other;
+    if (lit_index_get(&names, base, strlen(base), &other)) {
+      const lit_block *b = p->files[i].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "the skill ships '%s' as scripts/%s, but '%s' has that name too", p->files[i].path, base,
+               p->files[other].path);
+      continue;
+    }
+    lit_index_put(&names, base, i);
+    shipped[i] = lit_xasprintf("scripts/%s", base);
+  }
+  lit_index_free(&names);
+  return shipped;
+}
+
+static void S_shipped_free(const lit_project *p, char **shipped) {
+  for (size_t i = 0; i < p->nfiles; i++)
+    free(shipped[i]);
+  free(shipped);
 }
 
 /* YAML: plain when safe, else double-quoted. */
@@ -314,45 +421,82 @@ static void S_yaml(lit_buf *out, const char *key, const char *v) {
   lit_buf_putc(out, '\n');
 }
 
-int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
-  const lit_source *ix = &p->docs[0]->src;
+/* The skill's front matter, from the entry document's. */
+typedef struct {
+  const char *name, *desc, *compat;
+} S_front;
+
+/* Reads and checks the front matter against the Agent Skills rules: 0, 1
+ * when a value breaks a rule, -1 when name or description is missing
+ * (each reported). */
+static int S_read_front(const lit_source *ix, S_front *fm, lit_diags *d) {
   int line = 0, status = 0;
-  const char *name = S_meta(ix, "skill-name", "name", &line);
   const char *why;
-  if (!name) {
+  fm->name = lit_skill_name(ix, &line);
+  if (!fm->name) {
     lit_diag(d, LIT_ERROR, ix->path, 1, 1, "the front matter needs 'skill-name:' (or 'name:') for the skill bundle");
     return -1;
   }
-  if ((why = lit_skill_check_name(name))) {
-    lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill name '%s' %s (Agent Skills specification)", name, why);
-    status = -1;
+  if ((why = lit_skill_check_name(fm->name))) {
+    lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill name '%s' %s (Agent Skills specification)", fm->name, why);
+    status = 1;
   }
-  const char *desc = S_meta(ix, "skill-description", "description", &line);
-  if (!desc) {
+  fm->desc = S_meta(ix, "skill-description", "description", &line);
+  if (!fm->desc) {
     lit_diag(d, LIT_ERROR, ix->path, 1, 1,
              "the front matter needs 'skill-description:' (or 'description:'): what the skill does and when to use it");
     return -1;
   }
-  if ((why = lit_skill_check_description(desc))) {
+  if ((why = lit_skill_check_description(fm->desc))) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill description %s (Agent Skills specification)", why);
-    status = -1;
+    status = 1;
   }
-  const char *compat = S_meta(ix, "skill-compatibility", "compatibility", &line);
-  if (compat && strlen(compat) > 500) {
+  fm->compat = S_meta(ix, "skill-compatibility", "compatibility", &line);
+  if (fm->compat && strlen(fm->compat) > 500) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill compatibility must be at most 500 characters");
-    status = -1;
+    status = 1;
   }
-  const char *scripts = S_meta(ix, "skill-scripts", NULL, &line);
+  return status;
+}
+
+/* The folders named by skill-scripts, shipped under scripts/. */
+static char **S_ship(const lit_project *p, const lit_source *ix, lit_diags *d) {
+  const char *scripts = S_meta(ix, "skill-scripts", NULL, NULL);
   char *roots_text = lit_xstrdup(scripts ? scripts : "kernels/scripts kernels/benchmarks");
   const char *roots[16];
   size_t nroots = 0;
   char *save = NULL;
   for (char *t = strtok_r(roots_text, " \t,", &save); t && nroots < 16; t = strtok_r(NULL, " \t,", &save))
     roots[nroots++] = t;
-  lit_weave *w = status ? NULL : lit_weave_new(p, LIT_WEAVE_SKILL, roots, nroots, NULL, d);
+  char **shipped = S_shipped(p, roots, nroots, d);
   free(roots_text);
-  if (!w) return -1;
+  return shipped;
+}
 
+/* SKILL.md's front matter, and the Agent Skills limits on its body. */
+static void S_skill_md_head(const lit_source *ix, const S_front *fm, const char *body, size_t len, lit_buf *page,
+                            lit_diags *d) {
+  lit_buf_puts(page, "---\n");
+  S_yaml(page, "name", fm->name);
+  S_yaml(page, "description", fm->desc);
+  const char *v;
+  if ((v = S_meta(ix, "skill-license", "license", NULL))) S_yaml(page, "license", v);
+  if (fm->compat) S_yaml(page, "compatibility", fm->compat);
+  if ((v = S_meta(ix, "skill-allowed-tools", "allowed-tools", NULL))) S_yaml(page, "allowed-tools", v);
+  lit_buf_puts(page, "---\n");
+  size_t lines = 0;
+  for (size_t k = 0; k < len; k++)
+    lines += body[k] == '\n';
+  size_t tokens = len / 4; /* the usual estimate: four characters a token */
+  if (lines >= 500 || tokens >= 5000)
+    lit_diag(d, LIT_ERROR, ix->path, 0, 0,
+             "SKILL.md's body is %zu lines and about %zu tokens (characters / 4); the Agent Skills limit is under 500 "
+             "lines and 5,000 tokens: move detail into a reference",
+             lines, tokens);
+}
+
+/* SKILL.md and references/, one woven page each. */
+static void S_add_pages(const lit_weave *w, const lit_source *ix, const S_front *fm, lit_tree *tree, lit_diags *d) {
   for (size_t i = 0; i < w->ndocs; i++) {
     lit_buf body = LIT_BUF_INIT, page = LIT_BUF_INIT;
     S_ctx x = {w, &w->docs[i], &body, d};
@@ -362,43 +506,29 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
       skip++;
     while (skip > 0 && body.data[skip - 1] != '\n')
       skip--;
-    if (i == 0) {
-      lit_buf_puts(&page, "---\n");
-      S_yaml(&page, "name", name);
-      S_yaml(&page, "description", desc);
-      const char *v;
-      if ((v = S_meta(ix, "skill-license", "license", NULL))) S_yaml(&page, "license", v);
-      if (compat) S_yaml(&page, "compatibility", compat);
-      if ((v = S_meta(ix, "skill-allowed-tools", "allowed-tools", NULL))) S_yaml(&page, "allowed-tools", v);
-      lit_buf_puts(&page, "---\n");
-      size_t lines = 0;
-      for (size_t k = skip; k < body.len; k++)
-        lines += body.data[k] == '\n';
-      size_t tokens = (body.len - skip) / 4; /* the usual estimate: four characters a token */
-      if (lines >= 500 || tokens >= 5000)
-        lit_diag(
-            d, LIT_ERROR, ix->path, 0, 0,
-            "SKILL.md's body is %zu lines and about %zu tokens (characters / 4); the Agent Skills limit is under 500 "
-            "lines and 5,000 tokens: move detail into a reference",
-            lines, tokens);
-    }
+    if (i == 0) S_skill_md_head(ix, fm, body.data + skip, body.len - skip, &page, d);
     lit_buf_put(&page, body.data + skip, body.len - skip);
     size_t n = page.len;
     lit_tree_add(tree, w->docs[i].out_path, lit_buf_detach(&page), n);
     lit_buf_free(&body);
   }
+}
+
+/* scripts/: the shipped files, tangled (executable when they start with #!). */
+static void S_add_scripts(const lit_project *p, const lit_weave *w, lit_tree *tree) {
   lit_tangle_opts topts = {0};
   for (size_t i = 0; i < p->nfiles; i++) {
     if (!w->shipped[i]) continue;
     lit_buf b = LIT_BUF_INIT;
-    if (lit_tangle_file(p, &p->files[i], &topts, &b, d) == 0) {
-      size_t n = b.len;
-      lit_tree_add(tree, w->shipped[i], lit_buf_detach(&b), n);
-      if (n > 2 && memcmp(tree->files[tree->n - 1].data, "#!", 2) == 0) tree->files[tree->n - 1].exec = 1;
-    } else {
-      lit_buf_free(&b);
-    }
+    lit_tangle_file(p, &p->files[i], &topts, &b);
+    size_t n = b.len;
+    lit_tree_add(tree, w->shipped[i], lit_buf_detach(&b), n);
+    if (n > 2 && memcmp(tree->files[tree->n - 1].data, "#!", 2) == 0) tree->files[tree->n - 1].exec = 1;
   }
+}
+
+/* manifest.txt: every other file of the bundle, one path a line. */
+static void S_add_manifest(lit_tree *tree) {
   lit_tree_sort(tree);
   lit_buf man = LIT_BUF_INIT;
   for (size_t i = 0; i < tree->n; i++)
@@ -406,24 +536,42 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
   size_t n = man.len;
   lit_tree_add(tree, "manifest.txt", lit_buf_detach(&man), n);
   lit_tree_sort(tree);
-  *name_out = lit_xstrdup(name);
-  lit_weave_free(w);
-  return lit_diags_count(d, LIT_ERROR) ? -1 : 0;
 }
 
-int lit_skill_run(lit_project *p, const lit_skill_opts *o, lit_diags *d) {
+lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
+  const lit_source *ix = &p->docs[0]->src;
+  S_front fm;
+  int front = S_read_front(ix, &fm, d);
+  if (front) return LIT_FAILED;
+  char **shipped = S_ship(p, ix, d);
+  lit_weave_opts wo = {(const char *const *)shipped, NULL, NULL};
+  lit_weave *w = lit_weave_new(p, LIT_WEAVE_SKILL, &wo, d);
+  if (!w) {
+    S_shipped_free(p, shipped);
+    return LIT_FAILED;
+  }
+  S_add_pages(w, ix, &fm, tree, d);
+  S_add_scripts(p, w, tree);
+  S_add_manifest(tree);
+  *name_out = lit_xstrdup(fm.name);
+  lit_weave_free(w);
+  S_shipped_free(p, shipped);
+  return lit_diags_count(d, LIT_ERROR) ? LIT_FAILED : LIT_OK;
+}
+
+lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diags *d) {
   lit_tree t = LIT_TREE_INIT;
   char *name = NULL;
-  int r = lit_skill_build(p, &t, &name, d);
-  if (r == 0) {
+  lit_status r = lit_skill_build(p, &t, &name, d);
+  if (r == LIT_OK) {
     const char *out = o->out && o->out[0] ? o->out : "build/skill";
     char *dir = lit_xasprintf("%s/%s", out, name);
     if (o->check)
-      r = lit_tree_compare(&t, dir, d) ? 1 : 0;
+      r = lit_tree_compare(&t, dir, d) ? LIT_DIFFERS : LIT_OK;
     else if (lit_tree_check_parent(out, d) != 0) /* `--out /` would write /NAME */
-      r = -1;
+      r = LIT_FAILED;
     else
-      r = lit_tree_install(&t, dir, "manifest.txt", d);
+      r = lit_tree_install(&t, dir, "manifest.txt", d) == 0 ? LIT_OK : LIT_FAILED;
     free(dir);
   }
   free(name);

@@ -31,11 +31,16 @@ typedef struct {
 } lit_skill_opts;
 
 /* Builds the bundle in memory into *tree (paths relative to the bundle
- * folder) and *name (the skill's name, caller frees). 0, or -1 reported. */
-int lit_skill_build(lit_project *p, lit_tree *tree, char **name, lit_diags *d);
-/* lit_skill_build, then writes (or checks) OUT/NAME. 0, 1 (check found
- * differences), or -1 on error (nothing written). */
-int lit_skill_run(lit_project *p, const lit_skill_opts *o, lit_diags *d);
+ * folder) and *name (the skill's name, caller frees). LIT_OK, or LIT_FAILED
+ * reported through d. */
+lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name, lit_diags *d);
+/* lit_skill_build, then writes (or checks: LIT_DIFFERS) OUT/NAME. */
+lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diags *d);
+
+/* The skill's name from the entry document's front matter: skill-name,
+ * else name; NULL if neither. *line (may be NULL) gets its line. The one
+ * lookup `lit skill` and `lit skill install` share. */
+const char *lit_skill_name(const lit_source *entry, int *line);
 
 /* The Agent Skills checks, exposed for the tests: NULL if valid, else a
  * static reason. */

@@ -208,7 +208,9 @@ void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes,
   S_front_matter(src, d);
 }
 
-void lit_source_adopt(lit_source *src, const char *path, char *bytes, size_t len, lit_diags *d) {
+/* lit_source_from_bytes, taking over a NUL-terminated heap buffer (freed by
+ * the source). */
+static void S_adopt(lit_source *src, const char *path, char *bytes, size_t len, lit_diags *d) {
   /* Most documents have neither a BOM nor a CR: keep their buffer as it is. */
   if ((len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) || memchr(bytes, '\r', len)) {
     lit_source_from_bytes(src, path, bytes, len, d);
@@ -238,7 +240,7 @@ int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_
     return -1;
   }
   size_t len = b.len;
-  lit_source_adopt(src, relpath, lit_buf_detach(&b), len, d);
+  S_adopt(src, relpath, lit_buf_detach(&b), len, d);
   return 0;
 }
 

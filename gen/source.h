@@ -34,8 +34,6 @@ typedef struct {
 int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d);
 /* Same, from bytes in memory (for tests and the fuzzer). */
 void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes, size_t len, lit_diags *d);
-/* Same, taking over a NUL-terminated heap buffer (freed by the source). */
-void lit_source_adopt(lit_source *src, const char *path, char *bytes, size_t len, lit_diags *d);
 void lit_source_free(lit_source *src);
 /* Line `line` (1-based) without its newline; NULL past the end. */
 const char *lit_source_line(const lit_source *src, int line, size_t *len);

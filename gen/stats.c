@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "lang.h"
 
 static size_t S_lines(const lit_block *b) {
   size_t n = 0;
@@ -13,26 +14,23 @@ static size_t S_lines(const lit_block *b) {
   return n;
 }
 
-/* Marks every chunk reachable from a file root (explicit stack: chains are deep). */
-static void S_mark_reachable(const lit_project *p, unsigned char *reach, lit_chunk **all, size_t nall) {
-  lit_chunk **stack = lit_xmalloc((nall + 1) * sizeof(lit_chunk *));
-  size_t depth = 0;
+/* Marks, by chunk id, every chunk reachable from a file root (explicit
+ * stack: chains are deep). */
+static void S_mark_reachable(const lit_project *p, unsigned char *reach) {
+  size_t cap = p->nfiles + 16, depth = 0;
+  const lit_chunk **stack = lit_xmalloc(cap * sizeof(lit_chunk *));
   for (size_t i = 0; i < p->nfiles; i++)
     stack[depth++] = p->files[i].root;
   while (depth) {
-    lit_chunk *c = stack[--depth];
-    size_t idx = 0;
-    while (idx < nall && all[idx] != c)
-      idx++;
-    if (idx == nall || reach[idx]) continue;
-    reach[idx] = 1;
+    const lit_chunk *c = stack[--depth];
+    if (reach[c->id]) continue;
+    reach[c->id] = 1;
     for (size_t d = 0; d < c->ndefs; d++)
       for (size_t s = 0; s < c->defs[d]->nsegs; s++) {
         const lit_seg *seg = &c->defs[d]->segs[s];
-        if (seg->kind == LIT_SEG_REF && seg->target) {
-          stack = lit_xrealloc(stack, (depth + nall + 2) * sizeof(lit_chunk *));
-          stack[depth++] = seg->target;
-        }
+        if (seg->kind != LIT_SEG_REF || !seg->target || reach[seg->target->id]) continue;
+        stack = lit_grow(stack, &cap, depth + 1, sizeof(lit_chunk *));
+        stack[depth++] = seg->target;
       }
   }
   free(stack);
@@ -40,14 +38,8 @@ static void S_mark_reachable(const lit_project *p, unsigned char *reach, lit_chu
 
 void lit_stats_compute(const lit_project *p, lit_stats *st, lit_buf *out) {
   memset(st, 0, sizeof *st);
-  size_t nall = p->nchunks + p->nanon;
-  lit_chunk **all = lit_xmalloc((nall + 1) * sizeof(lit_chunk *));
-  for (size_t i = 0; i < p->nchunks; i++)
-    all[i] = p->chunks[i];
-  for (size_t i = 0; i < p->nanon; i++)
-    all[p->nchunks + i] = p->anon[i];
-  unsigned char *reach = lit_xcalloc(nall + 1, 1);
-  S_mark_reachable(p, reach, all, nall);
+  unsigned char *reach = lit_xcalloc(lit_project_nchunk_ids(p) + 1, 1);
+  S_mark_reachable(p, reach);
   for (size_t di = 0; di < p->ndocs; di++) {
     const lit_doc *doc = p->docs[di];
     size_t t = 0, e = 0, u = 0;
@@ -58,10 +50,7 @@ void lit_stats_compute(const lit_project *p, lit_stats *st, lit_buf *out) {
       if (b->flags & LIT_BLOCK_EXAMPLE) {
         e += n;
       } else {
-        size_t idx = 0;
-        while (idx < nall && all[idx] != b->chunk)
-          idx++;
-        if (idx < nall && reach[idx])
+        if (b->chunk && reach[b->chunk->id])
           t += n;
         else
           u += n;
@@ -74,5 +63,4 @@ void lit_stats_compute(const lit_project *p, lit_stats *st, lit_buf *out) {
       lit_buf_printf(out, "  %-48s %6zu tangled %6zu example %6zu unreached\n", doc->src.path, t, e, u);
   }
   free(reach);
-  free(all);
 }

@@ -1,8 +1,7 @@
 /* tangle.h: expanding a file's root chunk into the file's bytes.
  *
  * Expansion walks an explicit stack, not the C stack, so a chain of any depth
- * expands without overflow; the chain on the stack is what a cycle report
- * prints. A reference's leading whitespace is put before every non-empty line
+ * expands without overflow. A reference's leading whitespace is put before every non-empty line
  * it includes, at every depth; blank lines stay empty. */
 #ifndef LIT_TANGLE_H
 #define LIT_TANGLE_H
@@ -19,11 +18,12 @@ typedef void (*lit_sink_fn)(void *ctx, const char *data, size_t len);
 
 /* Streams the file's full content (header comment, body, exactly one final
  * newline) to sink, so a file of any size needs only a megabyte of buffer.
- * Returns 0, or -1 after reporting a reference cycle through d. The
- * project's chunks carry expansion state, hence non-const. */
-int lit_tangle_stream(lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink, void *ctx,
-                      lit_diags *d);
+ * The project must have loaded without errors (a reference cycle is an
+ * assertion here: loading reports every one). The expansion state is the
+ * call's own, so the project is read-only and files may be tangled at once. */
+void lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink,
+                       void *ctx);
 /* Same, appending the whole content to out. */
-int lit_tangle_file(lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out, lit_diags *d);
+void lit_tangle_file(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out);
 
 #endif

@@ -49,44 +49,22 @@ static int S_rm(const char *path, const struct stat *st, int flag, struct FTW *f
   return remove(path);
 }
 
-int lit_tree_remove(const char *path) {
+/* rm -rf path; 0 or -1. */
+static int S_remove_tree(const char *path) {
   struct stat st;
   if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
   return nftw(path, S_rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int S_mkdirs(char *path) {
-  for (char *s = path + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = '\0';
-    int r = mkdir(path, 0755);
-    *s = '/';
-    if (r != 0 && errno != EEXIST) return -1;
-  }
-  return 0;
-}
-
+/* Writes one file whole. 0, or an errno. */
 static int S_write(const char *path, const char *data, size_t len, int exec) {
   int err = lit_fault_step();
-  if (err) {
-    errno = err;
-    return -1;
-  }
+  if (err) return err;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, exec ? 0755 : 0644);
-  if (fd < 0) return -1;
-  size_t off = 0;
-  while (off < len) {
-    ssize_t n = write(fd, data + off, len - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      close(fd);
-      errno = err;
-      return -1;
-    }
-    off += (size_t)n;
-  }
-  return close(fd);
+  if (fd < 0) return errno;
+  err = lit_write_all(fd, data, len);
+  if (close(fd) != 0 && !err) err = errno;
+  return err;
 }
 
 /* 1 if dir holds nothing but "." and "..". */
@@ -245,7 +223,7 @@ static void S_clean_leftovers(const char *parent, const char *base, const char *
     if (end == rest + 9 || *end || pid == (long)getpid() || S_alive(pid)) continue;
     char *full = lit_xasprintf("%s/%s", parent, n);
     struct stat st;
-    if (!(old && lstat(target, &st) != 0 && rename(full, target) == 0)) lit_tree_remove(full);
+    if (!(old && lstat(target, &st) != 0 && rename(full, target) == 0)) S_remove_tree(full);
     free(full);
   }
   closedir(dh);
@@ -273,18 +251,19 @@ static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
   }
   for (size_t i = 0; i < t->n; i++) {
     char *full = lit_xasprintf("%s/%s", stage, t->files[i].path);
-    int r = S_mkdirs(full) == 0 ? S_write(full, t->files[i].data, t->files[i].len, t->files[i].exec) : -1;
-    if (r != 0) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(errno));
+    err = lit_make_parents(full);
+    if (!err) err = S_write(full, t->files[i].data, t->files[i].len, t->files[i].exec);
+    if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
     free(full);
-    if (r != 0) return -1;
+    if (err) return -1;
   }
   char *man = S_manifest(t);
   char *full = lit_xasprintf("%s/%s", stage, LIT_TREE_MANIFEST);
-  int r = S_write(full, man, strlen(man), 0);
-  if (r != 0) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(errno));
+  err = S_write(full, man, strlen(man), 0);
+  if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
   free(full);
   free(man);
-  return r;
+  return err ? -1 : 0;
 }
 
 /* Swaps stage and an existing target: afterwards stage holds the old copy.
@@ -305,7 +284,7 @@ static int S_swap(const char *stage, const char *target, const char *old, lit_di
     if (err)
       rename(old, target); /* the old copy back in place */
     else if (rename(old, stage) != 0)
-      lit_tree_remove(old); /* else it stays hidden, for the next run to remove */
+      S_remove_tree(old); /* else it stays hidden, for the next run to remove */
   }
   if (err) lit_diag(d, LIT_ERROR, target, 0, 0, "cannot swap the new folder into place: %s", strerror(err));
   return err ? -1 : 0;
@@ -356,15 +335,15 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_
   S_clean_leftovers(parent, base, target);
   if (S_check_owned(t, target, guard, d) != 0) goto out;
   char *parents = lit_xasprintf("%s/", parent);
-  int made = S_mkdirs(parents);
+  int made = lit_make_parents(parents);
   free(parents);
   if (made != 0) {
-    lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(errno));
+    lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(made));
     goto out;
   }
-  lit_tree_remove(stage);
+  S_remove_tree(stage);
   if (S_write_stage(t, stage, d) != 0) {
-    lit_tree_remove(stage);
+    S_remove_tree(stage);
     goto out;
   }
   if (lstat(target, &st) != 0) {
@@ -372,19 +351,19 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_
     int err = lit_fault_step();
     if (err || rename(stage, target) != 0) {
       lit_diag(d, LIT_ERROR, target, 0, 0, "cannot move the new folder into place: %s", strerror(err ? err : errno));
-      lit_tree_remove(stage);
+      S_remove_tree(stage);
       goto out;
     }
     status = 0;
     goto out;
   }
   if (S_swap(stage, target, old, d) != 0) {
-    lit_tree_remove(stage);
+    S_remove_tree(stage);
     goto out;
   }
   /* stage now holds the old copy. */
   int err = lit_fault_step();
-  if (err || lit_tree_remove(stage) != 0) {
+  if (err || S_remove_tree(stage) != 0) {
     lit_diag(d, LIT_ERROR, stage, 0, 0,
              "the new %s is in place, but its old copy cannot be removed from here: %s; remove it (the next run "
              "tries again)",

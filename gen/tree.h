@@ -71,7 +71,5 @@ size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d);
 /* Adds every regular file under dir (recursively) to t, but dir's own
  * manifest. 0, or -1 reported. */
 int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d);
-/* rm -rf path; 0 or -1. */
-int lit_tree_remove(const char *path);
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static void S_out_of_memory(void) {
   fputs("lit: out of memory\n", stderr);
@@ -162,24 +164,6 @@ int lit_index_get(const lit_index *x, const char *key, size_t len, size_t *val) 
   return 1;
 }
 
-void lit_index_del(lit_index *x, const char *key) {
-  if (!x->cap) return;
-  size_t mask = x->cap - 1, i = S_slot(x, key, strlen(key));
-  if (!x->keys[i]) return;
-  /* Backward-shift deletion: pull later entries of the probe run into the
-   * hole unless their home slot lies cyclically in (hole, their slot]. */
-  for (size_t j = (i + 1) & mask; x->keys[j]; j = (j + 1) & mask) {
-    size_t home = S_hash(x->keys[j], strlen(x->keys[j])) & mask;
-    int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-    if (stays) continue;
-    x->keys[i] = x->keys[j];
-    x->vals[i] = x->vals[j];
-    i = j;
-  }
-  x->keys[i] = NULL;
-  x->len--;
-}
-
 void lit_index_free(lit_index *x) {
   free(x->keys);
   free(x->vals);
@@ -240,4 +224,36 @@ int lit_read_file(const char *path, lit_buf *out) {
   lit_buf_reserve(out, 0);
   out->data[out->len] = '\0';
   return err;
+}
+
+int lit_write_all(int fd, const char *data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+int lit_make_parents(const char *path) {
+  char *p = lit_xstrdup(path);
+  int err = 0;
+  for (char *s = p + 1; *s && !err; s++) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) err = errno;
+    *s = '/';
+  }
+  free(p);
+  return err;
+}
+
+double lit_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -41,8 +41,10 @@ void lit_buf_truncate(lit_buf *b, size_t len);
 char *lit_buf_detach(lit_buf *b);
 void lit_buf_free(lit_buf *b);
 
-/* A string -> number map (open addressing, FNV-1a) for lookups that would
- * otherwise scan a list: record entries, file paths. Keys are borrowed: the
+/* A string -> number map (open addressing, FNV-1a), the one hash table of
+ * gen/: chunk names, file paths, record entries, pages, heading anchors,
+ * highlighter keywords. The number is usually a position in the owner's
+ * array. Keys are borrowed: the
  * caller keeps each key's string alive and unchanged while it is in the map.
  * Zero-initialise (LIT_INDEX_INIT); lit_index_free releases the table. */
 typedef struct {
@@ -58,8 +60,6 @@ typedef struct {
 void lit_index_put(lit_index *x, const char *key, size_t val);
 /* 1 and *val if the first len bytes of key are in the map, else 0. */
 int lit_index_get(const lit_index *x, const char *key, size_t len, size_t *val);
-/* Removes key if present. */
-void lit_index_del(lit_index *x, const char *key);
 void lit_index_free(lit_index *x);
 
 /* Levenshtein distance between a[0..la) and b[0..lb), or cap + 1 when it
@@ -68,5 +68,12 @@ size_t lit_edit_distance(const char *a, size_t la, const char *b, size_t lb, siz
 
 /* Reads a whole file into *out (owned by the caller). Returns 0, or an errno. */
 int lit_read_file(const char *path, lit_buf *out);
+/* Seconds on the monotonic clock, for LIT_TIMINGS reports. */
+double lit_now(void);
+/* Writes all len bytes to fd, across short writes and EINTR. 0, or an errno. */
+int lit_write_all(int fd, const char *data, size_t len);
+/* mkdir -p for the folders above the last '/' of path (the file's parents;
+ * a folder that exists is fine). 0, or an errno. */
+int lit_make_parents(const char *path);
 
 #endif

@@ -9,66 +9,12 @@
 #include "parallel.h"
 #include "paths.h"
 
-/* ---- a string -> pointer table (open addressing, never shrinks) ---- */
-
-typedef struct {
-  char **keys;
-  void **vals;
-  size_t cap, n;
-} S_table;
-
-static size_t S_hash(const char *s, size_t len) {
-  size_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-  return h;
-}
-
-static size_t S_slot(const S_table *t, const char *key, size_t len) {
-  size_t i = S_hash(key, len) & (t->cap - 1);
-  while (t->keys[i] && (strlen(t->keys[i]) != len || memcmp(t->keys[i], key, len) != 0))
-    i = (i + 1) & (t->cap - 1);
-  return i;
-}
-
-static void *S_get(const S_table *t, const char *key, size_t len) {
-  if (!t || !t->cap) return NULL;
-  size_t i = S_slot(t, key, len);
-  return t->keys[i] ? t->vals[i] : NULL;
-}
-
-static void S_put(S_table *t, const char *key, size_t len, void *val) {
-  if (2 * (t->n + 1) > t->cap) {
-    S_table bigger = {NULL, NULL, t->cap ? 2 * t->cap : 16, 0};
-    bigger.keys = lit_xcalloc(bigger.cap, sizeof(char *));
-    bigger.vals = lit_xcalloc(bigger.cap, sizeof(void *));
-    for (size_t i = 0; i < t->cap; i++)
-      if (t->keys[i]) {
-        size_t j = S_slot(&bigger, t->keys[i], strlen(t->keys[i]));
-        bigger.keys[j] = t->keys[i];
-        bigger.vals[j] = t->vals[i];
-        bigger.n++;
-      }
-    free(t->keys);
-    free(t->vals);
-    *t = bigger;
-  }
-  size_t i = S_slot(t, key, len);
-  if (!t->keys[i]) {
-    t->keys[i] = lit_xstrndup(key, len);
-    t->n++;
-  }
-  t->vals[i] = val;
-}
-
-static void S_table_free(S_table *t) {
-  if (!t) return;
-  for (size_t i = 0; i < t->cap; i++)
-    free(t->keys[i]);
-  free(t->keys);
-  free(t->vals);
-  free(t);
-}
+/* The lookups only this file makes. */
+struct lit_weave_tables {
+  lit_index by_path;  /* document path -> position in docs */
+  lit_index files;    /* file path -> position in p->files */
+  lit_index *anchors; /* per page: heading anchor -> position in its heads */
+};
 
 /* ---- names ---- */
 
@@ -115,42 +61,6 @@ char *lit_weave_relative(const char *from, const char *to) {
   return lit_buf_detach(&b);
 }
 
-/* Joins from's folder and a relative url path, resolving "." and "..";
- * NULL if it climbs out of the project. */
-static char *S_resolve(const char *from, const char *url, size_t ulen) {
-  const char *slash = strrchr(from, '/');
-  lit_buf joined = LIT_BUF_INIT;
-  if (slash) lit_buf_put(&joined, from, (size_t)(slash - from) + 1);
-  lit_buf_put(&joined, url, ulen);
-  char *parts = lit_buf_detach(&joined);
-  lit_buf out = LIT_BUF_INIT;
-  int bad = 0;
-  for (char *s = parts; *s && !bad;) {
-    char *e = strchr(s, '/');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    if (n == 2 && s[0] == '.' && s[1] == '.') {
-      if (out.len == 0)
-        bad = 1;
-      else {
-        size_t k = out.len;
-        while (k > 0 && out.data[k - 1] != '/')
-          k--;
-        lit_buf_truncate(&out, k ? k - 1 : 0);
-      }
-    } else if (n && !(n == 1 && s[0] == '.')) {
-      if (out.len) lit_buf_putc(&out, '/');
-      lit_buf_put(&out, s, n);
-    }
-    s += n + (e ? 1 : 0);
-  }
-  free(parts);
-  if (bad) {
-    lit_buf_free(&out);
-    return NULL;
-  }
-  return lit_buf_detach(&out);
-}
-
 /* ---- building ---- */
 
 static cmark_parser *S_parser(cmark_llist *exts) {
@@ -176,9 +86,7 @@ static void S_text_of(cmark_node *n, lit_buf *out) {
 }
 
 /* Records headings, anchors and each block's section from the parse. */
-static void S_index(lit_wdoc *pg, cmark_node *root) {
-  S_table *anchors = lit_xcalloc(1, sizeof *anchors);
-  pg->anchors = anchors;
+static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
   pg->section = lit_xcalloc(pg->doc->nblocks + 1, sizeof(lit_heading *));
   size_t cap = 0;
   long current = -1; /* index into heads: they move while the array grows */
@@ -196,14 +104,14 @@ static void S_index(lit_wdoc *pg, cmark_node *root) {
       S_text_of(n, &text);
       lit_weave_slug(text.data ? text.data : "", text.len, &slug);
       size_t base = slug.len;
-      for (int k = 1; S_get(anchors, slug.data, slug.len); k++) {
+      for (int k = 1; lit_index_get(anchors, slug.data, slug.len, NULL); k++) {
         lit_buf_truncate(&slug, base);
         lit_buf_printf(&slug, "-%d", k);
       }
-      S_put(anchors, slug.data, slug.len, pg);
       pg->heads = lit_grow(pg->heads, &cap, pg->nheads + 1, sizeof(lit_heading));
       lit_heading *h = &pg->heads[pg->nheads++];
       h->slug = lit_buf_detach(&slug);
+      lit_index_put(anchors, h->slug, pg->nheads - 1);
       h->text = lit_buf_detach(&text);
       h->level = cmark_node_get_heading_level(n);
       current = (long)pg->nheads - 1;
@@ -228,7 +136,7 @@ static void S_parse_page(void *ctx, size_t i) {
   cmark_parser_feed(ps, pg->md, pg->len);
   cmark_node *root = cmark_parser_finish(ps);
   cmark_parser_free(ps);
-  S_index(pg, root);
+  S_index(pg, &w->own->anchors[i], root);
   if (w->kind == LIT_WEAVE_BOOK)
     pg->tree = root;
   else
@@ -246,49 +154,19 @@ static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
                                 : lit_xasprintf("references/%.*s.md", (int)n, base);
 }
 
-static int S_under(const char *path, const char *root) {
-  size_t n = strlen(root);
-  while (n && root[n - 1] == '/')
-    n--;
-  return strncmp(path, root, n) == 0 && path[n] == '/';
-}
-
-lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots, size_t nshipped,
-                         const lit_lua_limits *limits, lit_diags *d) {
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_weave_opts *o, lit_diags *d) {
   lit_weave *w = lit_xcalloc(1, sizeof *w);
   w->p = p;
   w->kind = kind;
   w->ndocs = p->ndocs;
   w->docs = lit_xcalloc(p->ndocs + 1, sizeof(lit_wdoc));
-  S_table *by_path = lit_xcalloc(1, sizeof *by_path), *files = lit_xcalloc(1, sizeof *files),
-          *outs = lit_xcalloc(1, sizeof *outs);
-  w->by_path = by_path;
-  w->files = files;
+  w->shipped = o ? o->shipped : NULL;
+  w->own = lit_xcalloc(1, sizeof *w->own);
+  w->own->anchors = lit_xcalloc(p->ndocs + 1, sizeof(lit_index));
+  lit_index outs = LIT_INDEX_INIT; /* out_path -> page */
   for (size_t i = 0; i < p->nfiles; i++)
-    S_put(files, p->files[i].path, strlen(p->files[i].path), &p->files[i]);
-  if (kind == LIT_WEAVE_SKILL) {
-    w->shipped = lit_xcalloc(p->nfiles + 1, sizeof(char *));
-    S_table *names = lit_xcalloc(1, sizeof *names);
-    for (size_t i = 0; i < p->nfiles; i++) {
-      int ship = 0;
-      for (size_t k = 0; k < nshipped && !ship; k++)
-        ship = S_under(p->files[i].path, shipped_roots[k]);
-      if (!ship) continue;
-      const char *base = strrchr(p->files[i].path, '/');
-      base = base ? base + 1 : p->files[i].path;
-      const lit_file *other = S_get(names, base, strlen(base));
-      if (other) {
-        const lit_block *b = p->files[i].block;
-        lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
-                 "the skill ships '%s' as scripts/%s, but '%s' has that name too", p->files[i].path, base, other->path);
-        continue;
-      }
-      S_put(names, base, strlen(base), &p->files[i]);
-      w->shipped[i] = lit_xasprintf("scripts/%s", base);
-    }
-    S_table_free(names);
-  }
-  lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", limits, d);
+    lit_index_put(&w->own->files, p->files[i].path, i);
+  lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", o ? o->limits : NULL, d);
   cmark_gfm_core_extensions_ensure_registered();
   static const char *const exts[] = {"table", "strikethrough", "autolink", NULL};
   for (size_t i = 0; exts[i]; i++) {
@@ -300,26 +178,29 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *
     lit_wdoc *pg = &w->docs[i];
     pg->doc = p->docs[i];
     pg->out_path = S_out_path(pg->doc, kind);
-    lit_doc *other = S_get(outs, pg->out_path, strlen(pg->out_path));
-    if (kind == LIT_WEAVE_BOOK &&
-        (strcmp(pg->out_path, "chunks.html") == 0 || strcmp(pg->out_path, "style.css") == 0)) {
-      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the book keeps %s for itself; rename this document",
-               pg->out_path);
+    size_t other;
+    int taken = lit_index_get(&outs, pg->out_path, strlen(pg->out_path), &other);
+    int reserved = 0;
+    for (size_t k = 0; o && o->reserved && o->reserved[k] && !reserved; k++)
+      reserved = strcmp(pg->out_path, o->reserved[k]) == 0;
+    if (reserved) {
+      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the %s keeps %s for itself; rename this document",
+               kind == LIT_WEAVE_BOOK ? "book" : "skill", pg->out_path);
       status = -1;
-    } else if (other) {
+    } else if (taken) {
       lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "this document and %s would both be woven to %s; rename one",
-               other->src.path, pg->out_path);
+               w->docs[other].doc->src.path, pg->out_path);
       status = -1;
     }
-    S_put(outs, pg->out_path, strlen(pg->out_path), (void *)pg->doc);
-    S_put(by_path, pg->doc->src.path, strlen(pg->doc->src.path), pg);
+    lit_index_put(&outs, pg->out_path, i);
+    lit_index_put(&w->own->by_path, pg->doc->src.path, i);
     lit_buf md = LIT_BUF_INIT;
     if (lit_render_doc(r, pg->doc, kind == LIT_WEAVE_SKILL, &md, &pg->map, d)) status = -1;
     pg->len = md.len;
     pg->md = lit_buf_detach(&md);
   }
   lit_parallel_for(w->ndocs, S_parse_page, w);
-  S_table_free(outs);
+  lit_index_free(&outs);
   lit_render_free(r);
   if (status) {
     lit_weave_free(w);
@@ -343,26 +224,30 @@ void lit_weave_free(lit_weave *w) {
     }
     free(pg->heads);
     free(pg->section);
-    S_table_free(pg->anchors);
+    lit_index_free(&w->own->anchors[i]);
   }
   free(w->docs);
-  if (w->shipped) {
-    for (size_t i = 0; i < w->p->nfiles; i++)
-      free(w->shipped[i]);
-    free(w->shipped);
-  }
   cmark_llist_free(cmark_get_default_mem_allocator(), w->exts);
-  S_table_free(w->by_path);
-  S_table_free(w->files);
+  lit_index_free(&w->own->by_path);
+  lit_index_free(&w->own->files);
+  free(w->own->anchors);
+  free(w->own);
   free(w);
 }
 
-const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path) { return S_get(w->by_path, path, strlen(path)); }
+const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path) {
+  size_t i;
+  return lit_index_get(&w->own->by_path, path, strlen(path), &i) ? &w->docs[i] : NULL;
+}
 
-const lit_file *lit_weave_file(const lit_weave *w, const char *path) { return S_get(w->files, path, strlen(path)); }
+const lit_file *lit_weave_file(const lit_weave *w, const char *path) {
+  size_t i;
+  return lit_index_get(&w->own->files, path, strlen(path), &i) ? &w->p->files[i] : NULL;
+}
 
-int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len) {
-  return S_get(page->anchors, slug, len) != NULL;
+/* 1 if page has a heading anchor `slug` (len bytes). */
+static int S_has_anchor(const lit_weave *w, const lit_wdoc *page, const char *slug, size_t len) {
+  return lit_index_get(&w->own->anchors[page - w->docs], slug, len, NULL);
 }
 
 static int S_external(const char *url) {
@@ -374,38 +259,15 @@ static int S_external(const char *url) {
   return i > 0 && url[i] == ':';
 }
 
-static int S_hexval(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
-/* url[0..len) with %XX escapes decoded; the caller frees the result. */
-static char *S_unescape(const char *url, size_t len) {
-  char *out = lit_xmalloc(len + 1);
-  size_t o = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (url[i] == '%' && i + 2 < len && S_hexval(url[i + 1]) >= 0 && S_hexval(url[i + 2]) >= 0) {
-      out[o++] = (char)(S_hexval(url[i + 1]) * 16 + S_hexval(url[i + 2]));
-      i += 2;
-    } else {
-      out[o++] = url[i];
-    }
-  }
-  out[o] = '\0';
-  return out;
-}
-
 /* Book anchors of code blocks are not headings but are valid targets. */
 static int S_block_anchor(const char *frag) {
   return strncmp(frag, "chunk-", 6) == 0 || strncmp(frag, "file-", 5) == 0;
 }
 
 /* 1 if page has the (possibly %-escaped) fragment as an anchor. */
-static int S_has_fragment(const lit_wdoc *page, const char *frag) {
-  char *f = S_unescape(frag, strlen(frag));
-  int r = lit_weave_has_anchor(page, f, strlen(f)) || S_block_anchor(f);
+static int S_has_fragment(const lit_weave *w, const lit_wdoc *page, const char *frag) {
+  char *f = lit_path_unescape(frag, strlen(frag));
+  int r = S_has_anchor(w, page, f, strlen(f)) || S_block_anchor(f);
   free(f);
   return r;
 }
@@ -430,23 +292,21 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   size_t plen = hash ? (size_t)(hash - url) : strlen(url);
   const char *frag = hash ? hash + 1 : NULL;
   if (plen == 0) {
-    if (frag && !S_has_fragment(from, frag)) {
+    if (frag && !S_has_fragment(w, from, frag)) {
       lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': this document has no heading with that anchor", url);
       return -1;
     }
     return 0;
   }
-  char *decoded = S_unescape(url, plen); /* [A](my%20doc.md) names 'my doc.md', as on GitHub */
-  char *target = S_resolve(path, decoded, strlen(decoded));
-  free(decoded);
+  char *target = lit_path_resolve_link(path, url, plen);
   if (!target) {
     lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s' leads outside the project", url);
     return -1;
   }
-  const lit_wdoc *to = S_get(w->by_path, target, strlen(target));
+  const lit_wdoc *to = lit_weave_page(w, target);
   if (to) {
     int r = 1;
-    if (frag && !S_has_fragment(to, frag)) {
+    if (frag && !S_has_fragment(w, to, frag)) {
       lit_diag(d, LIT_ERROR, path, src_line, col, "link '%s': %s has no heading with the anchor '%s'", url, target,
                frag);
       r = -1;
@@ -458,13 +318,13 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
     free(target);
     return r;
   }
-  const lit_file *f = S_get(w->files, target, strlen(target));
+  const lit_file *f = lit_weave_file(w, target);
   if (f) {
     size_t fi = (size_t)(f - w->p->files);
     if (w->shipped && w->shipped[fi]) {
       *out = lit_weave_relative(from->out_path, w->shipped[fi]);
     } else {
-      const lit_wdoc *pg = S_get(w->by_path, f->block->doc->src.path, strlen(f->block->doc->src.path));
+      const lit_wdoc *pg = lit_weave_page(w, f->block->doc->src.path);
       char *rel = lit_weave_relative(from->out_path, pg->out_path);
       if (w->kind == LIT_WEAVE_BOOK) {
         char *id = lit_weave_block_id(f->block);

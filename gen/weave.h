@@ -42,7 +42,6 @@ typedef struct {
   lit_heading *heads;
   size_t nheads;
   const lit_heading **section; /* per block index: the heading of its section, NULL before any */
-  void *anchors;               /* private: set of heading anchors */
 } lit_wdoc;
 
 typedef struct lit_weave {
@@ -50,25 +49,32 @@ typedef struct lit_weave {
   lit_weave_kind kind;
   lit_wdoc *docs; /* reading order, like p->docs */
   size_t ndocs;
-  cmark_llist *exts; /* the syntax extensions, for cmark_render_html */
-  void *by_path;     /* private: document path -> page, file path -> lit_file */
-  void *files;
-  char **shipped; /* SKILL: tangled files copied under scripts/, by index in p->files; else NULL */
+  cmark_llist *exts;            /* the syntax extensions, for cmark_render_html */
+  const char *const *shipped;   /* borrowed from lit_weave_opts: by index in p->files; NULL when none */
+  struct lit_weave_tables *own; /* weave.c's alone: pages and files by path, each page's anchors */
 } lit_weave;
 
-/* shipped_roots (SKILL only, may be NULL): folders whose tangled files the
- * bundle ships under scripts/. Returns NULL if a document failed to weave
- * (errors in d). */
-lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const char *const *shipped_roots, size_t nshipped,
-                         const lit_lua_limits *limits, lit_diags *d);
+/* What the back end brings to the weave: the rules that are its own. */
+typedef struct {
+  /* Per file of p->files, the path the output carries it at ("scripts/x.py",
+   * the skill's), or NULL; links to a shipped file go there. Borrowed: it
+   * must outlive the weave. NULL: nothing is shipped. */
+  const char *const *shipped;
+  /* Paths the back end writes itself, which no page may be woven to
+   * (NULL-terminated; NULL for none). */
+  const char *const *reserved;
+  const lit_lua_limits *limits; /* NULL: the defaults */
+} lit_weave_opts;
+
+/* Returns NULL if a document failed to weave, or d held errors already
+ * (every document is still rendered, so all its messages are reported). */
+lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_weave_opts *o, lit_diags *d);
 void lit_weave_free(lit_weave *w);
 
 /* The page holding document `path` (project-relative), or NULL. */
 const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path);
 /* The tangled file written to `path`, or NULL. */
 const lit_file *lit_weave_file(const lit_weave *w, const char *path);
-/* 1 if page has a heading anchor `slug` (len bytes). */
-int lit_weave_has_anchor(const lit_wdoc *page, const char *slug, size_t len);
 
 /* Rewrites a link found on woven line `line` of page `from` for the output.
  * Returns 1 with the new target in *out (the caller frees it), 0 to keep the

@@ -14,10 +14,6 @@
 #   make check-serve    lit serve and lit watch on loopback: path rules, reload, diagnostics
 #   make bench-weave    weave speed on this repository and on a 50 MB corpus
 
-# The weaver's modules (every gen/*.c is built into lit and, through
-# tests/tests.mk, into the sanitizer and fuzz builds).
-WEAVER_SRC  := $(addprefix gen/,lua_host.c json.c render.c weave.c highlight.c html_book.c book_search.c assets.c skill.c \
-  tree.c install.c serve.c)
 SKILL_OUT   ?= build/skill
 SKILL_INSTALL ?= --claude
 

@@ -31,7 +31,7 @@ START_TEST(test_run) {
   ck_assert_uint_eq(lit_commit_count(c), 2);
   ck_assert(S_exists(dir, ".rec-journal")); /* written ahead, from the first change */
   size_t removed;
-  ck_assert_int_eq(lit_commit_run(c, &removed, d), 0);
+  ck_assert_int_eq(lit_commit_run(c, &removed, d), LIT_OK);
   ck_assert_uint_eq(removed, 1);
   lit_commit_free(c);
   char *a = ck_read(dir, "out/old.c"), *n = ck_read(dir, "out/sub/deeper/n.c");

@@ -187,19 +187,6 @@ START_TEST(test_links) {
 }
 END_TEST
 
-static const struct {
-  const char *lang;
-  int needs;
-} S_langs[] = {{"cuda", 1}, {"c", 1},     {"cpp", 1},  {"c++", 1},     {"python", 1}, {"py", 1},  {"toml", 1},
-               {"h", 1},    {"sh", 0},    {"text", 0}, {"console", 0}, {"json", 0},   {"lua", 0}, {"CUDA", 0},
-               {"", 0},     {"cudax", 0}, {NULL, 0}};
-
-START_TEST(test_lang_needs_tag) {
-  ck_assert_msg(lit_lang_needs_tag(S_langs[_i].lang) == S_langs[_i].needs, "%s",
-                S_langs[_i].lang ? S_langs[_i].lang : "(null)");
-}
-END_TEST
-
 Suite *doc_suite(void) {
   Suite *s = suite_create("doc");
   TCase *tc = tcase_create("core");
@@ -208,7 +195,6 @@ Suite *doc_suite(void) {
   tcase_add_test(tc, test_containers);
   tcase_add_loop_test(tc, test_errors, 0, sizeof S_errors / sizeof S_errors[0]);
   tcase_add_test(tc, test_links);
-  tcase_add_loop_test(tc, test_lang_needs_tag, 0, sizeof S_langs / sizeof S_langs[0]);
   suite_add_tcase(s, tc);
   return s;
 }

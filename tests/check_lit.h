@@ -15,11 +15,13 @@
 #include "diag.h"
 #include "model.h"
 #include "tangle.h"
+#include "tree.h"
 #include "util.h"
 
 Suite *attrs_suite(void);
 Suite *source_suite(void);
 Suite *doc_suite(void);
+Suite *lang_suite(void);
 Suite *model_suite(void);
 Suite *tangle_suite(void);
 Suite *outputs_suite(void);
@@ -30,10 +32,15 @@ Suite *hash_suite(void);
 Suite *diag_suite(void);
 Suite *util_suite(void);
 Suite *dump_suite(void);
+Suite *stats_suite(void);
 Suite *lua_host_suite(void); /* the weaver: tests/check_lua_host.c, check_weave.c */
+Suite *render_suite(void);
 Suite *weave_suite(void);
+Suite *highlight_suite(void);
+Suite *skill_suite(void);
+Suite *book_suite(void);
+Suite *tree_suite(void);
 Suite *serve_suite(void);
-Suite *specs_suite(void); /* the repository's GPU data: every figure names its source */
 
 /* Everything d collected, as lit prints it; the caller frees the result. */
 static inline char *ck_diags_text(const lit_diags *d) {
@@ -61,12 +68,13 @@ static inline const lit_file *ck_file(const lit_project *p, const char *path) {
 }
 
 /* The tangled content of path; the caller frees the result. */
-static inline char *ck_tangle(lit_project *p, const char *path, int directives, lit_diags *d) {
+static inline char *ck_tangle(const lit_project *p, const char *path, int directives, lit_diags *d) {
   const lit_file *f = ck_file(p, path);
   ck_assert_msg(f != NULL, "no file %s in the project", path);
   lit_tangle_opts o = {directives};
   lit_buf out = LIT_BUF_INIT;
-  lit_tangle_file(p, f, &o, &out, d);
+  (void)d;
+  lit_tangle_file(p, f, &o, &out);
   return lit_buf_detach(&out);
 }
 
@@ -111,6 +119,24 @@ static inline void ck_rmtree(char *dir) {
   ck_assert_int_eq(system(cmd), 0);
   free(cmd);
   free(dir);
+}
+
+/* The weaver's small project (check_weave, check_skill, check_book): an
+ * entry document linking a.md, which writes kernels/k.cu, and b.md, which
+ * defines the chunk it includes. */
+#define CK_WEAVE_IX \
+  "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n---\n" \
+  "# Home\n\n1. [A](a.md)\n2. [B](b.md)\n"
+#define CK_WEAVE_A \
+  "# A\n\nSee [home](index.md) and [the part](#the-part) and [b](b.md#b-part) and [b2](%62.md#b%2Dpart).\n\n" \
+  "## The part\n\n```cuda {file=kernels/k.cu}\nint x;\n<<body>>\n```\n"
+#define CK_WEAVE_B "# B\n\n## B part\n\n```cuda {#body}\nx = 1;\n```\n\n[k](kernels/k.cu)\n"
+
+/* The file of a built tree at path, or NULL. */
+static inline lit_tree_file *ck_tree_find(lit_tree *t, const char *path) {
+  for (size_t i = 0; i < t->n; i++)
+    if (strcmp(t->files[i].path, path) == 0) return &t->files[i];
+  return NULL;
 }
 
 #endif

@@ -147,11 +147,46 @@ START_TEST(test_map_locations) {
 }
 END_TEST
 
+/* print writes to stderr: stdout may carry a command's output (lit dump).
+ * Both file descriptors are captured, so a print to stdout fails here. */
+static char *S_slurp_fd(int fd) {
+  lit_buf b = LIT_BUF_INIT;
+  char chunk[256];
+  ssize_t n;
+  lseek(fd, 0, SEEK_SET);
+  while ((n = read(fd, chunk, sizeof chunk)) > 0)
+    lit_buf_put(&b, chunk, (size_t)n);
+  return lit_buf_detach(&b);
+}
+
 START_TEST(test_print_is_not_stdout) {
   lit_lua *h = lit_lua_new(NULL);
-  char *v = S_eval(h, "return tostring(print == nil)");
-  ck_assert_str_eq(v, "false");
+  char out_name[] = "/tmp/lit-print-out-XXXXXX", err_name[] = "/tmp/lit-print-err-XXXXXX";
+  int out = mkstemp(out_name), err = mkstemp(err_name);
+  ck_assert(out >= 0 && err >= 0);
+  unlink(out_name);
+  unlink(err_name);
+  fflush(stdout);
+  fflush(stderr);
+  int saved_out = dup(1), saved_err = dup(2);
+  dup2(out, 1);
+  dup2(err, 2);
+  char *v = S_eval(h, "print('from-print', 42) return 'done'");
+  fflush(stdout);
+  fflush(stderr);
+  dup2(saved_out, 1);
+  dup2(saved_err, 2);
+  close(saved_out);
+  close(saved_err);
+  char *got_out = S_slurp_fd(out), *got_err = S_slurp_fd(err);
+  close(out);
+  close(err);
+  ck_assert_str_eq(v, "done");
+  ck_assert_str_eq(got_out, "");
+  ck_assert_msg(strstr(got_err, "from-print\t42\n") != NULL, "stderr: %s", got_err);
   free(v);
+  free(got_out);
+  free(got_err);
   lit_lua_free(h);
 }
 END_TEST

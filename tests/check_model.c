@@ -91,6 +91,11 @@ static const struct {
      "index.md:8:1: error: reference cycle: 'a' includes itself\n"
      "index.md:5:1: note: 'b' is used in 'a' here\n"
      "index.md:8:1: note: 'a' is used in 'b' here, closing the cycle\n"},
+    /* a file entering the same cycle at 'b' does not report it again */
+    {FM "```{.c #a}\n<<b>>\n```\n```{.c #b}\n<<a>>\n```\n```{.c file=out/x.c}\n<<b>>\n```\n",
+     "index.md:8:1: error: reference cycle: 'a' includes itself\n"
+     "index.md:5:1: note: 'b' is used in 'a' here\n"
+     "index.md:8:1: note: 'a' is used in 'b' here, closing the cycle\n"},
     {FM "```{.lua .data #s}\nreturn 1\n```\n```{.c file=out/x.c}\n<<s>>\n```\n",
      "index.md:8:1: error: 's' is a .data block for the weaver, not a code chunk: it cannot be included\n"},
     {"---\ntangle-roots: ../up /abs ok\n---\n",
@@ -243,20 +248,6 @@ START_TEST(test_deep_chain) {
 }
 END_TEST
 
-static const struct {
-  const char *path;
-  const char *style;
-} S_styles[] = {{"k/a.cu", "c"},   {"a.cuh", "c"},       {"a.c", "c"},          {"a.h", "c"},       {"a.cpp", "c"},
-                {"a.py", "hash"},  {"a.toml", "hash"},   {"run.sh", "hash"},    {"a.lua", "lua"},   {"a.json", NULL},
-                {"a.md", NULL},    {"Makefile", NULL},   {"dir.d/file", NULL},  {"a.tar.py", "hash"}, {"a.", NULL}};
-
-START_TEST(test_comment_style) {
-  const char *got = lit_comment_style(S_styles[_i].path);
-  if (S_styles[_i].style) ck_assert_pstr_eq(got, S_styles[_i].style);
-  else ck_assert_msg(got == NULL, "%s: %s", S_styles[_i].path, got);
-}
-END_TEST
-
 Suite *model_suite(void) {
   Suite *s = suite_create("model");
   TCase *tc = tcase_create("core");
@@ -268,7 +259,6 @@ Suite *model_suite(void) {
   tcase_add_test(tc, test_suggestion_cap);
   tcase_add_test(tc, test_config);
   tcase_add_test(tc, test_deep_chain);
-  tcase_add_loop_test(tc, test_comment_style, 0, sizeof S_styles / sizeof S_styles[0]);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -12,7 +12,7 @@
 #define DOC_A "```{.c #a}\nint a;\n```\n"
 
 typedef struct {
-  int result;
+  lit_status result;
   lit_outputs_stats st;
   char *diags;
 } S_outcome;
@@ -71,7 +71,7 @@ static int S_count_named(const char *dir, const char *needle) {
 START_TEST(test_write_then_unchanged) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   ck_assert_uint_eq(r.st.written, 2);
   ck_assert_uint_eq(r.st.unchanged, 0);
   ck_assert_str_eq(r.diags, "");
@@ -89,7 +89,7 @@ START_TEST(test_write_then_unchanged) {
   S_age(dir, "out/b.c");
   S_age(dir, ".lit-record");
   r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   ck_assert_uint_eq(r.st.written, 0);
   ck_assert_uint_eq(r.st.unchanged, 2);
   free(r.diags);
@@ -99,7 +99,7 @@ START_TEST(test_write_then_unchanged) {
   /* change one document: only its file is rewritten */
   ck_write(dir, "a.md", "```{.c #a}\nint a = 1;\n```\n");
   r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   ck_assert_uint_eq(r.st.written, 1);
   ck_assert_uint_eq(r.st.unchanged, 1);
   free(r.diags);
@@ -113,7 +113,7 @@ END_TEST
 START_TEST(test_check) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 1, 0); /* nothing written yet */
-  ck_assert_int_eq(r.result, 1);
+  ck_assert_int_eq(r.result, LIT_DIFFERS);
   ck_assert_ptr_nonnull(strstr(r.diags, "'out/a.c' is missing"));
   ck_assert_ptr_nonnull(strstr(r.diags, "'out/b.c' is missing"));
   free(r.diags);
@@ -122,12 +122,12 @@ START_TEST(test_check) {
   r = S_run(dir, 0, 0);
   free(r.diags);
   r = S_run(dir, 1, 0);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   ck_assert_str_eq(r.diags, "");
   free(r.diags);
   ck_write(dir, "a.md", "```{.c #a}\nint a = 2;\n```\n");
   r = S_run(dir, 1, 0);
-  ck_assert_int_eq(r.result, 1);
+  ck_assert_int_eq(r.result, LIT_DIFFERS);
   ck_assert_ptr_nonnull(strstr(r.diags, "index.md:6:8: error: 'out/a.c' differs from a fresh tangle"));
   free(r.diags);
   char *a = ck_read(dir, "out/a.c");
@@ -144,7 +144,7 @@ START_TEST(test_hand_edit) {
   ck_write(dir, "out/a.c", "edited by hand\n");
   ck_write(dir, "index.md", INDEX_A "```{.c file=out/b.c}\nint b = 5;\n```\n");
   r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, -1);
+  ck_assert_int_eq(r.result, LIT_FAILED);
   ck_assert_ptr_nonnull(strstr(r.diags, "index.md:6:8: error: 'out/a.c' was edited by hand since lit wrote it; "
                                         "refusing to overwrite it"));
   free(r.diags);
@@ -155,11 +155,11 @@ START_TEST(test_hand_edit) {
   ck_assert_ptr_null(strstr(b, "int b = 5;"));
   free(b);
   r = S_run(dir, 1, 0);
-  ck_assert_int_eq(r.result, 1);
+  ck_assert_int_eq(r.result, LIT_DIFFERS);
   ck_assert_ptr_nonnull(strstr(r.diags, "'out/a.c' was edited by hand"));
   free(r.diags);
   r = S_run(dir, 0, 1);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   ck_assert_uint_eq(r.st.written, 2);
   free(r.diags);
   a = ck_read(dir, "out/a.c");
@@ -173,7 +173,7 @@ START_TEST(test_foreign_file) {
   char *dir = S_project();
   ck_write(dir, "out/b.c", "mine\n");
   S_outcome r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, -1);
+  ck_assert_int_eq(r.result, LIT_FAILED);
   ck_assert_ptr_nonnull(strstr(r.diags, "'out/b.c' exists but was not written by lit"));
   free(r.diags);
   ck_assert_ptr_null(ck_read(dir, "out/a.c"));
@@ -187,11 +187,11 @@ START_TEST(test_orphans) {
   free(r.diags);
   ck_write(dir, "index.md", INDEX_A); /* the block writing out/b.c is gone */
   r = S_run(dir, 1, 0);
-  ck_assert_int_eq(r.result, 1);
+  ck_assert_int_eq(r.result, LIT_DIFFERS);
   ck_assert_ptr_nonnull(strstr(r.diags, "out/b.c: error: orphan"));
   free(r.diags);
   r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   ck_assert_uint_eq(r.st.removed, 1);
   free(r.diags);
   ck_assert_ptr_null(ck_read(dir, "out/b.c"));
@@ -205,11 +205,11 @@ START_TEST(test_orphans) {
   ck_write(dir, "out/b.c", "kept\n");
   ck_write(dir, "index.md", INDEX_A);
   r = S_run(dir, 1, 0); /* --check lists it: the tree holds a file nothing writes */
-  ck_assert_int_eq(r.result, 1);
+  ck_assert_int_eq(r.result, LIT_DIFFERS);
   ck_assert_ptr_nonnull(strstr(r.diags, "out/b.c: error: no document writes this file any more"));
   free(r.diags);
   r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   ck_assert_uint_eq(r.st.removed, 0);
   ck_assert_ptr_nonnull(strstr(r.diags, "out/b.c: warning: no document writes this file any more"));
   free(r.diags);
@@ -231,7 +231,7 @@ START_TEST(test_failed_write) {
   setenv("LIT_TEST_FAIL_WRITE", "out/b.c", 1);
   r = S_run(dir, 0, 0);
   unsetenv("LIT_TEST_FAIL_WRITE");
-  ck_assert_int_eq(r.result, -1);
+  ck_assert_int_eq(r.result, LIT_FAILED);
   ck_assert_ptr_nonnull(strstr(r.diags, "cannot write 'out/b.c': No space left on device"));
   free(r.diags);
   char *a1 = ck_read(dir, "out/a.c"), *rec1 = ck_read(dir, ".lit-record");
@@ -253,7 +253,7 @@ START_TEST(test_failed_write_new_folders) {
   setenv("LIT_TEST_FAIL_WRITE", "out/z.c", 1);
   S_outcome r = S_run(dir, 0, 0);
   unsetenv("LIT_TEST_FAIL_WRITE");
-  ck_assert_int_eq(r.result, -1);
+  ck_assert_int_eq(r.result, LIT_FAILED);
   free(r.diags);
   char *out = lit_xasprintf("%s/out", dir);
   struct stat st;
@@ -268,7 +268,7 @@ START_TEST(test_executable_script) {
   ck_write(dir, "index.md", "---\ntangle-roots: out\n---\n```{.sh file=out/r.sh}\n#!/bin/sh\necho\n```\n"
                             "```{.sh file=out/s.sh}\necho\n```\n");
   S_outcome r = S_run(dir, 0, 0);
-  ck_assert_int_eq(r.result, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
   free(r.diags);
   char *rs = lit_xasprintf("%s/out/r.sh", dir), *ss = lit_xasprintf("%s/out/s.sh", dir);
   ck_assert_int_eq(access(rs, X_OK), 0);

@@ -71,6 +71,42 @@ static int S_ln(const char *dir, const char *target, const char *rel) {
   return r;
 }
 
+/* The one link resolver, shared by the loader and the weaver. */
+static const struct {
+  const char *from, *url, *want; /* want NULL: climbs out of the project */
+} S_links[] = {
+    {"index.md", "a.md", "a.md"},
+    {"index.md", "./sub/../a.md", "a.md"},
+    {"index.md", "sub//a.md", "sub/a.md"},
+    {"docs/index.md", "a.md", "docs/a.md"},
+    {"docs/index.md", "../a.md", "a.md"},
+    {"docs/x/index.md", "../../a.md", "a.md"},
+    {"index.md", "../a.md", NULL},
+    {"docs/index.md", "../../a.md", NULL},
+    {"index.md", "my%20doc.md", "my doc.md"},
+    {"index.md", "%62.md", "b.md"},
+    {"index.md", "%2e%2e/a.md", NULL}, /* decoded first, as a browser does */
+    {"index.md", "a%00b.md", "a%00b.md"}, /* a NUL cannot be in a file name: %00 stays */
+    {"index.md", "a%0", "a%0"},
+    {"index.md", "a%zz.md", "a%zz.md"},
+    {"index.md", ".", ""},
+};
+
+START_TEST(test_resolve_link) {
+  const char *from = S_links[_i].from, *url = S_links[_i].url, *want = S_links[_i].want;
+  char *got = lit_path_resolve_link(from, url, strlen(url));
+  if (want)
+    ck_assert_msg(got && strcmp(got, want) == 0, "%s from %s: got %s, want %s", url, from, got ? got : "NULL", want);
+  else
+    ck_assert_msg(got == NULL, "%s from %s: got %s, want NULL", url, from, got);
+  free(got);
+  /* only the first len bytes are the link */
+  got = lit_path_resolve_link("index.md", "a.md#x", 4);
+  ck_assert_str_eq(got, "a.md");
+  free(got);
+}
+END_TEST
+
 START_TEST(test_disk) {
   char *dir = ck_tempdir();
   ck_write(dir, "out/real/keep.c", "x\n");
@@ -119,6 +155,7 @@ Suite *paths_suite(void) {
   tcase_add_loop_test(tc, test_syntax, 0, sizeof S_syntax / sizeof S_syntax[0]);
   tcase_add_test(tc, test_no_roots);
   tcase_add_test(tc, test_join);
+  tcase_add_loop_test(tc, test_resolve_link, 0, sizeof S_links / sizeof S_links[0]);
   tcase_add_test(tc, test_disk);
   tcase_add_test(tc, test_output_folder_link);
   suite_add_tcase(s, tc);

@@ -168,15 +168,6 @@ START_TEST(test_index) {
   ck_assert_int_eq(lit_index_get(&x, "out/dir0/file0.", 15, NULL), 0);
   ck_assert_int_eq(lit_index_get(&x, "out/dir0/file0.cc", 17, NULL), 0);
   ck_assert_int_eq(lit_index_get(&x, "out/dir0/file0\0c", 16, NULL), 0);
-  /* deleting every third key keeps every other key reachable */
-  for (size_t i = 0; i < N; i += 3) lit_index_del(&x, keys[i]);
-  lit_index_del(&x, "not a key");
-  ck_assert_uint_eq(x.len, N - (N + 2) / 3);
-  for (size_t i = 0; i < N; i++) {
-    int found = lit_index_get(&x, keys[i], strlen(keys[i]), &v);
-    ck_assert_int_eq(found, i % 3 != 0);
-    if (found) ck_assert_uint_eq(v, i == 10 ? 12345 : i);
-  }
   lit_index_free(&x);
   ck_assert_uint_eq(x.len, 0);
   ck_assert_int_eq(lit_index_get(&x, keys[0], strlen(keys[0]), &v), 0);

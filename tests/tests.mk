@@ -1,6 +1,7 @@
 # tests/tests.mk: the tangler's test suite, included by the top Makefile.
 #
 #   make check-unit     Check unit tests, one suite per gen/ module
+#   make check-integration  Check suites that read the repository's own documents
 #   make check-golden   golden cases: input docs -> expected tree + diagnostics
 #   make check-diff     differential test against Debian's notangle
 #   make check-crash    tangle and skill install killed, or failing, at each write step
@@ -16,6 +17,7 @@ TEST_BUILD   := $(BUILD)/tests
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC     := $(sort $(wildcard tests/check_*.c))
+INTEG_SRC    := $(sort $(wildcard tests/integration/check_*.c))
 # Every module but main.c (the sanitizer and fuzz builds compile them afresh).
 LIB_SRC      := $(filter-out gen/main.c,$(wildcard gen/*.c)) $(ASSET_C)
 SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -25,7 +27,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 CLANG        ?= clang
 
-.PHONY: check-unit check-golden check-diff check-crash check-cli fuzz fuzz-smoke asan tsan valgrind bench-tangle
+.PHONY: check-unit check-integration check-golden check-diff check-crash check-cli fuzz fuzz-smoke asan tsan valgrind bench-tangle
 
 $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD):
 	mkdir -p $@
@@ -37,6 +39,14 @@ $(TEST_BUILD)/check_lit: $(UNIT_SRC) tests/check_lit.h $(BUILD)/liblit.a | $(TES
 
 check-unit: $(TEST_BUILD)/check_lit
 	cd tests && ../$(TEST_BUILD)/check_lit
+
+# ---- integration: the repository's own documents ----
+$(TEST_BUILD)/check_integration: $(INTEG_SRC) tests/check_lit.h $(BUILD)/liblit.a | $(TEST_BUILD)
+	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -Igen -Itests -o $@ $(INTEG_SRC) $(BUILD)/liblit.a \
+	  $(DEPS_LIBS) $(CHECK_LIBS)
+
+check-integration: $(TEST_BUILD)/check_integration
+	cd tests/integration && ../../$(TEST_BUILD)/check_integration
 
 # ---- golden and differential tests ----
 check-golden: $(LIT)
@@ -66,8 +76,13 @@ $(ASAN_BUILD)/check_lit: $(UNIT_SRC) tests/check_lit.h $(LIB_SRC) $(wildcard gen
 	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -Igen -o $@ $(UNIT_SRC) $(LIB_SRC) \
 	  $(DEPS_LIBS) $(CHECK_LIBS)
 
-asan: $(ASAN_BUILD)/lit $(ASAN_BUILD)/check_lit
+$(ASAN_BUILD)/check_integration: $(INTEG_SRC) tests/check_lit.h $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
+	$(CC) $(WARN) -O1 -g $(SAN_FLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -Igen -Itests -o $@ $(INTEG_SRC) $(LIB_SRC) \
+	  $(DEPS_LIBS) $(CHECK_LIBS)
+
+asan: $(ASAN_BUILD)/lit $(ASAN_BUILD)/check_lit $(ASAN_BUILD)/check_integration
 	cd tests && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ../$(ASAN_BUILD)/check_lit
+	cd tests/integration && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ../../$(ASAN_BUILD)/check_integration
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 tests/run_golden.sh $(ASAN_BUILD)/lit
 
 # Golden cases run under valgrind (each lit run is slower there): one of each kind.
@@ -76,9 +91,11 @@ VALGRIND_CASES ?= basic-file append-across-docs indent-at-depth line-directives 
   orphan-removed hand-edit-refused check-stale err-symlink-escape err-file-and-folder stale-temporaries-removed \
   err-record-folder-fails err-invalid-utf8-name
 
-valgrind: $(TEST_BUILD)/check_lit $(LIT)
+valgrind: $(TEST_BUILD)/check_lit $(TEST_BUILD)/check_integration $(LIT)
 	cd tests && CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	  ../$(TEST_BUILD)/check_lit
+	cd tests/integration && CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full \
+	  --errors-for-leak-kinds=definite,indirect ../../$(TEST_BUILD)/check_integration
 	LIT_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 	  tests/run_golden.sh $(LIT) $(VALGRIND_CASES)
 
@@ -129,4 +146,4 @@ bench-tangle: $(LIT)
 	tests/bench/bench_tangle.sh $(LIT)
 
 # What `make check` runs from here (the top Makefile's check depends on it).
-CHECK_TARGETS += check-unit check-golden check-diff check-crash check-cli fuzz-smoke
+CHECK_TARGETS += check-unit check-integration check-golden check-diff check-crash check-cli fuzz-smoke

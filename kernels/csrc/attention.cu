@@ -14,28 +14,29 @@
 namespace lit {
 namespace {
 
-bool aligned16(const void *p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 bool strides_ok(const int64_t (&s)[3]) {
   return s[0] >= 0 && s[1] >= 0 && s[2] >= 0 && s[0] % 8 == 0 && s[1] % 8 == 0 && s[2] % 8 == 0;
 }
 
 // Arguments no kernel can take; the binding reports them first, by name.
-bool invalid(const AttentionParams &p) {
+bool invalid(const AttentionParams& p) {
   if (p.dtype != DType::BFloat16 && p.dtype != DType::Float16) return true;
   if (p.head_dim != 64 && p.head_dim != 128) return true;
   if (p.batch < 0 || p.q_heads <= 0 || p.kv_heads <= 0 || p.q_heads % p.kv_heads != 0) return true;
   if (p.seq_q < 0 || p.seq_k < 0 || !(p.scale > 0.f)) return true;
-  if (p.batch == 0 || p.seq_q == 0) return false; // nothing to write
+  if (p.batch == 0 || p.seq_q == 0) return false;  // nothing to write
   if (p.q == nullptr || p.out == nullptr || (p.seq_k > 0 && (p.k == nullptr || p.v == nullptr))) {
     return true;
   }
   // Both kernels move rows in 16-byte pieces.
   if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.out)) return true;
-  return !strides_ok(p.q_stride) || !strides_ok(p.k_stride) || !strides_ok(p.v_stride) || !strides_ok(p.o_stride);
+  return !strides_ok(p.q_stride) || !strides_ok(p.k_stride) || !strides_ok(p.v_stride) ||
+         !strides_ok(p.o_stride);
 }
 
-const char *hopper_refusal(const AttentionParams &p, const DeviceInfo &d) {
+const char* hopper_refusal(const AttentionParams& p, const DeviceInfo& d) {
   if (d.cc != 90) return "the Hopper kernel needs a compute capability 9.0 GPU (H100, H200)";
   if (!attention_hopper_compiled()) {
     return "this build carries no sm_90a code for the Hopper kernel (build for capability 9.0a)";
@@ -44,7 +45,7 @@ const char *hopper_refusal(const AttentionParams &p, const DeviceInfo &d) {
   return nullptr;
 }
 
-const char *portable_refusal(const AttentionParams &p, const DeviceInfo &d) {
+const char* portable_refusal(const AttentionParams& p, const DeviceInfo& d) {
   if (d.cc < 75) return "the tensor-core attention needs compute capability 7.5 or newer";
   if (d.cc < 80 && p.dtype == DType::BFloat16) {
     return "bf16 tensor-core products need compute capability 8.0 or newer; use fp16 here";
@@ -52,10 +53,10 @@ const char *portable_refusal(const AttentionParams &p, const DeviceInfo &d) {
   return nullptr;
 }
 
-} // namespace
+}  // namespace
 
-const char *attention_path_refusal(const AttentionParams &p, AttentionPath path) {
-  const DeviceInfo *d = nullptr;
+const char* attention_path_refusal(const AttentionParams& p, AttentionPath path) {
+  const DeviceInfo* d = nullptr;
   if (current_device_info(&d) != cudaSuccess) {
     (void)cudaGetLastError();
     return "no CUDA device could be queried";
@@ -63,23 +64,24 @@ const char *attention_path_refusal(const AttentionParams &p, AttentionPath path)
   return path == AttentionPath::kHopper ? hopper_refusal(p, *d) : portable_refusal(p, *d);
 }
 
-cudaError_t attention_choose_path(const AttentionParams &p, AttentionPath *chosen) {
-  const DeviceInfo *d = nullptr;
+cudaError_t attention_choose_path(const AttentionParams& p, AttentionPath* chosen) {
+  const DeviceInfo* d = nullptr;
   const cudaError_t err = current_device_info(&d);
   if (err != cudaSuccess) return err;
   *chosen = hopper_refusal(p, *d) == nullptr ? AttentionPath::kHopper : AttentionPath::kPortable;
   return cudaSuccess;
 }
 
-cudaError_t attention(const AttentionParams &p, AttentionPath path, cudaStream_t stream) {
+cudaError_t attention(const AttentionParams& p, AttentionPath path, cudaStream_t stream) {
   if (invalid(p)) return cudaErrorInvalidValue;
   if (p.batch == 0 || p.seq_q == 0) return cudaSuccess;
-  const DeviceInfo *d = nullptr;
+  const DeviceInfo* d = nullptr;
   const cudaError_t err = current_device_info(&d);
   if (err != cudaSuccess) return err;
   const bool hopper_ok = hopper_refusal(p, *d) == nullptr;
   if (path == AttentionPath::kHopper || (path == AttentionPath::kAuto && hopper_ok)) {
-    return hopper_ok ? attention_hopper_launch(p, stream) : cudaErrorNotSupported;
+    if (!hopper_ok) return cudaErrorNotSupported;
+    return p.tile_counter != nullptr ? attention_hopper_launch(p, stream) : cudaErrorInvalidValue;
   }
   if (portable_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
   return attention_portable_launch(p, stream);
@@ -87,4 +89,4 @@ cudaError_t attention(const AttentionParams &p, AttentionPath path, cudaStream_t
 
 void attention_set_schedule(int schedule) { attention_hopper_set_schedule(schedule); }
 
-} // namespace lit
+}  // namespace lit

@@ -25,19 +25,23 @@ namespace lit {
 // that sees no key (seq_q > seq_k) gets a zero row and lse = -inf.
 struct AttentionParams {
   DType dtype = DType::BFloat16;
-  const void *q = nullptr;
-  const void *k = nullptr;
-  const void *v = nullptr;
-  void *out = nullptr;
-  float *lse = nullptr;            // [batch, q_heads, seq_q] fp32, contiguous; or nullptr
-  int64_t q_stride[3] = {0, 0, 0}; // batch, head, sequence
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* out = nullptr;
+  float* lse = nullptr;             // [batch, q_heads, seq_q] fp32, contiguous; or nullptr
+  int64_t q_stride[3] = {0, 0, 0};  // batch, head, sequence
   int64_t k_stride[3] = {0, 0, 0};
   int64_t v_stride[3] = {0, 0, 0};
   int64_t o_stride[3] = {0, 0, 0};
   int batch = 0, q_heads = 0, kv_heads = 0;
   int seq_q = 0, seq_k = 0, head_dim = 0;
-  float scale = 0.f; // usually 1 / sqrt(head_dim)
+  float scale = 0.f;  // usually 1 / sqrt(head_dim)
   bool causal = false;
+  // The Hopper kernel's tile counter: one int32 in device memory, zero at
+  // the launch, that its CTAs take tiles from (it is left non-zero). Each
+  // launch needs its own; the portable kernel ignores it.
+  int* tile_counter = nullptr;
 };
 
 // kAuto takes the Hopper kernel (TMA + wgmma, warp-specialized) on a
@@ -49,17 +53,17 @@ enum class AttentionPath : int { kAuto = 0, kPortable = 1, kHopper = 2 };
 // Launches on `stream`. cudaErrorInvalidValue for arguments no kernel takes
 // (the binding checks them first and names the problem),
 // cudaErrorNotSupported when the forced path cannot run here.
-cudaError_t attention(const AttentionParams &p, AttentionPath path, cudaStream_t stream);
+cudaError_t attention(const AttentionParams& p, AttentionPath path, cudaStream_t stream);
 
 // The path kAuto would take for `p` on the current device.
-cudaError_t attention_choose_path(const AttentionParams &p, AttentionPath *chosen);
+cudaError_t attention_choose_path(const AttentionParams& p, AttentionPath* chosen);
 
 // Why `path` cannot take `p` on the current device: nullptr when it can.
-const char *attention_path_refusal(const AttentionParams &p, AttentionPath path);
+const char* attention_path_refusal(const AttentionParams& p, AttentionPath path);
 
 // Benchmark hook: the Hopper kernel's consumer schedule for bf16 (0 serial,
 // 1 overlapped, 2 ping-pong; -1 the default, the fastest measured for the
 // head dim). See attention_hopper.cu.
 void attention_set_schedule(int schedule);
 
-} // namespace lit
+}  // namespace lit

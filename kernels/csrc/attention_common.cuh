@@ -23,20 +23,24 @@ namespace attn {
 // What a kernel needs from AttentionParams, with the scale folded into
 // base 2: exp(scale * s) = exp2(scale_log2 * s).
 struct AttnArgs {
-  const void *q;
-  const void *k;
-  const void *v;
-  void *out;
-  float *lse;
+  const void* q;
+  const void* k;
+  const void* v;
+  void* out;
+  float* lse;
   int64_t q_stride[3], k_stride[3], v_stride[3], o_stride[3];
-  int q_heads, group; // group = q_heads / kv_heads
+  int q_heads, group;  // group = q_heads / kv_heads
   int seq_q, seq_k;
-  int diag; // seq_k - seq_q: query i sees keys j <= i + diag
+  int diag;  // seq_k - seq_q: query i sees keys j <= i + diag
   float scale_log2;
-  int m_blocks; // query tiles a head
+  int m_blocks;  // query tiles a head
+  int batch;
+  int tiles;        // m_blocks * q_heads * batch
+  int group_heads;  // heads whose causal tiles are ordered together (attention_hopper.cu)
+  int* tile_counter;
 };
 
-inline AttnArgs make_args(const AttentionParams &p, int block_m) {
+inline AttnArgs make_args(const AttentionParams& p, int block_m) {
   AttnArgs a{};
   a.q = p.q;
   a.k = p.k;
@@ -56,6 +60,10 @@ inline AttnArgs make_args(const AttentionParams &p, int block_m) {
   a.diag = p.seq_k - p.seq_q;
   a.scale_log2 = p.scale * 1.4426950408889634f;
   a.m_blocks = (p.seq_q + block_m - 1) / block_m;
+  a.batch = p.batch;
+  a.tiles = a.m_blocks * p.q_heads * p.batch;
+  a.group_heads = 1;
+  a.tile_counter = p.tile_counter;
   return a;
 }
 
@@ -64,11 +72,12 @@ inline AttnArgs make_args(const AttentionParams &p, int block_m) {
 // the first row's diagonal; always: a block running past seq_k). Blocks
 // wholly above the diagonal are never loaded.
 template <bool CAUSAL, int BLOCK_N>
-__device__ __forceinline__ void key_range(const AttnArgs &a, int m0, int rows, int &n_blocks, int &first_masked) {
+__device__ __forceinline__ void key_range(const AttnArgs& a, int m0, int rows, int& n_blocks,
+                                          int& first_masked) {
   int n_end = a.seq_k;
   if (CAUSAL) n_end = min(a.seq_k, m0 + rows + a.diag);
   n_blocks = n_end > 0 ? (n_end + BLOCK_N - 1) / BLOCK_N : 0;
-  int unmasked = a.seq_k / BLOCK_N; // blocks wholly inside seq_k
+  int unmasked = a.seq_k / BLOCK_N;  // blocks wholly inside seq_k
   if (CAUSAL) {
     // Block b is free of the mask when its last key b*N + N - 1 <= m0 + diag.
     const int lim = m0 + a.diag + 1;
@@ -104,8 +113,9 @@ __device__ __forceinline__ float quad_sum(float x) {
 // Masked entries must be -inf on entry. A row with no visible key so far
 // keeps m = -inf and p = 0.
 template <int GROUPS>
-__device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&row_max)[2], float (&row_sum)[2],
-                                               float (&corr)[2], float scale_log2) {
+__device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&row_max)[2],
+                                               float (&row_sum)[2], float (&corr)[2],
+                                               float scale_log2) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float mx = row_max[h];
@@ -123,7 +133,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&r
     for (int g = 0; g < GROUPS; ++g) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        float &x = s[4 * g + 2 * h + e];
+        float& x = s[4 * g + 2 * h + e];
         x = exp2_approx(fmaf(x, scale_log2, -base));
         sum += x;
       }
@@ -132,14 +142,26 @@ __device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&r
   }
 }
 
+// Multiply the output fragment o (DGROUPS 8-column groups) by the row
+// factors corr from online_softmax. Once a row's maximum has settled its
+// factor is exactly 1, and for most key blocks past the first few it is
+// for every row of the warp: the warp then skips the multiplies.
+template <int DGROUPS>
+__device__ __forceinline__ void rescale(float (&o)[DGROUPS * 4], const float (&corr)[2]) {
+  if (!__any_sync(0xffffffffu, corr[0] != 1.f || corr[1] != 1.f)) return;
+#pragma unroll
+  for (int i = 0; i < DGROUPS * 4; ++i) o[i] *= corr[(i >> 1) & 1];
+}
+
 // Set to -inf the entries of s that row `row` (and row + 8) may not see:
 // keys at or past seq_k, and with CAUSAL keys past the diagonal. col0 is
 // the key of this thread's first column (8-column group 0, element 0).
 template <bool CAUSAL, int GROUPS>
-__device__ __forceinline__ void apply_mask(float (&s)[GROUPS * 4], const AttnArgs &a, int row, int col0) {
+__device__ __forceinline__ void apply_mask(float (&s)[GROUPS * 4], const AttnArgs& a, int row,
+                                           int col0) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    int limit = a.seq_k; // first key this row may not see
+    int limit = a.seq_k;  // first key this row may not see
     if (CAUSAL) limit = min(limit, row + 8 * h + a.diag + 1);
 #pragma unroll
     for (int g = 0; g < GROUPS; ++g) {
@@ -153,13 +175,14 @@ __device__ __forceinline__ void apply_mask(float (&s)[GROUPS * 4], const AttnArg
 
 // Two fp32 values as one 32-bit register of two 16-bit ones: the A operand
 // of the P V product takes P straight from the accumulators this way.
-template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t *>(&v);
+    return *reinterpret_cast<const uint32_t*>(&v);
   } else {
     const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t *>(&v);
+    return *reinterpret_cast<const uint32_t*>(&v);
   }
 }
 
@@ -167,28 +190,30 @@ template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float 
 // (same layout as s, DGROUPS groups over head_dim) by the row sums, store
 // it, and store the log-sum-exp (natural log). Rows past seq_q are skipped.
 template <typename T, int DGROUPS>
-__device__ __forceinline__ void store_rows(const AttnArgs &a, float (&o)[DGROUPS * 4], const float (&row_max)[2],
-                                           const float (&row_sum)[2], int b, int h, int row, int lane) {
-  T *out = static_cast<T *>(a.out) + b * a.o_stride[0] + h * a.o_stride[1];
+__device__ __forceinline__ void store_rows(const AttnArgs& a, float (&o)[DGROUPS * 4],
+                                           const float (&row_max)[2], const float (&row_sum)[2],
+                                           int b, int h, int row, int lane) {
+  T* out = static_cast<T*>(a.out) + b * a.o_stride[0] + h * a.o_stride[1];
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const int r = row + 8 * hh;
     const float total = quad_sum(row_sum[hh]);
     if (r >= a.seq_q) continue;
     const float inv = total > 0.f ? 1.f / total : 0.f;
-    T *dst = out + r * a.o_stride[2] + 2 * (lane % 4);
+    T* dst = out + r * a.o_stride[2] + 2 * (lane % 4);
 #pragma unroll
     for (int g = 0; g < DGROUPS; ++g) {
       const uint32_t w = pack2<T>(o[4 * g + 2 * hh] * inv, o[4 * g + 2 * hh + 1] * inv);
-      *reinterpret_cast<uint32_t *>(dst + 8 * g) = w;
+      *reinterpret_cast<uint32_t*>(dst + 8 * g) = w;
     }
     if (a.lse != nullptr && lane % 4 == 0) {
       // m is in scaled base-2 units: lse = (m + log2(sum)) * ln 2.
-      const float lse = total > 0.f ? (row_max[hh] + __log2f(total)) * 0.6931471805599453f : -INFINITY;
+      const float lse =
+          total > 0.f ? (row_max[hh] + __log2f(total)) * 0.6931471805599453f : -INFINITY;
       a.lse[(static_cast<int64_t>(b) * a.q_heads + h) * a.seq_q + r] = lse;
     }
   }
 }
 
-} // namespace attn
-} // namespace lit
+}  // namespace attn
+}  // namespace lit

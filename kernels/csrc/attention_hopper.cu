@@ -2,13 +2,15 @@
 // Edit that document, not this file: `make tangle` rewrites it.
 // The Hopper attention kernel (sm_90a), warp-specialized: a producer
 // warpgroup loads the query tile once and streams K and V tiles into a ring
-// of shared-memory stages with TMA; two consumer warpgroups, 64 query rows
-// each, compute S = Q K^T and O += P V with wgmma and run the online softmax
-// in between. Three consumer schedules are compiled (serial, overlapped,
+// of shared-memory stages with TMA; two or three consumer warpgroups, 64
+// query rows each, compute S = Q K^T and O += P V with wgmma and run the
+// online softmax in between. Three consumer schedules are compiled (serial, overlapped,
 // ping-pong; see kSerial below) and the default per head dim is the one
 // measured fastest. Compiled for sm_90a only; elsewhere the kernel is a
 // stub that is never launched.
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 #include "attention_common.cuh"
@@ -24,8 +26,7 @@ namespace ptx = cuda::ptx;
 // the keys 128 at a time. The accumulators of S (64 x 128) and O (64 x
 // head_dim) and P in 16 bits take 64 + 64 + 32 registers a thread at
 // head_dim 128.
-constexpr int kBM = 128, kBN = 128;
-constexpr int kConsumers = 2;
+constexpr int kBN = 128;
 // Consumer schedules. Serial: Q K^T, softmax, P V, one after the other in
 // each warpgroup; the two warpgroups interleave on their own. Overlap: the
 // next block's Q K^T is issued before this block's P V, so a warpgroup's
@@ -33,269 +34,368 @@ constexpr int kConsumers = 2;
 // and the warpgroups take turns issuing (named barriers), so one's softmax
 // runs while the other's products occupy the tensor cores.
 constexpr int kSerial = 0, kOverlap = 1, kPingPong = 2;
-constexpr int kThreads = 128 * (1 + kConsumers);
-[[maybe_unused]] constexpr int kProducerRegs = 24, kConsumerRegs = 240; // 128*24 + 256*240 <= 64K
+constexpr int kProducerRegs = 24;
 
-template <int HD> struct HopperTile {
+// Consumer warpgroups own 64 query rows each: two at head_dim 128 (S, O
+// and P take 160 registers a thread; each gets 240), three at head_dim 64
+// (96 registers; each gets 160), where the products are half as long and
+// a third warpgroup keeps the tensor cores busier. 128 x 24 + 256 x 240 and
+// 128 x 24 + 384 x 160 both fit the SM's 64K registers.
+template <int HD>
+struct HopperTile {
+  static constexpr int kConsumers = HD == 64 ? 3 : 2;
+  static constexpr int kBM = 64 * kConsumers;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kConsumerRegs = HD == 64 ? 160 : 240;
   static constexpr int kStages = HD == 64 ? 4 : 2;
   static constexpr int kQBytes = kBM * HD * 2;
-  static constexpr int kKVBytes = kBN * HD * 2; // K, or V, of one stage
+  static constexpr int kKVBytes = kBN * HD * 2;  // K, or V, of one stage
 };
 
-template <int HD> struct alignas(1024) HopperSmem { // 1024: the 128-byte swizzle repeats every 8 rows
+template <int HD>
+constexpr bool kRegistersFit =
+    128 * kProducerRegs + 128 * HopperTile<HD>::kConsumers* HopperTile<HD>::kConsumerRegs <= 65536;
+static_assert(kRegistersFit<64> && kRegistersFit<128>,
+              "setmaxnreg asks for more registers than an SM has");
+
+template <int HD>
+struct alignas(1024) HopperSmem {  // 1024: the 128-byte swizzle repeats every 8 rows
   uint8_t q[HopperTile<HD>::kQBytes];
   uint8_t k[HopperTile<HD>::kStages][HopperTile<HD>::kKVBytes];
   uint8_t v[HopperTile<HD>::kStages][HopperTile<HD>::kKVBytes];
 };
-template <int HD> constexpr int kSmemBytes = sizeof(HopperSmem<HD>) + 1024;
+template <int HD>
+constexpr int kSmemBytes = sizeof(HopperSmem<HD>) + 1024;
+
+// Tile t of the launch: its first query row, head and batch. Causal tiles
+// go longest first within groups of heads: the last rows of every head of
+// the group (which see the most keys), then the next-to-last, ..., so that
+// the short tiles even out the end; a group is a few heads, so that the
+// tiles running at once share their K and V in L2. Other tiles go head by
+// head, the tiles of one head together.
+template <bool CAUSAL, int BM>
+__device__ __forceinline__ void tile_coords(const attn::AttnArgs& a, int t, int& m0, int& h,
+                                            int& b) {
+  int m_block, head;  // head: q head + q_heads * batch index
+  if (CAUSAL) {
+    const int heads = a.q_heads * a.batch, group_tiles = a.group_heads * a.m_blocks;
+    const int g = t / group_tiles, i = t % group_tiles;
+    const int in_group = min(a.group_heads, heads - g * a.group_heads);
+    m_block = a.m_blocks - 1 - i / in_group;
+    head = g * a.group_heads + i % in_group;
+  } else {
+    m_block = t % a.m_blocks;
+    head = t / a.m_blocks;
+  }
+  m0 = m_block * BM;
+  h = head % a.q_heads;
+  b = head / a.q_heads;
+}
 
 template <typename T, int HD, bool CAUSAL, int SCHED>
-__global__ void __launch_bounds__(kThreads, 1)
-    attention_hopper_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+__global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
+    attention_hopper_kernel(const __grid_constant__ CUtensorMap map_q,
+                            const __grid_constant__ CUtensorMap map_k,
                             const __grid_constant__ CUtensorMap map_v, const attn::AttnArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tile = HopperTile<HD>;
-  constexpr int S = Tile::kStages;
-  constexpr int kBoxes = HD / 64; // TMA boxes are 64 columns (128 bytes) wide
+  constexpr int S = Tile::kStages, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
+  constexpr int kBoxes = HD / 64;  // TMA boxes are 64 columns (128 bytes) wide
   __shared__ alignas(8) uint64_t q_full;
+  __shared__ alignas(8) uint64_t q_empty;
+  __shared__ int tile_slot;  // the tile the producer loaded Q for; >= a.tiles: none left
   __shared__ alignas(8) uint64_t k_full[S];
   __shared__ alignas(8) uint64_t v_full[S];
   __shared__ alignas(8) uint64_t empty[S];
   extern __shared__ uint8_t smem_raw[];
-  HopperSmem<HD> &buf =
-      *reinterpret_cast<HopperSmem<HD> *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-
-  // Causal tiles near the end of the sequence visit the most keys: they go
-  // first, so that the short ones fill the last wave.
-  const int m_block = CAUSAL ? a.m_blocks - 1 - static_cast<int>(blockIdx.x) : blockIdx.x;
-  const int h = blockIdx.y, b = blockIdx.z, kvh = h / a.group;
-  const int m0 = m_block * kBM;
-  int n_blocks, first_masked;
-  attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
+  HopperSmem<HD>& buf = *reinterpret_cast<HopperSmem<HD>*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
 
   if (threadIdx.x == 0) {
     ptx::mbarrier_init(&q_full, 1);
+    ptx::mbarrier_init(&q_empty,
+                       4 * kConsumers);  // every consumer warp, once its last Q K^T is done
 #pragma unroll
     for (int s = 0; s < S; ++s) {
-      ptx::mbarrier_init(&k_full[s], 1); // the producer's arrive; TMA bytes complete it
+      ptx::mbarrier_init(&k_full[s], 1);  // the producer's arrive; TMA bytes complete it
       ptx::mbarrier_init(&v_full[s], 1);
-      ptx::mbarrier_init(&empty[s], 4 * kConsumers); // every consumer warp
+      ptx::mbarrier_init(&empty[s], 4 * kConsumers);  // every consumer warp
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
   __syncthreads();
 
+  // Persistent: CTA c takes tiles c, c + gridDim.x, ... of tile_coords'
+  // order. The producer and both consumers walk the same sequence, so the
+  // K/V ring and the Q buffer's barriers run on across tiles: the next
+  // tile's Q and first K/V blocks load while this tile's last P V and its
+  // stores run.
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     // ---- producer: one thread issues every copy ----
     hopper::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
-      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &q_full, Tile::kQBytes);
-#pragma unroll
-      for (int x = 0; x < kBoxes; ++x) {
-        const int32_t c[4] = {64 * x, m0, h, b};
-        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.q + x * kBM * 128, &map_q, c, &q_full);
-      }
       hopper::RingPos<S> pos;
-      for (int j = 0; j < n_blocks; ++j) {
-        hopper::wait(&empty[pos.stage], pos.phase ^ 1u);
-        // K and V complete separate barriers: Q K^T can start before V lands.
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &k_full[pos.stage],
-                                       Tile::kKVBytes);
+      uint32_t q_phase = 0;
+      int t = blockIdx.x;
+      for (;; q_phase ^= 1u) {
+        hopper::wait(
+            &q_empty,
+            q_phase ^ 1u);  // the consumers are done with the last tile's Q (and tile_slot)
+        tile_slot = t;
+        if (t >= a.tiles) {
+          ptx::mbarrier_arrive(&q_full);  // no more tiles: wake the consumers with the sentinel
+          break;
+        }
+        // The next tile, fetched now so that the atomic's latency hides
+        // behind this one: tiles go to whichever CTA asks first.
+        const int next = static_cast<int>(gridDim.x) + atomicAdd(a.tile_counter, 1);
+        int m0, h, b, n_blocks, first_masked;
+        tile_coords<CAUSAL, kBM>(a, t, m0, h, b);
+        attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
+        const int kvh = h / a.group;
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &q_full,
+                                       Tile::kQBytes);
 #pragma unroll
         for (int x = 0; x < kBoxes; ++x) {
-          const int32_t c[4] = {64 * x, j * kBN, kvh, b};
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.k[pos.stage] + x * kBN * 128, &map_k, c,
-                                    &k_full[pos.stage]);
+          const int32_t c[4] = {64 * x, m0, h, b};
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.q + x * kBM * 128,
+                                    &map_q, c, &q_full);
         }
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &v_full[pos.stage],
-                                       Tile::kKVBytes);
+        for (int j = 0; j < n_blocks; ++j) {
+          hopper::wait(&empty[pos.stage], pos.phase ^ 1u);
+          // K and V complete separate barriers: Q K^T can start before V lands.
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &k_full[pos.stage], Tile::kKVBytes);
 #pragma unroll
-        for (int x = 0; x < kBoxes; ++x) {
-          const int32_t c[4] = {64 * x, j * kBN, kvh, b};
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.v[pos.stage] + x * kBN * 128, &map_v, c,
-                                    &v_full[pos.stage]);
+          for (int x = 0; x < kBoxes; ++x) {
+            const int32_t c[4] = {64 * x, j * kBN, kvh, b};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                                      buf.k[pos.stage] + x * kBN * 128, &map_k, c,
+                                      &k_full[pos.stage]);
+          }
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &v_full[pos.stage], Tile::kKVBytes);
+#pragma unroll
+          for (int x = 0; x < kBoxes; ++x) {
+            const int32_t c[4] = {64 * x, j * kBN, kvh, b};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                                      buf.v[pos.stage] + x * kBN * 128, &map_v, c,
+                                      &v_full[pos.stage]);
+          }
+          pos.advance();
         }
-        pos.advance();
+        t = next;
       }
     }
     return;
   }
 
   // ---- consumers ----
-  hopper::setmaxnreg_inc<kConsumerRegs>();
+  hopper::setmaxnreg_inc<Tile::kConsumerRegs>();
   const int cw = wg - 1;
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int row = m0 + cw * 64 + warp * 16 + lane / 4; // and row + 8
-  float s[kBN / 2];                                    // scores, then probabilities, of one key block
-  float o[HD / 2];                                     // the output accumulator
-  uint32_t p[kBN / 16][4];                             // P in 16 bits: the A operand of P V, 16 keys a step
-  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f}, corr[2];
+  float s[kBN / 2];         // scores, then probabilities, of one key block
+  float o[HD / 2];          // the output accumulator
+  uint32_t p[kBN / 16][4];  // P in 16 bits: the A operand of P V, 16 keys a step
 
-  // Even a tile with no key to visit waits for its Q: a CTA must not exit
-  // while a copy into its shared memory is in flight.
-  hopper::wait(&q_full, 0);
-  if (n_blocks == 0) {
-#pragma unroll
-    for (int i = 0; i < HD / 2; ++i)
-      o[i] = 0.f;
-    attn::store_rows<T, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
-    return;
-  }
-
-  auto issue_qk = [&](int stage) {
-    hopper::fence_operands(s);
-    hopper::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < HD / 16; ++kk) {
-      const int x = kk / 4, step = 2 * (kk % 4); // box, and 32 bytes a k-step within it
-      static_assert(HD / 16 <= 4 * kBoxes, "a k-step past the last box");
-      const uint64_t da = hopper::desc_sw128(buf.q + x * kBM * 128 + cw * 64 * 128) + step;
-      const uint64_t db = hopper::desc_sw128(buf.k[stage] + x * kBN * 128) + step;
-      hopper::wgmma_m64n128k16_ss<T>(s, da, db, kk != 0);
-    }
-    hopper::wgmma_commit();
-    hopper::fence_operands(s);
-  };
-  auto issue_pv = [&](int stage, bool accumulate) {
-    hopper::fence_operands(o);
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk)
-      hopper::fence_operands(p[kk]);
-    hopper::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      const uint64_t db = hopper::desc_sw128_mn(buf.v[stage] + kk * 16 * 128, kBN * 128);
-      hopper::wgmma_rs_tn<T, HD>(o, p[kk], db, accumulate || kk != 0);
-    }
-    hopper::wgmma_commit();
-    hopper::fence_operands(o);
-  };
-  auto softmax = [&](int j) {
-    if (j >= first_masked) attn::apply_mask<CAUSAL, kBN / 8>(s, a, row, j * kBN + 2 * (lane % 4));
-    attn::online_softmax<kBN / 8>(s, row_max, row_sum, corr, a.scale_log2);
-  };
-  auto to_p = [&] {
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        p[kk][r] = attn::pack2<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
-    }
-  };
-  // A warp is done with a stage when its wgmmas that read it completed.
-  auto release = [&](int stage) {
-    if (lane == 0) ptx::mbarrier_arrive(&empty[stage]);
-  };
-
-  // Ping-pong: the two consumer warpgroups take turns issuing their
-  // products (named barrier 4 + w is warpgroup w's turn), so that one's
-  // softmax runs while the other's wgmmas occupy the tensor cores. Warpgroup
-  // 1 hands warpgroup 0 the first turn; it skips the hand-over after its
-  // last round, which nothing would wait for.
-  const int rounds = n_blocks + 1; // Q K^T of block 0, then (Q K^T, P V) pairs, then the last P V
-  int round = 0;
+  // Ping-pong: the consumer warpgroups take turns issuing their products
+  // (named barrier 4 + w is warpgroup w's turn; w hands it to w + 1), so
+  // that one's softmax runs while another's wgmmas occupy the tensor cores.
+  // All walk the same tiles, so the turns run on across tiles. The last
+  // warpgroup hands warpgroup 0 the first turn; after the last tile
+  // warpgroup 0 takes the turn handed over last, which no product needs, so
+  // that no arrival is left on a barrier when the CTA exits.
   auto my_turn = [&] {
     if constexpr (SCHED == kPingPong) asm volatile("bar.sync %0, 256;\n" ::"r"(4 + cw) : "memory");
   };
   auto their_turn = [&] {
-    if constexpr (SCHED == kPingPong) {
-      if (!(cw == 1 && round == rounds - 1)) {
-        asm volatile("bar.arrive %0, 256;\n" ::"r"(4 + (cw ^ 1)) : "memory");
-      }
-    }
-    ++round;
+    if constexpr (SCHED == kPingPong)
+      asm volatile("bar.arrive %0, 256;\n" ::"r"(4 + (cw + 1) % kConsumers) : "memory");
   };
   if constexpr (SCHED == kPingPong) {
-    if (cw == 1) asm volatile("bar.arrive %0, 256;\n" ::"r"(4) : "memory");
+    if (cw == kConsumers - 1) asm volatile("bar.arrive %0, 256;\n" ::"r"(4) : "memory");
   }
 
   hopper::RingPos<S> pos;
-  hopper::wait(&k_full[pos.stage], pos.phase);
-  my_turn();
-  issue_qk(pos.stage);
-  their_turn();
-  hopper::wgmma_wait<0>();
-  hopper::fence_operands(s);
-  softmax(0);
-  to_p();
-  for (int j = 1; j < n_blocks; ++j) {
-    hopper::RingPos<S> next = pos;
-    next.advance();
-    if constexpr (SCHED == kSerial) {
-      // One product at a time: the tensor cores idle during the softmax.
-      hopper::wait(&v_full[pos.stage], pos.phase);
-      issue_pv(pos.stage, j > 1);
-      hopper::wgmma_wait<0>();
-      hopper::fence_operands(o);
-      release(pos.stage);
-      hopper::wait(&k_full[next.stage], next.phase);
-      issue_qk(next.stage);
-      hopper::wgmma_wait<0>();
-      hopper::fence_operands(s);
-      softmax(j);
-    } else {
-      hopper::wait(&k_full[next.stage], next.phase);
-      hopper::wait(&v_full[pos.stage], pos.phase);
-      my_turn();
-      issue_qk(next.stage);       // S of block j ...
-      issue_pv(pos.stage, j > 1); // ... while O takes block j - 1
-      their_turn();
-      hopper::wgmma_wait<1>(); // S is ready; P V may still run
-      hopper::fence_operands(s);
-      softmax(j);
-      hopper::wgmma_wait<0>();
-      hopper::fence_operands(o);
-      release(pos.stage);
-    }
+  uint32_t q_phase = 0;
+  for (;; q_phase ^= 1u) {
+    hopper::wait(&q_full, q_phase);
+    const int t = tile_slot;
+    if (t >= a.tiles) break;
+    int m0, h, b, n_blocks, first_masked;
+    tile_coords<CAUSAL, kBM>(a, t, m0, h, b);
+    attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
+    const int row = m0 + cw * 64 + warp * 16 + lane / 4;  // and row + 8
+    float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f}, corr[2];
+    // The Q buffer is free for the next tile once this warp's last Q K^T has
+    // completed (with no key to visit: at once).
+    auto release_q = [&] {
+      if (lane == 0) ptx::mbarrier_arrive(&q_empty);
+    };
+    if (n_blocks == 0) {
+      release_q();
 #pragma unroll
-    for (int i = 0; i < HD / 2; ++i)
-      o[i] *= corr[(i >> 1) & 1];
+      for (int i = 0; i < HD / 2; ++i) o[i] = 0.f;
+      attn::store_rows<T, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
+      continue;
+    }
+
+    auto issue_qk = [&](int stage) {
+      hopper::fence_operands(s);
+      hopper::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < HD / 16; ++kk) {
+        const int x = kk / 4, step = 2 * (kk % 4);  // box, and 32 bytes a k-step within it
+        static_assert(HD / 16 <= 4 * kBoxes, "a k-step past the last box");
+        const uint64_t da = hopper::desc_sw128(buf.q + x * kBM * 128 + cw * 64 * 128) + step;
+        const uint64_t db = hopper::desc_sw128(buf.k[stage] + x * kBN * 128) + step;
+        hopper::wgmma_m64n128k16_ss<T>(s, da, db, kk != 0);
+      }
+      hopper::wgmma_commit();
+      hopper::fence_operands(s);
+    };
+    auto issue_pv = [&](int stage, bool accumulate) {
+      hopper::fence_operands(o);
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) hopper::fence_operands(p[kk]);
+      hopper::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        const uint64_t db = hopper::desc_sw128_mn(buf.v[stage] + kk * 16 * 128, kBN * 128);
+        hopper::wgmma_rs_tn<T, HD>(o, p[kk], db, accumulate || kk != 0);
+      }
+      hopper::wgmma_commit();
+      hopper::fence_operands(o);
+    };
+    auto softmax = [&](int j) {
+      if (j >= first_masked) attn::apply_mask<CAUSAL, kBN / 8>(s, a, row, j * kBN + 2 * (lane % 4));
+      attn::online_softmax<kBN / 8>(s, row_max, row_sum, corr, a.scale_log2);
+    };
+    auto to_p = [&] {
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          p[kk][r] = attn::pack2<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+      }
+    };
+    // A warp is done with a stage when its wgmmas that read it completed.
+    auto release = [&](int stage) {
+      if (lane == 0) ptx::mbarrier_arrive(&empty[stage]);
+    };
+
+    hopper::wait(&k_full[pos.stage], pos.phase);
+    my_turn();
+    issue_qk(pos.stage);
+    their_turn();
+    hopper::wgmma_wait<0>();
+    hopper::fence_operands(s);
+    softmax(0);
     to_p();
-    pos = next;
+    for (int j = 1; j < n_blocks; ++j) {
+      hopper::RingPos<S> next = pos;
+      next.advance();
+      if constexpr (SCHED == kSerial) {
+        // One product at a time: the tensor cores idle during the softmax.
+        hopper::wait(&v_full[pos.stage], pos.phase);
+        issue_pv(pos.stage, j > 1);
+        hopper::wgmma_wait<0>();
+        hopper::fence_operands(o);
+        release(pos.stage);
+        hopper::wait(&k_full[next.stage], next.phase);
+        issue_qk(next.stage);
+        hopper::wgmma_wait<0>();
+        hopper::fence_operands(s);
+        softmax(j);
+      } else {
+        hopper::wait(&k_full[next.stage], next.phase);
+        hopper::wait(&v_full[pos.stage], pos.phase);
+        my_turn();
+        issue_qk(next.stage);        // S of block j ...
+        issue_pv(pos.stage, j > 1);  // ... while O takes block j - 1
+        their_turn();
+        hopper::wgmma_wait<1>();  // S is ready; P V may still run
+        hopper::fence_operands(s);
+        softmax(j);
+        hopper::wgmma_wait<0>();
+        hopper::fence_operands(o);
+        release(pos.stage);
+      }
+      attn::rescale<HD / 8>(o, corr);
+      to_p();
+      pos = next;
+    }
+    release_q();  // every Q K^T of this tile has completed
+    hopper::wait(&v_full[pos.stage], pos.phase);
+    my_turn();
+    issue_pv(pos.stage, n_blocks > 1);
+    their_turn();
+    hopper::wgmma_wait<0>();
+    hopper::fence_operands(o);
+    release(pos.stage);
+    pos.advance();
+    attn::store_rows<T, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
   }
-  hopper::wait(&v_full[pos.stage], pos.phase);
-  my_turn();
-  issue_pv(pos.stage, n_blocks > 1);
-  their_turn();
-  hopper::wgmma_wait<0>();
-  hopper::fence_operands(o);
-  release(pos.stage);
-  attn::store_rows<T, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
+  if constexpr (SCHED == kPingPong) {
+    if (cw == 0) my_turn();
+  }
 #endif
 }
 
 // A 4-d tensor map over [batch, heads, seq, head_dim] (strides in elements,
 // head_dim contiguous) whose TMA boxes are box_rows x 64 columns, stored
 // with the 128-byte swizzle. Rows past seq arrive as zeros.
-cudaError_t make_map(CUtensorMap *map, DType dt, const void *base, int batch, int heads, int seq, int head_dim,
-                     const int64_t (&stride)[3], int box_rows) {
+cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, int heads, int seq,
+                     int head_dim, const int64_t (&stride)[3], int box_rows) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = hopper::tensor_map_encoder();
   if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq),
                               static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2]) * 2, static_cast<cuuint64_t>(stride[1]) * 2,
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2]) * 2,
+                                 static_cast<cuuint64_t>(stride[1]) * 2,
                                  static_cast<cuuint64_t>(stride[0]) * 2};
   const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
   const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
-  const CUresult r =
-      encode(map, dt == DType::BFloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
-             const_cast<void *>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = encode(
+      map,
+      dt == DType::BFloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
+      const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// The L2's size in bytes, asked once per device (0 if not reported).
+int64_t l2_bytes(int device) {
+  static std::mutex mu;
+  static std::map<int, int64_t> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(device);
+  if (it == cache.end()) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      v = 0;
+    }
+    it = cache.emplace(device, v).first;
+  }
+  return it->second;
+}
+
 template <typename T, int HD, bool CAUSAL, int SCHED>
-cudaError_t launch(const AttentionParams &p, cudaStream_t stream) {
+cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED>;
   static std::once_flag once;
   static cudaError_t attr_err = cudaSuccess;
   std::call_once(once, [&] {
-    attr_err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<HD>);
+    attr_err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<HD>);
   });
   if (attr_err != cudaSuccess) return attr_err;
   CUtensorMap mq, mk, mv;
-  cudaError_t err = make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride, kBM);
+  cudaError_t err =
+      make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride, HopperTile<HD>::kBM);
   if (err == cudaSuccess) {
     err = make_map(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride, kBN);
   }
@@ -303,16 +403,27 @@ cudaError_t launch(const AttentionParams &p, cudaStream_t stream) {
     err = make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride, kBN);
   }
   if (err != cudaSuccess) return err;
-  const attn::AttnArgs a = attn::make_args(p, kBM);
-  const dim3 grid(a.m_blocks, p.q_heads, p.batch);
-  kernel<<<grid, kThreads, kSmemBytes<HD>, stream>>>(mq, mk, mv, a);
+  const DeviceInfo* d = nullptr;
+  err = current_device_info(&d);
+  if (err != cudaSuccess) return err;
+  attn::AttnArgs a = attn::make_args(p, HopperTile<HD>::kBM);
+  const int grid =
+      std::min(a.tiles, d->sm_count);  // one CTA an SM: its shared memory allows no second
+  // Causal tiles go longest first within groups of heads whose K and V
+  // fit in half the L2, so that the tiles running at once share them there.
+  const int64_t kv_bytes = int64_t{4} * p.seq_k * HD;  // K and V of one KV head
+  const int64_t fit =
+      std::max<int64_t>(1, l2_bytes(d->device) / 2 / std::max<int64_t>(kv_bytes, 1));
+  a.group_heads = static_cast<int>(std::min<int64_t>(p.q_heads * p.batch, fit * a.group));
+  kernel<<<grid, HopperTile<HD>::kThreads, kSmemBytes<HD>, stream>>>(mq, mk, mv, a);
   return cudaGetLastError();
 }
 
 // -1: the measured best for the head dim (see launch_scheduled).
 std::atomic<int> g_schedule{-1};
 
-template <typename T, int HD, bool CAUSAL> cudaError_t launch_scheduled(const AttentionParams &p, cudaStream_t stream) {
+template <typename T, int HD, bool CAUSAL>
+cudaError_t launch_scheduled(const AttentionParams& p, cudaStream_t stream) {
   // The schedule hook reaches the bf16 kernels only: the other schedules
   // exist to be measured, and one dtype is enough for that.
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
@@ -324,17 +435,21 @@ template <typename T, int HD, bool CAUSAL> cudaError_t launch_scheduled(const At
   return launch < T, HD, CAUSAL, HD == 64 ? kPingPong : kSerial > (p, stream);
 }
 
-template <typename T> cudaError_t launch_typed(const AttentionParams &p, cudaStream_t stream) {
+template <typename T>
+cudaError_t launch_typed(const AttentionParams& p, cudaStream_t stream) {
   if (p.head_dim == 64) {
-    return p.causal ? launch_scheduled<T, 64, true>(p, stream) : launch_scheduled<T, 64, false>(p, stream);
+    return p.causal ? launch_scheduled<T, 64, true>(p, stream)
+                    : launch_scheduled<T, 64, false>(p, stream);
   }
-  return p.causal ? launch_scheduled<T, 128, true>(p, stream) : launch_scheduled<T, 128, false>(p, stream);
+  return p.causal ? launch_scheduled<T, 128, true>(p, stream)
+                  : launch_scheduled<T, 128, false>(p, stream);
 }
 
-} // namespace
+}  // namespace
 
-cudaError_t attention_hopper_launch(const AttentionParams &p, cudaStream_t stream) {
-  return p.dtype == DType::BFloat16 ? launch_typed<__nv_bfloat16>(p, stream) : launch_typed<__half>(p, stream);
+cudaError_t attention_hopper_launch(const AttentionParams& p, cudaStream_t stream) {
+  return p.dtype == DType::BFloat16 ? launch_typed<__nv_bfloat16>(p, stream)
+                                    : launch_typed<__half>(p, stream);
 }
 
 void attention_hopper_set_schedule(int schedule) {
@@ -345,11 +460,12 @@ bool attention_hopper_compiled() {
   // The real kernel declares static shared memory (its barriers); the stub
   // declares none.
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, attention_hopper_kernel<__nv_bfloat16, 128, false, kPingPong>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attr, attention_hopper_kernel<__nv_bfloat16, 128, false, kPingPong>) !=
+      cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
   return attr.sharedSizeBytes > 0;
 }
 
-} // namespace lit
+}  // namespace lit

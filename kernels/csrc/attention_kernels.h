@@ -10,8 +10,8 @@
 
 namespace lit {
 
-cudaError_t attention_portable_launch(const AttentionParams &p, cudaStream_t stream);
-cudaError_t attention_hopper_launch(const AttentionParams &p, cudaStream_t stream);
+cudaError_t attention_portable_launch(const AttentionParams& p, cudaStream_t stream);
+cudaError_t attention_hopper_launch(const AttentionParams& p, cudaStream_t stream);
 
 // Whether this build carries the real sm_90a Hopper kernel (not the stub
 // every other target compiles to).
@@ -19,4 +19,4 @@ bool attention_hopper_compiled();
 
 void attention_hopper_set_schedule(int schedule);
 
-} // namespace lit
+}  // namespace lit

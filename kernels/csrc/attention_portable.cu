@@ -2,7 +2,7 @@
 // Edit that document, not this file: `make tangle` rewrites it.
 // The portable attention kernel (sm_80 and newer; fp16 also on sm_75):
 // FlashAttention-2's structure on mma.sync. A CTA of 4 warps owns 128 query
-// rows of one head; K and V tiles of 64 keys stream through a
+// rows of one head; K and V tiles of 32 or 64 keys stream through a
 // double buffer of cp.async copies; S = Q K^T and O += P V are mma.sync
 // m16n8k16 products, and P stays in registers between them.
 #include <mutex>
@@ -14,20 +14,25 @@
 namespace lit {
 namespace {
 
-// A CTA of 4 warps; each warp owns kRowTiles tiles of 16 query rows. At
-// head_dim 64 that is two tiles: every K or V fragment a warp reads from
-// shared memory then feeds two products, half the shared-memory reads per
-// FLOP of one tile. At head_dim 128 two tiles' accumulators (128 + 64
-// registers a thread) do not fit without spilling, so a warp owns one.
-// Keys come 64 at a time.
-template <int HD> constexpr int kRowTiles = HD == 128 ? 1 : 2;
-template <int HD> constexpr int kBlockM = 64 * kRowTiles<HD>;
-constexpr int kBN = 64, kWarps = 4, kThreads = 32 * kWarps;
+// A CTA of 4 warps owns 128 query rows; each warp owns two tiles of 16
+// (rows 16 w and 16 w + 64): every K or V fragment a warp reads from shared
+// memory feeds two products, half the shared-memory reads per FLOP of one
+// tile.
+constexpr int kMT = 2, kBM = 64 * kMT;
+constexpr int kWarps = 4, kThreads = 32 * kWarps;
+// Keys a block (one cp.async stage) and a step (one S, softmax and P V):
+// at head_dim 128 S is computed 32 keys at a time, which keeps the two row
+// tiles' accumulators within 255 registers; the causal kernel, whose mask
+// needs a few more, also loads 32 keys a block.
+template <int HD, bool CAUSAL>
+constexpr int kBlockN = HD == 128 && CAUSAL ? 32 : 64;
+template <int HD>
+constexpr int kSubStep = HD == 128 ? 32 : 64;
 
 // ldmatrix with transpose: lane l receives, of each 8x8 matrix, the two
 // elements of column l / 4 at rows 2 (l % 4) and 2 (l % 4) + 1. Reading V
 // [key, dim] rows this way yields the B fragment of P V (k = key, n = dim).
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *smem) {
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(smem_u32(smem)));
@@ -36,60 +41,62 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *
 // Tiles are stored as rows of HD elements, HD / 8 chunks of 16 bytes. The
 // chunk index is XOR-ed with the row's low 3 bits, so the 8 rows ldmatrix
 // reads in one phase (same chunk column) land in 8 different bank groups.
-template <int HD> __device__ __forceinline__ int swz(int row, int chunk) {
+template <int HD>
+__device__ __forceinline__ int swz(int row, int chunk) {
   return row * HD + ((chunk ^ (row & 7)) << 3);
 }
 
 // Copy rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into a tile;
 // rows at or past `rows` are zero-filled.
 template <typename T, int HD, int ROWS>
-__device__ __forceinline__ void load_tile(T *tile, const T *src, int64_t row_stride, int r0, int rows) {
+__device__ __forceinline__ void load_tile(T* tile, const T* src, int64_t row_stride, int r0,
+                                          int rows) {
   constexpr int kChunks = HD / 8;
 #pragma unroll
   for (int i = threadIdx.x; i < ROWS * kChunks; i += kThreads) {
     const int r = i / kChunks, c = i % kChunks;
     const bool valid = r0 + r < rows;
-    const T *g = src + (valid ? (r0 + r) * row_stride : 0) + c * 8;
+    const T* g = src + (valid ? (r0 + r) * row_stride : 0) + c * 8;
     mma::copy16(tile + swz<HD>(r, c), g, valid);
   }
 }
 
-template <typename T, int HD> struct PortableSmem {
-  T q[kBlockM<HD> * HD];
-  T k[2][kBN * HD];
-  T v[2][kBN * HD];
+template <typename T, int HD, int BN>
+struct PortableSmem {
+  T q[kBM * HD];
+  T k[2][BN * HD];
+  T v[2][BN * HD];
 };
-template <int HD> constexpr int kSmemBytes = sizeof(PortableSmem<__half, HD>);
+template <int HD, bool CAUSAL>
+constexpr int kSmemBytes = sizeof(PortableSmem<__half, HD, kBlockN<HD, CAUSAL>>);
 
 template <typename T, int HD, bool CAUSAL>
 __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const attn::AttnArgs a) {
-  constexpr int kMT = kRowTiles<HD>, kBM = kBlockM<HD>;
+  constexpr int kSubN = kSubStep<HD>, kBN = kBlockN<HD, CAUSAL>;
   extern __shared__ uint8_t smem_raw[];
-  PortableSmem<T, HD> &sm = *reinterpret_cast<PortableSmem<T, HD> *>(smem_raw);
+  PortableSmem<T, HD, kBN>& sm = *reinterpret_cast<PortableSmem<T, HD, kBN>*>(smem_raw);
   const int m_block = CAUSAL ? a.m_blocks - 1 - static_cast<int>(blockIdx.x) : blockIdx.x;
   const int h = blockIdx.y, b = blockIdx.z, kvh = h / a.group;
   const int m0 = m_block * kBM;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // Warp w owns rows 16 w + 64 t of the tile, t < kMT: each K or V
   // fragment it reads from shared memory feeds kMT products.
-  int row[kMT];
-#pragma unroll
-  for (int t = 0; t < kMT; ++t)
-    row[t] = m0 + 64 * t + warp * 16 + lane / 4; // and row + 8
+  // Row 16 w + 64 t (and + 8) of the tile, warp w's in tile t; computed
+  // where needed rather than kept in registers through the loop.
+  auto row_of = [&](int t) { return m0 + 64 * t + warp * 16 + lane / 4; };
   int n_blocks, first_masked;
   attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
 
-  const T *q = static_cast<const T *>(a.q) + b * a.q_stride[0] + h * a.q_stride[1];
-  const T *k = static_cast<const T *>(a.k) + b * a.k_stride[0] + kvh * a.k_stride[1];
-  const T *v = static_cast<const T *>(a.v) + b * a.v_stride[0] + kvh * a.v_stride[1];
+  const T* q = static_cast<const T*>(a.q) + b * a.q_stride[0] + h * a.q_stride[1];
+  const T* k = static_cast<const T*>(a.k) + b * a.k_stride[0] + kvh * a.k_stride[1];
+  const T* v = static_cast<const T*>(a.v) + b * a.v_stride[0] + kvh * a.v_stride[1];
 
   float o[kMT][HD / 2];
   float row_max[kMT][2], row_sum[kMT][2], corr[kMT][2];
 #pragma unroll
   for (int t = 0; t < kMT; ++t) {
 #pragma unroll
-    for (int i = 0; i < HD / 2; ++i)
-      o[t][i] = 0.f;
+    for (int i = 0; i < HD / 2; ++i) o[t][i] = 0.f;
     row_max[t][0] = row_max[t][1] = -INFINITY;
     row_sum[t][0] = row_sum[t][1] = 0.f;
   }
@@ -110,110 +117,118 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
       load_tile<T, HD, kBN>(sm.v[buf ^ 1], v, a.v_stride[2], (j + 1) * kBN, a.seq_k);
     }
     mma::copy_commit();
-    mma::copy_wait<1>(); // block j (and Q) landed; block j + 1 may be in flight
+    mma::copy_wait<1>();  // block j (and Q) landed; block j + 1 may be in flight
     __syncthreads();
 
-    // S = Q K^T: kMT x (16 rows x 64 keys) a warp, 8 fragments of 16 x 8 each.
-    float s[kMT][kBN / 2];
-#pragma unroll
-    for (int t = 0; t < kMT; ++t) {
-#pragma unroll
-      for (int i = 0; i < kBN / 2; ++i)
-        s[t][i] = 0.f;
-    }
-#pragma unroll
-    for (int kk = 0; kk < HD / 16; ++kk) {
-      uint32_t qf[kMT][4];
-#pragma unroll
-      for (int t = 0; t < kMT; ++t) {
-        // matrices: rows 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
-        mma::ldmatrix_x4(qf[t], sm.q + swz<HD>(64 * t + warp * 16 + lane % 16, 2 * kk + lane / 16));
-      }
-#pragma unroll
-      for (int np = 0; np < kBN / 16; ++np) {
-        // matrices: keys 0-7 x dims 0-7, keys 0-7 x dims 8-15, keys 8-15 x
-        // dims 0-7, keys 8-15 x dims 8-15 (of this 16-key, 16-dim step)
-        uint32_t kf[4];
-        const int key = np * 16 + (lane & 7) + ((lane >> 4) << 3);
-        mma::ldmatrix_x4(kf, sm.k[buf] + swz<HD>(key, 2 * kk + ((lane >> 3) & 1)));
-        const uint32_t b0[2] = {kf[0], kf[1]}, b1[2] = {kf[2], kf[3]};
-#pragma unroll
-        for (int t = 0; t < kMT; ++t) {
-          float(&s0)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np]);
-          float(&s1)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np + 4]);
-          mma::mma_16816<T>(s0, qf[t], b0);
-          mma::mma_16816<T>(s1, qf[t], b1);
-        }
-      }
-    }
-
-#pragma unroll
-    for (int t = 0; t < kMT; ++t) {
-      if (j >= first_masked) {
-        attn::apply_mask<CAUSAL, kBN / 8>(s[t], a, row[t], j * kBN + 2 * (lane % 4));
-      }
-      attn::online_softmax<kBN / 8>(s[t], row_max[t], row_sum[t], corr[t], a.scale_log2);
-#pragma unroll
-      for (int i = 0; i < HD / 2; ++i)
-        o[t][i] *= corr[t][(i >> 1) & 1];
-    }
-
-    // O += P V: P's 16 x 16 A fragments come straight from s.
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      uint32_t pf[kMT][4];
+    // The block in steps of kSubN keys: S, softmax and P V for each step,
+    // so that S takes kSubN / 2 registers a tile.
+#pragma unroll 1
+    for (int key0 = 0; key0 < kBN; key0 += kSubN) {
+      // S = Q K^T: kMT x (16 rows x kSubN keys) a warp, fragments of 16 x 8.
+      float s[kMT][kSubN / 2];
 #pragma unroll
       for (int t = 0; t < kMT; ++t) {
 #pragma unroll
-        for (int r = 0; r < 4; ++r)
-          pf[t][r] = attn::pack2<T>(s[t][8 * kk + 2 * r], s[t][8 * kk + 2 * r + 1]);
+        for (int i = 0; i < kSubN / 2; ++i) s[t][i] = 0.f;
       }
 #pragma unroll
-      for (int dp = 0; dp < HD / 16; ++dp) {
-        // matrices: keys 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
-        uint32_t vf[4];
-        const int key = kk * 16 + (lane & 15);
-        ldmatrix_x4_trans(vf, sm.v[buf] + swz<HD>(key, 2 * dp + (lane >> 4)));
-        const uint32_t b0[2] = {vf[0], vf[1]}, b1[2] = {vf[2], vf[3]};
+      for (int kk = 0; kk < HD / 16; ++kk) {
+        uint32_t qf[kMT][4];
 #pragma unroll
         for (int t = 0; t < kMT; ++t) {
-          float(&o0)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp]);
-          float(&o1)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp + 4]);
-          mma::mma_16816<T>(o0, pf[t], b0);
-          mma::mma_16816<T>(o1, pf[t], b1);
+          // matrices: rows 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
+          mma::ldmatrix_x4(qf[t],
+                           sm.q + swz<HD>(64 * t + warp * 16 + lane % 16, 2 * kk + lane / 16));
+        }
+#pragma unroll
+        for (int np = 0; np < kSubN / 16; ++np) {
+          // matrices: keys 0-7 x dims 0-7, keys 0-7 x dims 8-15, keys 8-15 x
+          // dims 0-7, keys 8-15 x dims 8-15 (of this 16-key, 16-dim step)
+          uint32_t kf[4];
+          const int key = key0 + np * 16 + (lane & 7) + ((lane >> 4) << 3);
+          mma::ldmatrix_x4(kf, sm.k[buf] + swz<HD>(key, 2 * kk + ((lane >> 3) & 1)));
+          const uint32_t b0[2] = {kf[0], kf[1]}, b1[2] = {kf[2], kf[3]};
+#pragma unroll
+          for (int t = 0; t < kMT; ++t) {
+            float(&s0)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np]);
+            float(&s1)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np + 4]);
+            mma::mma_16816<T>(s0, qf[t], b0);
+            mma::mma_16816<T>(s1, qf[t], b1);
+          }
+        }
+      }
+
+#pragma unroll
+      for (int t = 0; t < kMT; ++t) {
+        if (j >= first_masked) {
+          attn::apply_mask<CAUSAL, kSubN / 8>(s[t], a, row_of(t), j * kBN + key0 + 2 * (lane % 4));
+        }
+        attn::online_softmax<kSubN / 8>(s[t], row_max[t], row_sum[t], corr[t], a.scale_log2);
+        attn::rescale<HD / 8>(o[t], corr[t]);
+      }
+
+      // O += P V: P's 16 x 16 A fragments come straight from s.
+#pragma unroll
+      for (int kk = 0; kk < kSubN / 16; ++kk) {
+        uint32_t pf[kMT][4];
+#pragma unroll
+        for (int t = 0; t < kMT; ++t) {
+#pragma unroll
+          for (int r = 0; r < 4; ++r)
+            pf[t][r] = attn::pack2<T>(s[t][8 * kk + 2 * r], s[t][8 * kk + 2 * r + 1]);
+        }
+#pragma unroll
+        for (int dp = 0; dp < HD / 16; ++dp) {
+          // matrices: keys 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
+          uint32_t vf[4];
+          const int key = key0 + kk * 16 + (lane & 15);
+          ldmatrix_x4_trans(vf, sm.v[buf] + swz<HD>(key, 2 * dp + (lane >> 4)));
+          const uint32_t b0[2] = {vf[0], vf[1]}, b1[2] = {vf[2], vf[3]};
+#pragma unroll
+          for (int t = 0; t < kMT; ++t) {
+            float(&o0)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp]);
+            float(&o1)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp + 4]);
+            mma::mma_16816<T>(o0, pf[t], b0);
+            mma::mma_16816<T>(o1, pf[t], b1);
+          }
         }
       }
     }
-    __syncthreads(); // every warp is done with this buffer before it is refilled
+    __syncthreads();  // every warp is done with this buffer before it is refilled
   }
 #pragma unroll
   for (int t = 0; t < kMT; ++t)
-    attn::store_rows<T, HD / 8>(a, o[t], row_max[t], row_sum[t], b, h, row[t], lane);
+    attn::store_rows<T, HD / 8>(a, o[t], row_max[t], row_sum[t], b, h, row_of(t), lane);
 }
 
-template <typename T, int HD, bool CAUSAL> cudaError_t launch(const AttentionParams &p, cudaStream_t stream) {
+template <typename T, int HD, bool CAUSAL>
+cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   auto kernel = attention_portable_kernel<T, HD, CAUSAL>;
   static std::once_flag once;
   static cudaError_t attr_err = cudaSuccess;
   std::call_once(once, [&] {
-    attr_err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<HD>);
+    attr_err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    kSmemBytes<HD, CAUSAL>);
   });
   if (attr_err != cudaSuccess) return attr_err;
-  const attn::AttnArgs a = attn::make_args(p, kBlockM<HD>);
+  const attn::AttnArgs a = attn::make_args(p, kBM);
   const dim3 grid(a.m_blocks, p.q_heads, p.batch);
-  kernel<<<grid, kThreads, kSmemBytes<HD>, stream>>>(a);
+  kernel<<<grid, kThreads, kSmemBytes<HD, CAUSAL>, stream>>>(a);
   return cudaGetLastError();
 }
 
-template <typename T> cudaError_t launch_typed(const AttentionParams &p, cudaStream_t stream) {
-  if (p.head_dim == 64) return p.causal ? launch<T, 64, true>(p, stream) : launch<T, 64, false>(p, stream);
+template <typename T>
+cudaError_t launch_typed(const AttentionParams& p, cudaStream_t stream) {
+  if (p.head_dim == 64)
+    return p.causal ? launch<T, 64, true>(p, stream) : launch<T, 64, false>(p, stream);
   return p.causal ? launch<T, 128, true>(p, stream) : launch<T, 128, false>(p, stream);
 }
 
-} // namespace
+}  // namespace
 
-cudaError_t attention_portable_launch(const AttentionParams &p, cudaStream_t stream) {
-  return p.dtype == DType::BFloat16 ? launch_typed<__nv_bfloat16>(p, stream) : launch_typed<__half>(p, stream);
+cudaError_t attention_portable_launch(const AttentionParams& p, cudaStream_t stream) {
+  return p.dtype == DType::BFloat16 ? launch_typed<__nv_bfloat16>(p, stream)
+                                    : launch_typed<__half>(p, stream);
 }
 
-} // namespace lit
+}  // namespace lit

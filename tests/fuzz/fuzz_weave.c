@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../gen/diag.h"
-#include "../../gen/html_book.h"
+#include "../../gen/book.h"
 #include "../../gen/model.h"
 #include "../../gen/paths.h"
 #include "../../gen/skill.h"
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lit_diags *bd = lit_diags_new();
     lit_diags_set_limit(bd, 200);
     lit_tree book = LIT_TREE_INIT;
-    if (lit_book_build(p, &book, bd) == 0) {
+    if (lit_book_build(p, &book, bd) == LIT_OK) {
       if (book.n == 0) abort();
       S_check_tree(&book);
     }
@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lit_diags_set_limit(sd, 200);
     lit_tree skill = LIT_TREE_INIT;
     char *name = NULL;
-    if (lit_skill_build(p, &skill, &name, sd) == 0) {
+    if (lit_skill_build(p, &skill, &name, sd) == LIT_OK) {
       if (skill.n == 0 || !name || lit_skill_check_name(name)) abort();
       S_check_tree(&skill);
     }

@@ -95,6 +95,23 @@ def test_causal_bottom_right(sq, sk, dtype, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_more_tiles_than_sms(causal, head_dim, backend):
+    """Hundreds of tiles: the Hopper kernel's CTAs each take several from
+    its counter, and causal tiles come in groups of heads."""
+    q, k, v = qkv(2, 16, 4, 1100, 1100, head_dim, torch.bfloat16)
+    check_both(q, k, v, causal, backend, f"{backend} many tiles causal={causal} d={head_dim}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rows_without_keys_many_tiles(backend):
+    """seq_q > seq_k with causal: whole tiles see no key, among hundreds."""
+    q, k, v = qkv(1, 40, 8, 900, 700, 64, torch.float16)
+    check_both(q, k, v, True, backend, f"{backend} empty tiles")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_non_causal_cross_lengths(backend):
     q, k, v = qkv(3, 4, 4, 200, 333, 128, torch.float16)
     check_both(q, k, v, False, backend, f"{backend} cross 200x333")
@@ -169,7 +186,7 @@ def test_rejections():
         (lambda: lk.attention(q[0], k[0], v[0]), "must be 4-d"),
         (lambda: lk.attention(q, k[:, :1].expand(1, 3, 16, 128), v[:, :1].expand(1, 3, 16, 128)),
          "multiple of k's"),
-        (lambda: lk.attention(q.transpose(2, 3), k, v), "strides"),
+        (lambda: lk.attention(rand((1, 4, 16, 256), torch.bfloat16)[..., ::2], k, v), "strides"),
         (lambda: lk.attention(q, k, v[:, :, :8]), "same shape"),
         (lambda: lk.attention(q.cpu(), k.cpu(), v.cpu()), "CUDA tensor"),
         (lambda: lk.attention(q, k, v, backend="flash"), "unknown backend"),

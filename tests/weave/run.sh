@@ -7,9 +7,9 @@
 #                   and fails, naming the file, after a hand edit.
 #   slow/           a string pattern the instruction budget cannot stop:
 #                   the wall-clock alarm (LIT_LUA_SECONDS=1) must name it.
-#   errors/CASE/    a project that must fail to weave: the messages of
-#                   `lit skill` and `lit book` must equal CASE/expected.txt,
-#                   the exit status must be 1, and nothing may be written.
+#
+# Projects that must fail to weave are golden cases (tests/golden/weave-err-*,
+# run by run_golden.sh: exact messages, exit status, nothing written).
 #
 # --update rewrites the expected files from the current output.
 # Ends with "N passed, N failed".
@@ -50,22 +50,6 @@ rm "$TMP/book/style.css"
 "$LIT" book --root "$P" --out "$TMP/book" --check 2>"$TMP/err"
 if grep -q "style.css is missing" "$TMP/err"; then ok "project: book --check names a missing file"
 else bad "project: book --check names a missing file"; cat "$TMP/err"; fi
-
-# ---- cases that must fail ----
-for dir in "$HERE"/errors/*/; do
-  name=$(basename "$dir")
-  out="$TMP/out-$name"
-  {
-    echo "== lit skill"
-    (cd "$dir" && "$LIT" skill --out "$out/skill" 2>&1; echo "exit $?")
-    echo "== lit book"
-    (cd "$dir" && "$LIT" book --out "$out/book" 2>&1; echo "exit $?")
-  } >"$TMP/got-$name"
-  [ "$UPDATE" = --update ] && cp "$TMP/got-$name" "$dir/expected.txt"
-  if diff -u "$dir/expected.txt" "$TMP/got-$name" >"$TMP/diff" 2>&1; then ok "errors/$name: messages and exit status as expected"
-  else bad "errors/$name: messages and exit status as expected"; cat "$TMP/diff"; fi
-  if [ -e "$out" ]; then bad "errors/$name: nothing written"; else ok "errors/$name: nothing written"; fi
-done
 
 # ---- a C function the instruction budget cannot stop: the wall-clock alarm ----
 if (cd "$HERE/slow" && LIT_LUA_SECONDS=1 "$LIT" book --out "$TMP/slow-book" 2>"$TMP/slow.err"); then

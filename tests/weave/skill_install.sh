@@ -92,6 +92,15 @@ leftover=$(find "$TMP/dest" -maxdepth 1 -name '*lit-*' | wc -l)
 expect_fail "no destination flag is a usage error" "$LIT" skill install --from "$FROM"
 expect_fail "a folder without SKILL.md is refused" "$LIT" skill install --dest "$TMP/x" --from "$TMP/work"
 
+# Without --from, the bundle is build/skill/NAME, NAME read from index.md as `lit skill` reads it.
+expect_fail "no --from and no index.md here is refused" "$LIT" skill install --dest "$TMP/y"
+grep -q -- "--from DIR" "$TMP/out" && ok "the refusal names --from" || bad "the refusal names --from"
+mkdir -p "$TMP/named/build/skill" && cp -R "$FROM" "$TMP/named/build/skill/"
+printf -- '---\nname: demo-kernels\n---\n# Demo\n' >"$TMP/named/index.md"
+(cd "$TMP/named" && "$LIT" skill install --dest "$TMP/y") >"$TMP/out" 2>&1 &&
+  [ -f "$TMP/y/demo-kernels/SKILL.md" ] && ok "no --from installs the bundle index.md names" ||
+  { bad "no --from installs the bundle index.md names"; cat "$TMP/out"; }
+
 expect "every link of an installed copy resolves" python3 "$HERE/skill_check.py" "$HOME/.claude/skills/demo-kernels"
 
 echo "$pass passed, $fail failed"

@@ -1,0 +1,128 @@
+/* check_book.c: the book's pages, tables, search index and print page. */
+#include "check_lit.h"
+
+#include "book.h"
+
+START_TEST(test_book_pages) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(CK_WEAVE_IX, CK_WEAVE_A, CK_WEAVE_B, d);
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
+  lit_tree_file *f = ck_tree_find(&t, "a.html");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "<h2 id=\"the-part\">") && strstr(f->data, "href=\"index.html\">home</a>") &&
+                    strstr(f->data, "href=\"b.html#b-part\"") && strstr(f->data, "id=\"file-kernels/k.cu\"") &&
+                    strstr(f->data, "<a href=\"b.html#chunk-body-1\" title=\"defined in B\">body</a>") &&
+                    strstr(f->data, "<a href=\"a.html\" aria-current=\"page\">A</a>") &&
+                    strstr(f->data, "rel=\"prev\" href=\"index.html\"") &&
+                    strstr(f->data, "rel=\"next\" href=\"b.html\""),
+                "%s", f->data);
+  f = ck_tree_find(&t, "b.html");
+  ck_assert_msg(strstr(f->data, "used in <a href=\"a.html#file-kernels/k.cu\"><code>kernels/k.cu</code></a>") &&
+                    strstr(f->data, "<a href=\"a.html#file-kernels/k.cu\">k</a>"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "chunks.html");
+  ck_assert_msg(
+      strstr(f->data,
+             "<code>kernels/k.cu</code></a></td><td><a href=\"a.html#file-kernels/k.cu\" title=\"A\">a &#167;&#160;The "
+             "part</a>") != NULL,
+      "%s", f->data);
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "style.css"));
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "index.html"));
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_book_tables_search_print) {
+  lit_diags *d = lit_diags_new();
+  const char *a = "# A\n\n## Numbers\n\n| name | n | note |\n| --- | --- | --- |\n| x | 1.5 | y |\n| z | - | 2 "
+                  "w |\n\nSee [b](b.md#b-part).\n\n```cuda {file=kernels/k.cu}\n<<body>>\n```\n";
+  lit_project *p = ck_load(CK_WEAVE_IX, a, CK_WEAVE_B, d);
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
+  lit_tree_file *f = ck_tree_find(&t, "a.html");
+  /* the numeric column is right-aligned, the others are not; the table scrolls in a named, focusable frame */
+  ck_assert_msg(strstr(f->data, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Table 1: "
+                                "Numbers\">") &&
+                    strstr(f->data, "<td align=\"right\">1.5</td>") && strstr(f->data, "<td>y</td>") &&
+                    strstr(f->data, "<td>2 w</td>"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "search-index.js");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "[1,\"numbers\",\"Numbers\",\"name n note x 1.5 y z - 2 w See b. \\u003c\\u003cbody>>\"]") &&
+                    strstr(f->data, "[\"a.html\",\"A\"]") && strstr(f->data, "[2,\"b-part\",\"B part\",\"x = 1;"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "print.html"); /* ids carry their page; links between pages stay inside print.html */
+  ck_assert_msg(strstr(f->data, "<section class=\"print-page\" id=\"a\">") &&
+                    strstr(f->data, "<h2 id=\"a--numbers\">") && strstr(f->data, "href=\"#b--b-part\"") &&
+                    strstr(f->data, "href=\"#a--numbers\""),
+                "%s", f->data);
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "404.html"));
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "book.js"));
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "favicon.svg"));
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* A link with an empty destination (href="") is copied into print.html as
+ * it is: no page, no anchor to prefix (fuzz_weave found it read before the
+ * destination's start). */
+START_TEST(test_book_print_empty_link) {
+  lit_diags *d = lit_diags_new();
+  const char *a = "# A\n\nAn empty link: [nothing]().\n\n```cuda {file=kernels/k.cu}\n<<body>>\n```\n";
+  lit_project *p = ck_load(CK_WEAVE_IX, a, CK_WEAVE_B, d);
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
+  lit_tree_file *f = ck_tree_find(&t, "print.html");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "<a href=\"\">nothing</a>"), "%s", f->data);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* The book's own files keep their names: a document that would be woven to
+ * one of them (print.md, chunks.md) is an error naming it. */
+START_TEST(test_book_reserved_names) {
+  static const char *const names[] = {"print", "chunks", "404"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char *ix = lit_xasprintf("# Home\n\n1. [X](%s.md)\n", names[i]);
+    char *path = lit_xasprintf("%s.md", names[i]);
+    const char *paths[2] = {"index.md", path};
+    const char *texts[2] = {ix, "# X\n"};
+    size_t lens[2] = {strlen(ix), strlen(texts[1])};
+    lit_diags *d = lit_diags_new();
+    lit_project *p = lit_project_load_memory(paths, texts, lens, 2, d);
+    ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+    lit_tree t = LIT_TREE_INIT;
+    ck_assert_int_eq(lit_book_build(p, &t, d), LIT_FAILED);
+    char *msgs = ck_diags_text(d), *want = lit_xasprintf("%s.md: error: the book keeps %s.html for itself", names[i],
+                                                         names[i]);
+    ck_assert_msg(strstr(msgs, want) != NULL, "%s", msgs);
+    free(want);
+    free(msgs);
+    lit_tree_free(&t);
+    lit_project_free(p);
+    lit_diags_free(d);
+    free(path);
+    free(ix);
+  }
+}
+END_TEST
+
+Suite *book_suite(void) {
+  Suite *s = suite_create("book");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_book_pages);
+  tcase_add_test(tc, test_book_tables_search_print);
+  tcase_add_test(tc, test_book_print_empty_link);
+  tcase_add_test(tc, test_book_reserved_names);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,131 @@
+/* check_skill.c: the Agent Skills rules and the bundle lit skill builds. */
+#include "check_lit.h"
+
+#include "skill.h"
+
+START_TEST(test_skill_name_rules) {
+  static const struct {
+    const char *name;
+    int ok;
+  } cases[] = {{"cuda-kernels", 1}, {"a", 1},    {"a1-b2", 1}, {"", 0},    {"-a", 0},
+               {"a-", 0},           {"a--b", 0}, {"Cuda", 0},  {"a_b", 0}, {"a b", 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg((lit_skill_check_name(cases[i].name) == NULL) == cases[i].ok, "name '%s'", cases[i].name);
+  char long_name[70];
+  memset(long_name, 'a', 65);
+  long_name[65] = '\0';
+  ck_assert_ptr_nonnull(lit_skill_check_name(long_name));
+  long_name[64] = '\0';
+  ck_assert_ptr_null(lit_skill_check_name(long_name));
+  ck_assert_ptr_null(lit_skill_check_description("Does X. Use when Y."));
+  ck_assert_ptr_nonnull(lit_skill_check_description(""));
+  ck_assert_ptr_nonnull(lit_skill_check_description("a <tag>"));
+  char *big = lit_xcalloc(1026, 1);
+  memset(big, 'd', 1025);
+  ck_assert_ptr_nonnull(lit_skill_check_description(big));
+  big[1024] = '\0';
+  ck_assert_ptr_null(lit_skill_check_description(big));
+  free(big);
+}
+END_TEST
+
+START_TEST(test_skill_bundle) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(CK_WEAVE_IX, CK_WEAVE_A, CK_WEAVE_B, d);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);
+  ck_assert_str_eq(name, "t");
+  lit_tree_file *f = ck_tree_find(&t, "references/a.md");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "[home](../SKILL.md)") && strstr(f->data, "[b](b.md#b-part)") &&
+                    strstr(f->data, "[b2](b.md#b%2Dpart)") && strstr(f->data, "File `kernels/k.cu`:\n```cuda\n") &&
+                    strstr(f->data, "`<<body>>` is defined in [B](b.md#b-part)"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "references/b.md");
+  ck_assert_msg(strstr(f->data, "[k](a.md#the-part)") != NULL, "%s", f->data);
+  f = ck_tree_find(&t, "SKILL.md");
+  ck_assert_msg(strncmp(f->data, "---\nname: t\ndescription: A test skill. Use in tests.\n---\n# Home\n", 62) == 0,
+                "%s", f->data);
+  f = ck_tree_find(&t, "manifest.txt");
+  ck_assert_str_eq(f->data, "SKILL.md\nreferences/a.md\nreferences/b.md\n");
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* Files under the skill-scripts folders ship as scripts/BASE: two of one
+ * base name cannot both ship. */
+START_TEST(test_skill_scripts_clash) {
+  const char *ix = "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n"
+                   "skill-scripts: kernels/a kernels/b\n---\n# Home\n\n"
+                   "```python {file=kernels/a/run.py}\nprint(1)\n```\n\n```python {file=kernels/b/run.py}\nprint(2)\n```\n"
+                   "\n```python {file=kernels/c/run.py}\nprint(3)\n```\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(ix, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_FAILED);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(strstr(msgs, "index.md:13:") &&
+                    strstr(msgs, "the skill ships 'kernels/b/run.py' as scripts/run.py, but 'kernels/a/run.py' has "
+                                 "that name too"),
+                "%s", msgs);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1); /* kernels/c is not shipped */
+  free(msgs);
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* A link wrapped across lines is found like any other: rewritten for the
+ * bundle's layout, or reported when it leads nowhere. */
+START_TEST(test_skill_wrapped_links) {
+  const char *ix = "---\nskill-name: t\nskill-description: A test skill. Use in tests.\n---\n# Home\n\n"
+                   "Read [the first\ndocument](a.md) and [again](\n  a.md#a).\n";
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(ix, "# A\n\nText.\n", NULL, d);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);
+  lit_tree_file *f = ck_tree_find(&t, "SKILL.md");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "Read [the first\ndocument](references/a.md) and [again](\n  references/a.md#a).\n"),
+                "%s", f->data);
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+  /* a wrapped destination that leads nowhere is an error at its line */
+  d = lit_diags_new();
+  p = ck_load(ix, "# A\n\nSee [it](\nnowhere.md).\n", NULL, d);
+  t = (lit_tree)LIT_TREE_INIT;
+  name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_FAILED);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(strstr(msgs, "a.md:4:1: error: link 'nowhere.md': no document or generated file nowhere.md"), "%s",
+                msgs);
+  free(msgs);
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+Suite *skill_suite(void) {
+  Suite *s = suite_create("skill");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_skill_name_rules);
+  tcase_add_test(tc, test_skill_bundle);
+  tcase_add_test(tc, test_skill_scripts_clash);
+  tcase_add_test(tc, test_skill_wrapped_links);
+  suite_add_tcase(s, tc);
+  return s;
+}
