@@ -143,7 +143,7 @@ def test_cu_compile_all_targets_no_spills():
             assert not spills, f"{cu}: register spills on sm_{arch}: {spills[:5]}"
             if os.path.basename(cu) == "rms_norm.cu" and arch == "90":
                 check_norm_registers(proc.stderr)
-            if arch == "90a":
+            if arch == "90a" and os.path.basename(cu) == "gemm_hopper.cu":
                 check_wgmma_compiled(proc.stderr)
 
 
