@@ -81,7 +81,7 @@ cudaError_t attention(const AttentionParams& p, AttentionPath path, cudaStream_t
   const bool hopper_ok = hopper_refusal(p, *d) == nullptr;
   if (path == AttentionPath::kHopper || (path == AttentionPath::kAuto && hopper_ok)) {
     if (!hopper_ok) return cudaErrorNotSupported;
-    return p.tile_counter != nullptr ? attention_hopper_launch(p, stream) : cudaErrorInvalidValue;
+    return p.workspace != nullptr ? attention_hopper_launch(p, stream) : cudaErrorInvalidValue;
   }
   if (portable_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
   return attention_portable_launch(p, stream);

@@ -38,11 +38,19 @@ struct AttentionParams {
   int seq_q = 0, seq_k = 0, head_dim = 0;
   float scale = 0.f;  // usually 1 / sqrt(head_dim)
   bool causal = false;
-  // The Hopper kernel's tile counter: one int32 in device memory, zero at
-  // the launch, that its CTAs take tiles from (it is left non-zero). Each
-  // launch needs its own; the portable kernel ignores it.
-  int* tile_counter = nullptr;
+  // The Hopper kernel's workspace: kAttentionWorkspaceInts int32 in device
+  // memory, the first one zero at the launch. Its CTAs take tiles from that
+  // counter (it is left non-zero) and pass each tile's index from producer
+  // to consumers in the rest. Each launch needs its own; the portable kernel
+  // ignores it.
+  int* workspace = nullptr;
 };
+
+// The Hopper kernel runs at most this many CTAs (one an SM), and needs a
+// workspace of kAttentionWorkspaceInts int32: the tile counter, then two
+// tile slots a CTA.
+constexpr int kAttentionMaxCtas = 1024;
+constexpr int kAttentionWorkspaceInts = 1 + 2 * kAttentionMaxCtas;
 
 // kAuto takes the Hopper kernel (TMA + wgmma, warp-specialized) on a
 // compute capability 9.0 device when the package carries its sm_90a code

@@ -37,7 +37,7 @@ struct AttnArgs {
   int batch;
   int tiles;        // m_blocks * q_heads * batch
   int group_heads;  // heads whose causal tiles are ordered together (attention_hopper.cu)
-  int* tile_counter;
+  int* workspace;   // AttentionParams::workspace
 };
 
 inline AttnArgs make_args(const AttentionParams& p, int block_m) {
@@ -63,7 +63,7 @@ inline AttnArgs make_args(const AttentionParams& p, int block_m) {
   a.batch = p.batch;
   a.tiles = a.m_blocks * p.q_heads * p.batch;
   a.group_heads = 1;
-  a.tile_counter = p.tile_counter;
+  a.workspace = p.workspace;
   return a;
 }
 

@@ -103,7 +103,6 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
   constexpr int kBoxes = HD / 64;  // TMA boxes are 64 columns (128 bytes) wide
   __shared__ alignas(8) uint64_t q_full;
   __shared__ alignas(8) uint64_t q_empty;
-  __shared__ int tile_slot;  // the tile the producer loaded Q for; >= a.tiles: none left
   __shared__ alignas(8) uint64_t k_full[S];
   __shared__ alignas(8) uint64_t v_full[S];
   __shared__ alignas(8) uint64_t empty[S];
@@ -130,6 +129,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
   // K/V ring and the Q buffer's barriers run on across tiles: the next
   // tile's Q and first K/V blocks load while this tile's last P V and its
   // stores run.
+  int* const slots = a.workspace + 1 + 2 * blockIdx.x;  // this CTA's tile slots
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     // ---- producer: one thread issues every copy ----
@@ -139,17 +139,20 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
       uint32_t q_phase = 0;
       int t = blockIdx.x;
       for (;; q_phase ^= 1u) {
-        hopper::wait(
-            &q_empty,
-            q_phase ^ 1u);  // the consumers are done with the last tile's Q (and tile_slot)
-        tile_slot = t;
+        // The consumers are done with the last tile's Q and have read its slot.
+        hopper::wait(&q_empty, q_phase ^ 1u);
+        // The tile's index goes to the consumers through this CTA's slot in
+        // global memory, published by q_full's arrive (release) and read after
+        // their wait (acquire). Two slots, by tile parity, so that a slot is
+        // rewritten only two tiles after it was read.
+        slots[q_phase] = t;
         if (t >= a.tiles) {
           ptx::mbarrier_arrive(&q_full);  // no more tiles: wake the consumers with the sentinel
           break;
         }
         // The next tile, fetched now so that the atomic's latency hides
         // behind this one: tiles go to whichever CTA asks first.
-        const int next = static_cast<int>(gridDim.x) + atomicAdd(a.tile_counter, 1);
+        const int next = static_cast<int>(gridDim.x) + atomicAdd(a.workspace, 1);
         int m0, h, b, n_blocks, first_masked;
         tile_coords<CAUSAL, kBM>(a, t, m0, h, b);
         attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
@@ -221,7 +224,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
   uint32_t q_phase = 0;
   for (;; q_phase ^= 1u) {
     hopper::wait(&q_full, q_phase);
-    const int t = tile_slot;
+    const int t = __ldcg(&slots[q_phase]);
     if (t >= a.tiles) break;
     int m0, h, b, n_blocks, first_masked;
     tile_coords<CAUSAL, kBM>(a, t, m0, h, b);

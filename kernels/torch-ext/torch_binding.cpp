@@ -907,10 +907,10 @@ std::tuple<at::Tensor, at::Tensor> attention(const at::Tensor& q, const at::Tens
   }
   lit::AttentionPath chosen = path;
   if (chosen == lit::AttentionPath::kAuto) check_launch(lit::attention_choose_path(p, &chosen), op);
-  at::Tensor counter;  // the Hopper kernel's tile counter: zero, one per launch
+  at::Tensor workspace;  // the Hopper kernel's tile counter (zero) and tile slots, one per launch
   if (chosen == lit::AttentionPath::kHopper) {
-    counter = at::zeros({1}, q.options().dtype(at::kInt));
-    p.tile_counter = counter.data_ptr<int>();
+    workspace = at::zeros({lit::kAttentionWorkspaceInts}, q.options().dtype(at::kInt));
+    p.workspace = workspace.data_ptr<int>();
   }
   check_launch(lit::attention(p, path, c10::cuda::getCurrentCUDAStream().stream()), op);
   return {out, lse};
