@@ -37,6 +37,22 @@ def _supported(q: torch.Tensor) -> bool:
 
 
 # ---- transformers ----
+def _mask_is_causal(mask_function, batch_size: int, kwargs) -> torch.Tensor:
+    """Whether mask_function allows exactly the causal pattern (key position
+    <= query position) at this call's positions: a bool tensor, from the
+    function evaluated on every (query, key) pair with broadcast indices, as
+    transformers' own mask builders call it."""
+    q_pos = kwargs.get("cache_position")
+    if q_pos is None:  # newer transformers: an offset and a length
+        q_pos = torch.arange(kwargs["q_length"], device=kwargs.get("device")) + kwargs["q_offset"]
+    device = q_pos.device
+    kv_pos = torch.arange(kwargs["kv_length"], device=device) + kwargs.get("kv_offset", 0)
+    batch = torch.arange(batch_size, device=device)[:, None, None]
+    head = torch.zeros((), dtype=torch.long, device=device)
+    q, kv = q_pos[None, :, None], kv_pos[None, None, :]
+    return (mask_function(batch, head, q, kv) == (kv <= q)).all()
+
+
 def transformers_mask(batch_size: int, attention_mask: Optional[torch.Tensor] = None,
                       mask_function=None, **kwargs) -> Optional[torch.Tensor]:
     """The mask interface's entry: instead of a mask, int32 [batch] valid
@@ -46,9 +62,19 @@ def transformers_mask(batch_size: int, attention_mask: Optional[torch.Tensor] = 
     # (no import here: torch.compile cannot trace transformers' lazy modules)
     causal = mask_function is None or mask_function is _MASKS["causal"]
     if not causal and mask_function is not _MASKS["bidirectional"]:
-        raise NotImplementedError(
-            "lit attention: only plain causal and bidirectional masks are supported (no sliding "
-            "window, chunked, packed-sequence or custom mask functions); use attn_implementation='sdpa'")
+        # Another mask function. While tracing, transformers cannot rule out
+        # packed sequences and wraps the causal function in a check for them;
+        # so accept any function that allows exactly the causal pattern at
+        # this call's positions, checked on the device.
+        ok = _mask_is_causal(mask_function, batch_size, kwargs)
+        if torch.compiler.is_compiling():
+            torch._assert_async(ok, "lit attention: the mask is not plain causal (a sliding window, "
+                                "packed sequences or a custom mask); use attn_implementation='sdpa'")
+        elif not bool(ok):
+            raise NotImplementedError(
+                "lit attention: only plain causal and bidirectional masks are supported (no sliding "
+                "window, chunked, packed-sequence or custom mask functions); use attn_implementation='sdpa'")
+        causal = True
     if attention_mask is not None:
         if torch.compiler.is_compiling():
             torch._assert_async(attention_mask.all(), "lit attention: padding masks are not supported")
