@@ -26,7 +26,6 @@ namespace ptx = cuda::ptx;
 // the keys 128 at a time. The accumulators of S (64 x 128) and O (64 x
 // head_dim) and P in 16 bits take 64 + 64 + 32 registers a thread at
 // head_dim 128.
-constexpr int kBN = 128;
 // Consumer schedules. Serial: Q K^T, softmax, P V, one after the other in
 // each warpgroup; the two warpgroups interleave on their own. Overlap: the
 // next block's Q K^T is issued before this block's P V, so a warpgroup's
@@ -41,7 +40,7 @@ constexpr int kProducerRegs = 24;
 // (96 registers; each gets 160), where the products are half as long and
 // a third warpgroup keeps the tensor cores busier. 128 x 24 + 256 x 240 and
 // 128 x 24 + 384 x 160 both fit the SM's 64K registers.
-template <int HD>
+template <int HD, bool CAUSAL>
 struct HopperTile {
   static constexpr int kConsumers = HD == 64 ? 3 : 2;
   static constexpr int kBM = 64 * kConsumers;
@@ -49,23 +48,29 @@ struct HopperTile {
   static constexpr int kConsumerRegs = HD == 64 ? 160 : 240;
   static constexpr int kStages = HD == 64 ? 4 : 2;
   static constexpr int kQBytes = kBM * HD * 2;
+  // Keys a block: 176 for non-causal attention at head_dim 128 (fewer
+  // softmax passes and barrier round trips per product), else 128.
+  static constexpr int kBN = HD == 128 && !CAUSAL ? 176 : 128;
   static constexpr int kKVBytes = kBN * HD * 2;  // K, or V, of one stage
 };
 
-template <int HD>
+template <int HD, bool CAUSAL>
 constexpr bool kRegistersFit =
-    128 * kProducerRegs + 128 * HopperTile<HD>::kConsumers* HopperTile<HD>::kConsumerRegs <= 65536;
-static_assert(kRegistersFit<64> && kRegistersFit<128>,
+    128 * kProducerRegs +
+        128 * HopperTile<HD, CAUSAL>::kConsumers* HopperTile<HD, CAUSAL>::kConsumerRegs <=
+    65536;
+static_assert(kRegistersFit<64, false> && kRegistersFit<64, true> && kRegistersFit<128, false> &&
+                  kRegistersFit<128, true>,
               "setmaxnreg asks for more registers than an SM has");
 
-template <int HD>
+template <int HD, bool CAUSAL>
 struct alignas(1024) HopperSmem {  // 1024: the 128-byte swizzle repeats every 8 rows
-  uint8_t q[HopperTile<HD>::kQBytes];
-  uint8_t k[HopperTile<HD>::kStages][HopperTile<HD>::kKVBytes];
-  uint8_t v[HopperTile<HD>::kStages][HopperTile<HD>::kKVBytes];
+  uint8_t q[HopperTile<HD, CAUSAL>::kQBytes];
+  uint8_t k[HopperTile<HD, CAUSAL>::kStages][HopperTile<HD, CAUSAL>::kKVBytes];
+  uint8_t v[HopperTile<HD, CAUSAL>::kStages][HopperTile<HD, CAUSAL>::kKVBytes];
 };
-template <int HD>
-constexpr int kSmemBytes = sizeof(HopperSmem<HD>) + 1024;
+template <int HD, bool CAUSAL>
+constexpr int kSmemBytes = sizeof(HopperSmem<HD, CAUSAL>) + 1024;
 
 // Tile t of the launch: its first query row, head and batch. Causal tiles
 // go longest first within groups of heads: the last rows of every head of
@@ -93,12 +98,13 @@ __device__ __forceinline__ void tile_coords(const attn::AttnArgs& a, int t, int&
 }
 
 template <typename T, int HD, bool CAUSAL, int SCHED>
-__global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
+__global__ void __launch_bounds__(HopperTile<HD, CAUSAL>::kThreads, 1)
     attention_hopper_kernel(const __grid_constant__ CUtensorMap map_q,
                             const __grid_constant__ CUtensorMap map_k,
                             const __grid_constant__ CUtensorMap map_v, const attn::AttnArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tile = HopperTile<HD>;
+  using Tile = HopperTile<HD, CAUSAL>;
+  constexpr int kBN = Tile::kBN;
   constexpr int S = Tile::kStages, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
   constexpr int kBoxes = HD / 64;  // TMA boxes are 64 columns (128 bytes) wide
   __shared__ alignas(8) uint64_t q_full;
@@ -107,7 +113,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
   __shared__ alignas(8) uint64_t v_full[S];
   __shared__ alignas(8) uint64_t empty[S];
   extern __shared__ uint8_t smem_raw[];
-  HopperSmem<HD>& buf = *reinterpret_cast<HopperSmem<HD>*>(
+  HopperSmem<HD, CAUSAL>& buf = *reinterpret_cast<HopperSmem<HD, CAUSAL>*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
 
   if (threadIdx.x == 0) {
@@ -253,7 +259,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
         static_assert(HD / 16 <= 4 * kBoxes, "a k-step past the last box");
         const uint64_t da = hopper::desc_sw128(buf.q + x * kBM * 128 + cw * 64 * 128) + step;
         const uint64_t db = hopper::desc_sw128(buf.k[stage] + x * kBN * 128) + step;
-        hopper::wgmma_m64n128k16_ss<T>(s, da, db, kk != 0);
+        hopper::wgmma_ss<T, kBN>(s, da, db, kk != 0);
       }
       hopper::wgmma_commit();
       hopper::fence_operands(s);
@@ -392,24 +398,26 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   static std::once_flag once;
   static cudaError_t attr_err = cudaSuccess;
   std::call_once(once, [&] {
-    attr_err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<HD>);
+    attr_err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    kSmemBytes<HD, CAUSAL>);
   });
   if (attr_err != cudaSuccess) return attr_err;
   CUtensorMap mq, mk, mv;
-  cudaError_t err =
-      make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride, HopperTile<HD>::kBM);
+  cudaError_t err = make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride,
+                             HopperTile<HD, CAUSAL>::kBM);
   if (err == cudaSuccess) {
-    err = make_map(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride, kBN);
+    err = make_map(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride,
+                   HopperTile<HD, CAUSAL>::kBN);
   }
   if (err == cudaSuccess) {
-    err = make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride, kBN);
+    err = make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride,
+                   HopperTile<HD, CAUSAL>::kBN);
   }
   if (err != cudaSuccess) return err;
   const DeviceInfo* d = nullptr;
   err = current_device_info(&d);
   if (err != cudaSuccess) return err;
-  attn::AttnArgs a = attn::make_args(p, HopperTile<HD>::kBM);
+  attn::AttnArgs a = attn::make_args(p, HopperTile<HD, CAUSAL>::kBM);
   const int grid =
       std::min(a.tiles, d->sm_count);  // one CTA an SM: its shared memory allows no second
   // Causal tiles go longest first within groups of heads whose K and V
@@ -418,7 +426,7 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   const int64_t fit =
       std::max<int64_t>(1, l2_bytes(d->device) / 2 / std::max<int64_t>(kv_bytes, 1));
   a.group_heads = static_cast<int>(std::min<int64_t>(p.q_heads * p.batch, fit * a.group));
-  kernel<<<grid, HopperTile<HD>::kThreads, kSmemBytes<HD>, stream>>>(mq, mk, mv, a);
+  kernel<<<grid, HopperTile<HD, CAUSAL>::kThreads, kSmemBytes<HD, CAUSAL>, stream>>>(mq, mk, mv, a);
   return cudaGetLastError();
 }
 
