@@ -164,7 +164,7 @@ def check_wgmma_compiled(ptxas_log):
 
 # The RMSNorm kernel's main instantiations (16-byte vectors; one vector a
 # thread, or two for plain rows) must fit in 32 registers on sm_90, so that
-# an SM holds 2048 of their threads: references/kernel-templates.md, "Registers
+# an SM holds 2048 of their threads: references/rmsnorm.md, "Registers
 # are occupancy". Template arguments from the mangled name: T, VEC, VPT,
 # BLOCK_ROW, ADD, STRIDED.
 NORM_KERNEL = re.compile(r"rms_norm_reg_kernelI(13__nv_bfloat16|6__half|f)Li(\d+)ELi(\d+)ELb([01])ELb([01])ELb([01])E")
