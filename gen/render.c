@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "assets.h"
+#include "check.h"
 #include "json.h"
 
 struct lit_render {
@@ -551,6 +552,9 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
     char *md = NULL;
     int kind = 0; /* 0 code, 1 replaced, 2 dropped */
     if (b->flags & LIT_BLOCK_DATA || S_is_filter(b)) {
+      kind = 2;
+    } else if (lit_check_is(b)) { /* a guarded claim: fails the weave or vanishes */
+      if (lit_check_run(r->h, b, d)) status = -1;
       kind = 2;
     } else if (b->flags & LIT_BLOCK_RENDER) {
       if (S_render_block(r, b, &md, d)) status = -1;
