@@ -55,9 +55,12 @@ __device__ __forceinline__ void store_vec(T* p, const Vec<T, N>& v) {
   *reinterpret_cast<Vec<T, N>*>(p) = v;
 }
 
-// Read-only variant for data that every row reuses (a norm's weight): the
-// non-coherent path (ld.global.nc, __ldg) keeps it in L1, where the next
-// row's block finds it. Only for data the kernel never writes.
+// Read-only variant for data that every row reuses (a norm's weight). On
+// sm_70 and later ordinary global loads are cached in L1 as well; the
+// non-coherent path (ld.global.nc, __ldg) adds the promise that nothing
+// writes the data during the kernel. L1 is per SM: a later block finds the
+// data there only when it runs on the same SM. Only for data the kernel
+// never writes.
 template <typename T, int N>
 __device__ __forceinline__ Vec<T, N> load_vec_ro(const T* p) {
   if constexpr (sizeof(Vec<T, N>) == 16) {
