@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skill_assets.h"
 #include "tangle.h"
 #include "util.h"
 #include "weave.h"
@@ -399,6 +400,7 @@ int lit_skill_build(lit_project *p, lit_tree *tree, char **name_out, lit_diags *
       lit_buf_free(&b);
     }
   }
+  lit_skill_assets_add(p, tree, d); /* errors are counted below */
   lit_tree_sort(tree);
   lit_buf man = LIT_BUF_INIT;
   for (size_t i = 0; i < tree->n; i++)

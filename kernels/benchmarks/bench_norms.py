@@ -92,7 +92,7 @@ def sweep_configs(hidden, elem, add):
     return sorted(set(base))
 
 
-# The plan's alternatives for wide rows, timed beside it at every bf16 seed
+# The plan's alternatives for wide rows, timed beside it at every bf16 model
 # shape: one vector a thread (its one-wave choice), two (its choice beyond
 # one wave), four (the previous kernel's choice).
 VARIANTS = [("vpt1", (1, 0, 0)), ("vpt2", (2, 0, 0)), ("vpt4", (4, 0, 0))]
@@ -273,9 +273,9 @@ def summarize(data):
               + (f" graph {ours.get('graph_us', 0):.1f}us vs {best.get('graph_us', 0):.1f}us" if "graph_us" in ours else ""))
     for k, rs in sorted(ratios.items()):
         gm = math.exp(sum(math.log(r) for r in rs) / len(rs))
-        print(f"# geomean speedup over best peer, bf16 seed shapes, {k}: x{gm:.3f} (min x{min(rs):.2f}, {len(rs)} shapes)")
+        print(f"# geomean speedup over best peer, bf16 model shapes, {k}: x{gm:.3f} (min x{min(rs):.2f}, {len(rs)} shapes)")
         if k == "lit_kernels":
-            data["geomean_speedup_seed_bf16"] = gm
+            data["geomean_speedup_model_bf16"] = gm
 
 
 if __name__ == "__main__":

@@ -113,15 +113,20 @@ def rel_err(out, ref):
 
 def load_package(name="lit_kernels"):
     """Import the kernel package: from $LIT_KERNELS_PATH (a folder holding
-    lit_kernels/), else the newest local build under <repo>/build/, else an
-    installed or kernel-builder-built package already on sys.path."""
+    lit_kernels/), else the newest local build that build_local.py wrote
+    (<repo>/build/ for kernels/benchmarks/, <skill>/build/ for an installed
+    skill's scripts/ or assets/benchmarks/), else an installed or
+    kernel-builder-built package already on sys.path."""
     import glob
     import importlib
     import sys
     path = os.environ.get("LIT_KERNELS_PATH")
     if not path:
-        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        found = sorted(glob.glob(os.path.join(repo, "build", "*", name, "__init__.py")), key=os.path.getmtime)
+        here = os.path.dirname(os.path.abspath(__file__))
+        found = []
+        for top in (os.path.dirname(os.path.dirname(here)), os.path.dirname(here)):
+            found += glob.glob(os.path.join(top, "build", "*", name, "__init__.py"))
+        found.sort(key=os.path.getmtime)
         if found:
             path = os.path.dirname(os.path.dirname(found[-1]))
     if path and path not in sys.path:
