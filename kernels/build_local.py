@@ -10,6 +10,7 @@ with g++ against the installed PyTorch, links them into one shared library
 that torch.ops.load_library loads (ops under torch.ops._lit_kernels), and
 lays the Python package beside it in kernel-builder's variant layout:
 
+    <out>/torch<XY>-cxx11-cu<XYZ>-<arch>-linux/metadata.json
     <out>/torch<XY>-cxx11-cu<XYZ>-<arch>-linux/lit_kernels/{__init__,layers,_ops}.py, _lit_kernels.so
 
 Put that variant folder on sys.path (or hand the folder above it to the
@@ -19,6 +20,7 @@ Environment: CUDA_HOME (default /usr/local/cuda), LIT_CUDA_ARCHS (same as --arch
 
 import argparse
 import concurrent.futures
+import json
 import os
 import platform
 import shutil
@@ -48,6 +50,23 @@ def gencode_flags(archs):
     top = archs[-1].replace(".", "")
     flags.append(f"-gencode=arch=compute_{top},code=compute_{top}")  # PTX for newer GPUs
     return flags
+
+
+def build_metadata(archs):
+    """metadata.json of the variant, as kernel-builder writes it: the kernels
+    library reads it when it loads a build (0.14 and later require it; its
+    `id` names the imported module)."""
+    import tomllib
+    with open(os.path.join(HERE, "build.toml"), "rb") as f:
+        general = tomllib.load(f)["general"]
+    return {
+        "name": general["name"],
+        "id": f"_{PACKAGE}_cuda_local",
+        "version": general["version"],
+        "license": general["license"],
+        "python-depends": [],
+        "backend": {"type": "cuda", "archs": archs},
+    }
 
 
 def source_capabilities():
@@ -155,6 +174,9 @@ def main():
             "def add_op_namespace_prefix(op_name: str) -> str:\n"
             f"    return \"{OPS_NAMESPACE}::\" + op_name\n"
         )
+    with open(os.path.join(os.path.dirname(pkg_dir), "metadata.json"), "w") as f:
+        json.dump(build_metadata(archs), f, indent=2)
+        f.write("\n")
     print(f"build_local: built {lib} for sm {', '.join(archs)}")
     print(f"build_local: PYTHONPATH={os.path.dirname(pkg_dir)}")
     return 0

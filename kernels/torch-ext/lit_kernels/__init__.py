@@ -213,13 +213,31 @@ __all__ += ["gemm", "gemm_gated", "linear", "gemm_path"]
 
 
 # ---- fake (meta) implementations: shapes and dtypes for torch.compile ----
+def _register_fake(op_name: str):
+    """torch.library.register_fake for this build's op `op_name`. A second
+    copy of this package in one process (a kernels library before 0.14 imports
+    a local build again on every load) finds the fake already registered by
+    the first copy, which is the same code: it keeps that one."""
+    register = torch.library.register_fake(add_op_namespace_prefix(op_name))
+
+    def decorate(fn):
+        try:
+            return register(fn)
+        except RuntimeError as e:
+            if "already has an fake impl registered" not in str(e):
+                raise
+            return fn
+
+    return decorate
+
+
 # ---- rms_norm family ----
-@torch.library.register_fake(add_op_namespace_prefix("rms_norm"))
+@_register_fake("rms_norm")
 def _rms_norm_fake(x, weight, eps=1e-6):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("fused_add_rms_norm"))
+@_register_fake("fused_add_rms_norm")
 def _fused_add_rms_norm_fake(x, residual, weight, eps=1e-6):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 # ---- layer_norm, ada_layer_norm, activations, rope ----
@@ -227,17 +245,17 @@ def _contig_like(t: torch.Tensor) -> torch.Tensor:
     return t.new_empty(t.shape)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("layer_norm"))
+@_register_fake("layer_norm")
 def _layer_norm_fake(x, weight, bias, eps):
     return _contig_like(x)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("ada_layer_norm"))
+@_register_fake("ada_layer_norm")
 def _ada_layer_norm_fake(x, scale, shift, weight, bias, eps):
     return _contig_like(x)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("gelu"))
+@_register_fake("gelu")
 def _gelu_fake(x, approximate="none"):
     return _contig_like(x)
 
@@ -247,47 +265,47 @@ def _half_last(x: torch.Tensor) -> torch.Tensor:
     return x.new_empty(x.shape[:-1] + (x.shape[-1] // 2,))
 
 
-@torch.library.register_fake(add_op_namespace_prefix("geglu"))
+@_register_fake("geglu")
 def _geglu_fake(x, approximate="none", gate_first=False):
     return _half_last(x)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("swiglu"))
+@_register_fake("swiglu")
 def _swiglu_fake(x, gate_first=True):
     return _half_last(x)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("act_and_mul"))
+@_register_fake("act_and_mul")
 def _act_and_mul_fake(gate, up, activation="silu"):
     return _contig_like(gate)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("rope"))
+@_register_fake("rope")
 def _rope_fake(positions, query, key, head_size, cos_sin_cache, is_neox):
     return _contig_like(query), _contig_like(key)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("rope_"))
+@_register_fake("rope_")
 def _rope_inplace_fake(positions, query, key, head_size, cos_sin_cache, is_neox):
     return None
 
 
-@torch.library.register_fake(add_op_namespace_prefix("rope_3d"))
+@_register_fake("rope_3d")
 def _rope_3d_fake(x, cos, sin):
     return _contig_like(x)
 
 
-@torch.library.register_fake(add_op_namespace_prefix("rope_3d_grid"))
+@_register_fake("rope_3d_grid")
 def _rope_3d_grid_fake(query, key, grid, freqs):
     return _contig_like(query), _contig_like(key)
 # ---- gemm ----
-@torch.library.register_fake(add_op_namespace_prefix("gemm"))
+@_register_fake("gemm")
 def _gemm_fake(a, b, bias=None, epilogue="none", backend="auto"):
     n = b.shape[1] // 2 if epilogue in _GATED_EPILOGUES else b.shape[1]
     return a.new_empty((a.shape[0], n))
 
 
-@torch.library.register_fake(add_op_namespace_prefix("gemm_gated"))
+@_register_fake("gemm_gated")
 def _gemm_gated_fake(a, b_gate, b_up, bias_gate=None, bias_up=None, activation="silu", backend="auto"):
     return a.new_empty((a.shape[0], b_gate.shape[1]))
 

@@ -3,7 +3,9 @@
 """nn.Module forwards for the kernels.
 
 The classes follow the Hugging Face `kernels` layer rules: no constructor, no
-members besides `forward`, state read from the module they replace. So
+members besides `forward` (and the `can_torch_compile` and `has_backward`
+flags that `kernelize` reads: every op has a fake, none has a backward), state
+read from the module they replace. So
 `RMSNorm.forward` serves transformers-style norms (`weight`,
 `variance_epsilon`) and diffusers' (`weight`, possibly None, and `eps`).
 To use one directly, create it and set the attributes:
@@ -11,27 +13,40 @@ To use one directly, create it and set the attributes:
     norm = RMSNorm(); norm.weight = nn.Parameter(w); norm.variance_epsilon = 1e-6
 """
 
-from typing import Optional, Tuple
+from typing import Tuple
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ._ops import ops
 
 
-def _eps_of(module: nn.Module) -> float:
+def _eps_of(module: nn.Module, x: torch.Tensor) -> float:
+    """The module's epsilon: `variance_epsilon` (transformers) or `eps`
+    (diffusers, torch). torch.nn.RMSNorm(eps=None) gets what PyTorch itself
+    uses: the epsilon of the type it computes in, float32 for fp32, fp16 and
+    bf16 inputs (ATen's rms_norm: numeric_limits of the op-math type), not
+    the epsilon of the input's dtype."""
+    present = False
     for name in ("variance_epsilon", "eps"):
-        value = getattr(module, name, None)
-        if value is not None:
-            return float(value)
+        if hasattr(module, name):
+            present = True
+            value = getattr(module, name)
+            if value is not None:
+                return float(value)
+    if present:
+        return float(torch.finfo(torch.float64 if x.dtype == torch.float64 else torch.float32).eps)
     return 1e-6
 
 
-def _weight_of(module: nn.Module, x: torch.Tensor) -> Optional[torch.Tensor]:
+def _weight_matches(module: nn.Module, x: torch.Tensor) -> bool:
+    """Whether the kernel can take the module's weight as it is: absent, or
+    of x's dtype. The weight is never cast on a call: a module whose weight
+    has another dtype goes to PyTorch's own op, which handles the mix the way
+    the module itself does."""
     weight = getattr(module, "weight", None)
-    if weight is None:
-        return None
-    return weight if weight.dtype == x.dtype else weight.to(x.dtype)
+    return weight is None or weight.dtype == x.dtype
 
 
 # ---- rms_norm family ----
@@ -42,7 +57,10 @@ class RMSNorm(nn.Module):
     has_backward = False
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
-        return ops.rms_norm(hidden_states, _weight_of(self, hidden_states), _eps_of(self))
+        eps = _eps_of(self, hidden_states)
+        if not _weight_matches(self, hidden_states):
+            return F.rms_norm(hidden_states, hidden_states.shape[-1:], self.weight, eps)
+        return ops.rms_norm(hidden_states, getattr(self, "weight", None), eps)
 
 
 class FusedAddRMSNorm(nn.Module):
@@ -52,20 +70,38 @@ class FusedAddRMSNorm(nn.Module):
     has_backward = False
 
     def forward(self, hidden_states: torch.Tensor, residual: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-        out = ops.fused_add_rms_norm(hidden_states, residual, _weight_of(self, hidden_states), _eps_of(self))
+        eps = _eps_of(self, hidden_states)
+        if not _weight_matches(self, hidden_states):
+            residual.add_(hidden_states)
+            return F.rms_norm(residual, residual.shape[-1:], self.weight, eps), residual
+        out = ops.fused_add_rms_norm(hidden_states, residual, getattr(self, "weight", None), eps)
         return out, residual
 # ---- layer_norm, activations, rope ----
 class LayerNorm(nn.Module):
     """forward of torch.nn.LayerNorm over the last dimension: reads weight and
     bias (either may be None) and eps."""
 
+    can_torch_compile = True
+    has_backward = False
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return ops.layer_norm(x, getattr(self, "weight", None), getattr(self, "bias", None),
-                              float(getattr(self, "eps", 1e-5)))
+        w, b = getattr(self, "weight", None), getattr(self, "bias", None)
+        eps = float(getattr(self, "eps", 1e-5))
+        if (w is not None and w.dtype != x.dtype) or (b is not None and b.dtype != x.dtype):
+            # diffusers' FP32LayerNorm keeps 16-bit parameters, takes fp32 (or
+            # 16-bit) input and normalizes in fp32, upcasting input and
+            # parameters on every call; the kernel takes one dtype, so a mixed
+            # module runs it in fp32 the same way and returns x's dtype.
+            return ops.layer_norm(x.float(), None if w is None else w.float(),
+                                  None if b is None else b.float(), eps).to(x.dtype)
+        return ops.layer_norm(x, w, b, eps)
 
 
 class GELU(nn.Module):
     """forward of torch.nn.GELU: reads approximate ('none' or 'tanh')."""
+
+    can_torch_compile = True
+    has_backward = False
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return ops.gelu(x, getattr(self, "approximate", "none"))
@@ -75,6 +111,9 @@ class DiffusersGELU(nn.Module):
     """forward of diffusers' activations.GELU (LTX-Video's feed-forward):
     proj, then GELU with the module's approximate."""
 
+    can_torch_compile = True
+    has_backward = False
+
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         return ops.gelu(self.proj(hidden_states), self.approximate)
 
@@ -83,12 +122,18 @@ class GEGLU(nn.Module):
     """forward of diffusers' activations.GEGLU: proj to [..., 2d], then
     value * gelu(gate) with the value FIRST and the gate SECOND."""
 
+    can_torch_compile = True
+    has_backward = False
+
     def forward(self, hidden_states: torch.Tensor, *args, **kwargs) -> torch.Tensor:
         return ops.geglu(self.proj(hidden_states), "none", False)
 
 
 class SiluAndMul(nn.Module):
     """forward of vLLM's SiluAndMul: silu(x[..., :d]) * x[..., d:], gate FIRST."""
+
+    can_torch_compile = True
+    has_backward = False
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return ops.swiglu(x, True)
@@ -99,6 +144,9 @@ class SiluMLP(nn.Module):
     hidden_act 'silu': down_proj(silu(gate_proj(x)) * up_proj(x)), the product
     in one kernel."""
 
+    can_torch_compile = True
+    has_backward = False
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down_proj(ops.act_and_mul(self.gate_proj(x), self.up_proj(x), "silu"))
 
@@ -107,6 +155,9 @@ class RotaryEmbedding(nn.Module):
     """forward of vLLM's RotaryEmbedding (positions, query, key): reads
     head_size, cos_sin_cache and is_neox_style; rotates query and key in place
     and returns them."""
+
+    can_torch_compile = True
+    has_backward = False
 
     def forward(self, positions: torch.Tensor, query: torch.Tensor, key: torch.Tensor):
         tokens = positions.numel()
