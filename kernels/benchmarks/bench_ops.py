@@ -27,7 +27,10 @@ import torch.nn.functional as F
 import triton
 from triton.testing import do_bench
 
-import lit_kernels as lk
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import load_package  # noqa: E402  ($LIT_KERNELS_PATH, or the newest build_local.py build)
+
+lk = load_package()
 
 DEV = "cuda"
 BF = torch.bfloat16
