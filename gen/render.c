@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "assets.h"
-#include "check.h"
+#include "claims.h"
 #include "json.h"
 
 struct lit_render {

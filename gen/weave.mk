@@ -16,7 +16,7 @@
 
 # The weaver's modules (every gen/*.c is built into lit and, through
 # tests/tests.mk, into the sanitizer and fuzz builds).
-WEAVER_SRC  := $(addprefix gen/,lua_host.c json.c render.c weave.c highlight.c html_book.c book_search.c assets.c skill.c skill_assets.c check.c \
+WEAVER_SRC  := $(addprefix gen/,lua_host.c json.c render.c weave.c highlight.c html_book.c book_search.c assets.c skill.c skill_assets.c claims.c \
   tree.c install.c serve.c)
 SKILL_OUT   ?= build/skill
 SKILL_INSTALL ?= --claude

@@ -1,5 +1,5 @@
-/* check.c: guarded claims, ```{.lua .check} blocks (check.h). */
-#include "check.h"
+/* claims.c: guarded claims, ```{.lua .check} blocks (claims.h). */
+#include "claims.h"
 
 #include <lauxlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* check.h: guarded claims. A ```{.lua .check} block follows the paragraph
+/* claims.h: guarded claims. A ```{.lua .check} block follows the paragraph
  * that states a measured claim and holds a Lua assertion over the results:
  *
  *   From 16 MB up, the wide rows keep their lead on the H200.
@@ -19,8 +19,8 @@
  * line when there is no such comment. A claim text that is not in that
  * paragraph is an error at the block. A Lua error is reported where it
  * happens, as in a .render block. */
-#ifndef LIT_CHECK_H
-#define LIT_CHECK_H
+#ifndef LIT_CLAIMS_H
+#define LIT_CLAIMS_H
 
 #include "lua_host.h"
 #include "model.h"
