@@ -154,12 +154,7 @@ cudaError_t activation(void* y, const void* x, int64_t n, Act act, DType dtype,
                        cudaStream_t stream) {
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  switch (dtype) {
-    case DType::Float32: return act_dispatch<float>(y, x, n, act, stream);
-    case DType::Float16: return act_dispatch<__half>(y, x, n, act, stream);
-    case DType::BFloat16: return act_dispatch<__nv_bfloat16>(y, x, n, act, stream);
-  }
-  return cudaErrorInvalidValue;
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] { return act_dispatch<scalar_t>(y, x, n, act, stream); });
 }
 
 cudaError_t gated_activation(void* out, const void* gate, const void* up, int64_t rows,
@@ -168,18 +163,10 @@ cudaError_t gated_activation(void* out, const void* gate, const void* up, int64_
                              cudaStream_t stream) {
   if (rows < 0 || d < 0) return cudaErrorInvalidValue;
   if (rows == 0 || d == 0) return cudaSuccess;
-  switch (dtype) {
-    case DType::Float32:
-      return gated_dispatch<float>(out, gate, up, rows, d, gate_row_stride, up_row_stride,
-                                   out_row_stride, act, stream);
-    case DType::Float16:
-      return gated_dispatch<__half>(out, gate, up, rows, d, gate_row_stride, up_row_stride,
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
+    return gated_dispatch<scalar_t>(out, gate, up, rows, d, gate_row_stride, up_row_stride,
                                     out_row_stride, act, stream);
-    case DType::BFloat16:
-      return gated_dispatch<__nv_bfloat16>(out, gate, up, rows, d, gate_row_stride,
-                                           up_row_stride, out_row_stride, act, stream);
-  }
-  return cudaErrorInvalidValue;
+  });
 }
 
 }  // namespace lit_ops

@@ -335,12 +335,7 @@ cudaError_t layer_norm(void* y, const void* x, const void* weight, const void* b
     vec_ok = vec_ok && aligned16(scale) && aligned16(shift) && scale_batch_stride % V == 0 &&
              shift_batch_stride % V == 0;
   }
-  switch (dtype) {
-    case DType::Float32: return dispatch<float>(a, vec_ok, stream);
-    case DType::Float16: return dispatch<__half>(a, vec_ok, stream);
-    case DType::BFloat16: return dispatch<__nv_bfloat16>(a, vec_ok, stream);
-  }
-  return cudaErrorInvalidValue;
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] { return dispatch<scalar_t>(a, vec_ok, stream); });
 }
 
 }  // namespace lit_ops

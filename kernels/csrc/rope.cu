@@ -278,16 +278,11 @@ cudaError_t rope_1d(const Rope1DParams& p, DType dtype, cudaStream_t stream) {
       p.rot_dim > p.head_size || p.num_q_heads < 0 || (p.k_in && p.num_kv_heads < 0))
     return cudaErrorInvalidValue;
   if (p.tokens == 0) return cudaSuccess;
-  switch (dtype) {
-    case DType::Float32: return rope1d_dispatch<float, float>(p, stream);
-    case DType::Float16:
-      return p.cache_f32 ? rope1d_dispatch<__half, float>(p, stream)
-                         : rope1d_dispatch<__half, __half>(p, stream);
-    case DType::BFloat16:
-      return p.cache_f32 ? rope1d_dispatch<__nv_bfloat16, float>(p, stream)
-                         : rope1d_dispatch<__nv_bfloat16, __nv_bfloat16>(p, stream);
-  }
-  return cudaErrorInvalidValue;
+  // the cos/sin cache is float32 or the dtype of q (for fp32 q the two are one)
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
+    return p.cache_f32 ? rope1d_dispatch<scalar_t, float>(p, stream)
+                       : rope1d_dispatch<scalar_t, scalar_t>(p, stream);
+  });
 }
 
 cudaError_t rope_3d(void* out, const void* x, const float* cos, const float* sin, int64_t batch,
@@ -296,16 +291,9 @@ cudaError_t rope_3d(void* out, const void* x, const float* cos, const float* sin
   if (batch < 0 || seq < 0 || dim <= 0 || dim % 2 != 0) return cudaErrorInvalidValue;
   const int64_t rows = batch * seq;
   if (rows == 0) return cudaSuccess;
-  switch (dtype) {
-    case DType::Float32:
-      return rope3d_dispatch<float>(out, x, cos, sin, rows, seq, dim, cs_batch_stride, stream);
-    case DType::Float16:
-      return rope3d_dispatch<__half>(out, x, cos, sin, rows, seq, dim, cs_batch_stride, stream);
-    case DType::BFloat16:
-      return rope3d_dispatch<__nv_bfloat16>(out, x, cos, sin, rows, seq, dim, cs_batch_stride,
-                                            stream);
-  }
-  return cudaErrorInvalidValue;
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
+    return rope3d_dispatch<scalar_t>(out, x, cos, sin, rows, seq, dim, cs_batch_stride, stream);
+  });
 }
 
 cudaError_t rope_3d_grid(void* q_out, void* k_out, const void* q, const void* k,
@@ -315,18 +303,10 @@ cudaError_t rope_3d_grid(void* q_out, void* k_out, const void* q, const void* k,
   if (batch < 0 || seq < 0 || dim < 6 || dim % 2 != 0) return cudaErrorInvalidValue;
   const int64_t rows = batch * seq;
   if (rows == 0) return cudaSuccess;
-  switch (dtype) {
-    case DType::Float32:
-      return rope3d_grid_dispatch<float>(q_out, k_out, q, k, grid, freqs, rows, seq, dim,
-                                         grid_batch_stride, stream);
-    case DType::Float16:
-      return rope3d_grid_dispatch<__half>(q_out, k_out, q, k, grid, freqs, rows, seq, dim,
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
+    return rope3d_grid_dispatch<scalar_t>(q_out, k_out, q, k, grid, freqs, rows, seq, dim,
                                           grid_batch_stride, stream);
-    case DType::BFloat16:
-      return rope3d_grid_dispatch<__nv_bfloat16>(q_out, k_out, q, k, grid, freqs, rows, seq,
-                                                 dim, grid_batch_stride, stream);
-  }
-  return cudaErrorInvalidValue;
+  });
 }
 
 }  // namespace lit_ops
