@@ -5,10 +5,8 @@
 #include "ops_common.cuh"
 #include "lit_ops_api.h"
 
-namespace lit_ops {
+namespace lit {
 namespace {
-
-using lit::act_f;
 
 // Flat elementwise: each thread moves UNROLL vectors of V elements, a block
 // covers blockDim * UNROLL consecutive vectors with coalesced warps. All loads
@@ -169,4 +167,4 @@ cudaError_t gated_activation(void* out, const void* gate, const void* up, int64_
   });
 }
 
-}  // namespace lit_ops
+}  // namespace lit

@@ -4,7 +4,7 @@
 #include "ops_common.cuh"
 #include "lit_ops_api.h"
 
-namespace lit_ops {
+namespace lit {
 namespace {
 
 struct LnArgs {
@@ -338,4 +338,4 @@ cudaError_t layer_norm(void* y, const void* x, const void* weight, const void* b
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] { return dispatch<scalar_t>(a, vec_ok, stream); });
 }
 
-}  // namespace lit_ops
+}  // namespace lit

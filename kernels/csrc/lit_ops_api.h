@@ -11,10 +11,7 @@
 
 #include "lit_types.h"
 
-namespace lit_ops {
-
-using lit::Act;    // the activations (lit_types.h), shared with the GEMM epilogues
-using lit::DType;  // the package's one dtype tag
+namespace lit {
 
 // LayerNorm over the last dimension of a contiguous [rows, hidden] tensor,
 // with optional affine weight/bias [hidden] and optional AdaLN modulation
@@ -80,4 +77,4 @@ cudaError_t rope_3d_grid(void* q_out, void* k_out, const void* q, const void* k,
                          int64_t dim, int64_t grid_batch_stride, DType dtype,
                          cudaStream_t stream);
 
-}  // namespace lit_ops
+}  // namespace lit

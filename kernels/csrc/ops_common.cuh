@@ -3,22 +3,10 @@
 #pragma once
 // Shared device helpers for layer_norm.cu, activations.cu and rope.cu, on
 // top of lit_common.cuh. Plain CUDA C++: no torch headers. The kernels
-// live in namespace lit_ops, beside the RMSNorm sources' lit.
+// live in namespace lit, like every kernel of the package.
 #include "lit_common.cuh"
 
-namespace lit_ops {
-
-using lit::aligned16;
-using lit::ceil_div;
-using lit::current_device_info;
-using lit::DeviceInfo;
-using lit::DType;
-using lit::from_float;
-using lit::kVec16;
-using lit::round_up32;
-using lit::to_float;
-using lit::Vec;
-using lit::warp_sum;
+namespace lit {
 
 // ---- N contiguous elements moved as one access, converted to float ----
 // The caller guarantees the address is aligned to sizeof(Vec<T, N>).
@@ -51,4 +39,4 @@ __device__ __forceinline__ float block_sum(float v, float* smem) {
   return t;
 }
 
-}  // namespace lit_ops
+}  // namespace lit

@@ -4,7 +4,7 @@
 #include "ops_common.cuh"
 #include "lit_ops_api.h"
 
-namespace lit_ops {
+namespace lit {
 namespace {
 
 // N elements: one vector access when VEC, else N scalar accesses (any alignment).
@@ -309,4 +309,4 @@ cudaError_t rope_3d_grid(void* q_out, void* k_out, const void* q, const void* k,
   });
 }
 
-}  // namespace lit_ops
+}  // namespace lit

@@ -297,7 +297,7 @@ void rms_norm_tuning(int64_t vecs_per_thread, int64_t threads_per_row, int64_t b
 // The dtype tag, the CUDA-tensor check and the launch check are the binding
 // helpers of the RMSNorm family (to_lit_dtype, check_cuda_tensor,
 // check_launch).
-namespace lit_ops_torch {
+namespace lit_torch {
 
 // Same device and dtype as the reference tensor `x` (the op's first input,
 // whatever its name).
@@ -347,7 +347,7 @@ at::Tensor layer_norm(const at::Tensor& x, const std::optional<at::Tensor>& weig
   const void* b = affine_ptr(bias, x, hidden, op, "bias");
   at::Tensor y = at::empty(x.sizes(), x.options());
   const int64_t rows = x.numel() / hidden;
-  check_launch(lit_ops::layer_norm(y.data_ptr(), x.data_ptr(), w, b, nullptr, nullptr, rows,
+  check_launch(lit::layer_norm(y.data_ptr(), x.data_ptr(), w, b, nullptr, nullptr, rows,
                                    hidden, rows, 0, 0, static_cast<float>(eps), dt,
                                    stream_of(x)),
                op);
@@ -393,18 +393,18 @@ at::Tensor ada_layer_norm(const at::Tensor& x, const at::Tensor& scale,
   const void* b = affine_ptr(bias, x, D, op, "bias");
   at::Tensor y = at::empty(x.sizes(), x.options());
   if (T == 0 || B == 0) return y;
-  check_launch(lit_ops::layer_norm(y.data_ptr(), x.data_ptr(), w, b, scale.data_ptr(),
+  check_launch(lit::layer_norm(y.data_ptr(), x.data_ptr(), w, b, scale.data_ptr(),
                                    shift.data_ptr(), B * T, D, T, ss, hs,
                                    static_cast<float>(eps), dt, stream_of(x)),
                op);
   return y;
 }
 
-lit_ops::Act parse_gelu(const std::string& approximate, const char* op) {
-  if (approximate == "none") return lit_ops::Act::kGeluErf;
-  if (approximate == "tanh") return lit_ops::Act::kGeluTanh;
+lit::Act parse_gelu(const std::string& approximate, const char* op) {
+  if (approximate == "none") return lit::Act::kGeluErf;
+  if (approximate == "tanh") return lit::Act::kGeluTanh;
   TORCH_CHECK(false, op, ": approximate must be 'none' or 'tanh', got '", approximate, "'");
-  return lit_ops::Act::kGeluErf;
+  return lit::Act::kGeluErf;
 }
 
 // gelu(x, approximate) -> y, as torch.nn.functional.gelu
@@ -413,10 +413,10 @@ at::Tensor gelu(const at::Tensor& x, const std::string& approximate) {
   check_cuda_tensor(x, op, "x");
   const lit::DType dt = to_lit_dtype(x, op, "x");
   check_contiguous(x, op, "x");
-  const lit_ops::Act act = parse_gelu(approximate, op);
+  const lit::Act act = parse_gelu(approximate, op);
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor y = at::empty(x.sizes(), x.options());
-  check_launch(lit_ops::activation(y.data_ptr(), x.data_ptr(), x.numel(), act, dt, stream_of(x)),
+  check_launch(lit::activation(y.data_ptr(), x.data_ptr(), x.numel(), act, dt, stream_of(x)),
                op);
   return y;
 }
@@ -424,7 +424,7 @@ at::Tensor gelu(const at::Tensor& x, const std::string& approximate) {
 // Fused gated forms: x [..., 2d] -> [..., d]. gate_first picks which half is
 // the gate: the first half (vLLM silu_and_mul, LLaMA-style) or the second
 // half (diffusers GEGLU and SwiGLU: `hidden, gate = x.chunk(2, -1)`).
-at::Tensor gated_fused(const at::Tensor& x, lit_ops::Act act, bool gate_first,
+at::Tensor gated_fused(const at::Tensor& x, lit::Act act, bool gate_first,
                               const char* op) {
   check_cuda_tensor(x, op, "x");
   const lit::DType dt = to_lit_dtype(x, op, "x");
@@ -441,7 +441,7 @@ at::Tensor gated_fused(const at::Tensor& x, lit_ops::Act act, bool gate_first,
   const char* base = static_cast<const char*>(x.data_ptr());
   const void* first = base;
   const void* second = base + d * x.element_size();
-  check_launch(lit_ops::gated_activation(y.data_ptr(), gate_first ? first : second,
+  check_launch(lit::gated_activation(y.data_ptr(), gate_first ? first : second,
                                          gate_first ? second : first, rows, d, 2 * d, 2 * d, d,
                                          act, dt, stream_of(x)),
                op);
@@ -457,7 +457,7 @@ at::Tensor geglu(const at::Tensor& x, const std::string& approximate, bool gate_
 // swiglu(x, gate_first=True): vLLM silu_and_mul / LLaMA silu(gate) * up with
 // gate the FIRST half; gate_first=False gives diffusers' SwiGLU.
 at::Tensor swiglu(const at::Tensor& x, bool gate_first) {
-  return gated_fused(x, lit_ops::Act::kSilu, gate_first, "swiglu");
+  return gated_fused(x, lit::Act::kSilu, gate_first, "swiglu");
 }
 
 // act_and_mul(gate, up, activation) -> act(gate) * up for separate projections.
@@ -489,13 +489,13 @@ at::Tensor act_and_mul(const at::Tensor& gate, const at::Tensor& up,
   TORCH_CHECK(gate.sizes() == up.sizes(), op, ": gate and up must have the same shape, got ",
               gate.sizes(), " and ", up.sizes());
   TORCH_CHECK(gate.dim() >= 1, op, ": gate must have at least one dimension");
-  lit_ops::Act act = lit_ops::Act::kSilu;
+  lit::Act act = lit::Act::kSilu;
   if (activation == "silu") {
-    act = lit_ops::Act::kSilu;
+    act = lit::Act::kSilu;
   } else if (activation == "gelu") {
-    act = lit_ops::Act::kGeluErf;
+    act = lit::Act::kGeluErf;
   } else if (activation == "gelu_tanh") {
-    act = lit_ops::Act::kGeluTanh;
+    act = lit::Act::kGeluTanh;
   } else {
     TORCH_CHECK(false, op, ": activation must be 'silu', 'gelu' or 'gelu_tanh', got '",
                 activation, "'");
@@ -506,7 +506,7 @@ at::Tensor act_and_mul(const at::Tensor& gate, const at::Tensor& up,
   const int64_t d = gate.size(-1);
   const int64_t gs = row_stride_of(gate, op, "gate");
   const int64_t us = row_stride_of(up, op, "up");
-  check_launch(lit_ops::gated_activation(y.data_ptr(), gate.data_ptr(), up.data_ptr(),
+  check_launch(lit::gated_activation(y.data_ptr(), gate.data_ptr(), up.data_ptr(),
                                          y.numel() / d, d, gs, us, d, act, dt, stream_of(gate)),
                op);
   return y;
@@ -577,7 +577,7 @@ void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::T
   const RopeView qv = rope_view(query, T, head_size, op, "query");
   const RopeView kv = rope_view(key, T, head_size, op, "key");
   const c10::cuda::CUDAGuard guard(query.device());
-  lit_ops::Rope1DParams p{};
+  lit::Rope1DParams p{};
   p.positions = positions.data_ptr();
   p.positions_int64 = positions.scalar_type() == at::kLong;
   p.q_in = query.data_ptr();
@@ -603,7 +603,7 @@ void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::T
   p.cos_sin_cache = cache.data_ptr();
   p.cache_f32 = cache.scalar_type() == at::kFloat;
   p.is_neox = is_neox;
-  check_launch(lit_ops::rope_1d(p, dt, stream_of(query)), op);
+  check_launch(lit::rope_1d(p, dt, stream_of(query)), op);
 }
 
 // rope_(positions, query!, key!, head_size, cos_sin_cache, is_neox): in place (vLLM layout).
@@ -655,7 +655,7 @@ at::Tensor rope_3d(const at::Tensor& x, const at::Tensor& cos, const at::Tensor&
   const int64_t sb = rope3d_table_bstride(sin, x, D, op, "sin");
   TORCH_CHECK(cb == sb, op, ": cos and sin must have the same batch size");
   at::Tensor y = at::empty(x.sizes(), x.options());
-  check_launch(lit_ops::rope_3d(y.data_ptr(), x.data_ptr(), cos.data_ptr<float>(),
+  check_launch(lit::rope_3d(y.data_ptr(), x.data_ptr(), cos.data_ptr<float>(),
                                 sin.data_ptr<float>(), x.size(0), x.size(1), D, cb, dt,
                                 stream_of(x)),
                op);
@@ -689,7 +689,7 @@ std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query,
               freqs.device());
   at::Tensor qo = at::empty(query.sizes(), query.options());
   at::Tensor ko = at::empty(key.sizes(), key.options());
-  check_launch(lit_ops::rope_3d_grid(qo.data_ptr(), ko.data_ptr(), query.data_ptr(),
+  check_launch(lit::rope_3d_grid(qo.data_ptr(), ko.data_ptr(), query.data_ptr(),
                                      key.data_ptr(), grid.data_ptr<float>(),
                                      freqs.data_ptr<float>(), query.size(0), query.size(1), D,
                                      gb, dt, stream_of(query)),
@@ -697,7 +697,7 @@ std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query,
   return {qo, ko};
 }
 
-}  // namespace lit_ops_torch
+}  // namespace lit_torch
 // ---- gemm ----
 at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias,
                 const std::string& epilogue, const std::string& backend) {
@@ -793,34 +793,34 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       &rms_norm_tuning);
   // LayerNorm / AdaLN
   ops.def("layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> Tensor");
-  ops.impl("layer_norm", c10::kCUDA, &lit_ops_torch::layer_norm);
+  ops.impl("layer_norm", c10::kCUDA, &lit_torch::layer_norm);
   ops.def(
       "ada_layer_norm(Tensor x, Tensor scale, Tensor shift, Tensor? weight, Tensor? bias, "
       "float eps) -> Tensor");
-  ops.impl("ada_layer_norm", c10::kCUDA, &lit_ops_torch::ada_layer_norm);
+  ops.impl("ada_layer_norm", c10::kCUDA, &lit_torch::ada_layer_norm);
   // Activations
   ops.def("gelu(Tensor x, str approximate='none') -> Tensor");
-  ops.impl("gelu", c10::kCUDA, &lit_ops_torch::gelu);
+  ops.impl("gelu", c10::kCUDA, &lit_torch::gelu);
   ops.def("geglu(Tensor x, str approximate='none', bool gate_first=False) -> Tensor");
-  ops.impl("geglu", c10::kCUDA, &lit_ops_torch::geglu);
+  ops.impl("geglu", c10::kCUDA, &lit_torch::geglu);
   ops.def("swiglu(Tensor x, bool gate_first=True) -> Tensor");
-  ops.impl("swiglu", c10::kCUDA, &lit_ops_torch::swiglu);
+  ops.impl("swiglu", c10::kCUDA, &lit_torch::swiglu);
   ops.def("act_and_mul(Tensor gate, Tensor up, str activation='silu') -> Tensor");
-  ops.impl("act_and_mul", c10::kCUDA, &lit_ops_torch::act_and_mul);
+  ops.impl("act_and_mul", c10::kCUDA, &lit_torch::act_and_mul);
   // RoPE 1D (vLLM layout); rope_ rotates query and key in place
   ops.def(
       "rope(Tensor positions, Tensor query, Tensor key, int head_size, Tensor cos_sin_cache, "
       "bool is_neox) -> (Tensor, Tensor)");
-  ops.impl("rope", c10::kCUDA, &lit_ops_torch::rope);
+  ops.impl("rope", c10::kCUDA, &lit_torch::rope);
   ops.def(
       "rope_(Tensor positions, Tensor(a!) query, Tensor(b!) key, int head_size, "
       "Tensor cos_sin_cache, bool is_neox) -> ()");
-  ops.impl("rope_", c10::kCUDA, &lit_ops_torch::rope_inplace);
+  ops.impl("rope_", c10::kCUDA, &lit_torch::rope_inplace);
   // RoPE 3D (LTX-Video)
   ops.def("rope_3d(Tensor x, Tensor cos, Tensor sin) -> Tensor");
-  ops.impl("rope_3d", c10::kCUDA, &lit_ops_torch::rope_3d);
+  ops.impl("rope_3d", c10::kCUDA, &lit_torch::rope_3d);
   ops.def("rope_3d_grid(Tensor query, Tensor key, Tensor grid, Tensor freqs) -> (Tensor, Tensor)");
-  ops.impl("rope_3d_grid", c10::kCUDA, &lit_ops_torch::rope_3d_grid);
+  ops.impl("rope_3d_grid", c10::kCUDA, &lit_torch::rope_3d_grid);
   // ---- gemm ----
   ops.def("gemm(Tensor a, Tensor b, Tensor? bias=None, str epilogue='none', str backend='auto') -> Tensor");
   ops.impl("gemm", c10::kCUDA, &gemm);

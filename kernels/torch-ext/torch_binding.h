@@ -22,7 +22,7 @@ void rms_norm_tuning(int64_t vecs_per_thread, int64_t threads_per_row, int64_t b
 
 #include "../csrc/lit_ops_api.h"
 
-namespace lit_ops_torch {
+namespace lit_torch {
 at::Tensor layer_norm(const at::Tensor& x, const std::optional<at::Tensor>& weight,
                       const std::optional<at::Tensor>& bias, double eps);
 at::Tensor ada_layer_norm(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
@@ -41,7 +41,7 @@ void rope_inplace(const at::Tensor& positions, at::Tensor& query, at::Tensor& ke
 at::Tensor rope_3d(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin);
 std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query, const at::Tensor& key,
                                                 const at::Tensor& grid, const at::Tensor& freqs);
-}  // namespace lit_ops_torch
+}  // namespace lit_torch
 // --- gemm ---
 #include <algorithm>
 #include <string>
