@@ -148,22 +148,20 @@ cudaError_t gated_dispatch(void* out, const void* gate, const void* up, int64_t 
 
 }  // namespace
 
-cudaError_t activation(void* y, const void* x, int64_t n, Act act, DType dtype,
-                       cudaStream_t stream) {
-  if (n < 0) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
-  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] { return act_dispatch<scalar_t>(y, x, n, act, stream); });
+cudaError_t activation(const ActivationParams& p, DType dtype, cudaStream_t stream) {
+  if (p.n < 0) return cudaErrorInvalidValue;
+  if (p.n == 0) return cudaSuccess;
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
+    return act_dispatch<scalar_t>(p.y, p.x, p.n, p.act, stream);
+  });
 }
 
-cudaError_t gated_activation(void* out, const void* gate, const void* up, int64_t rows,
-                             int64_t d, int64_t gate_row_stride, int64_t up_row_stride,
-                             int64_t out_row_stride, Act act, DType dtype,
-                             cudaStream_t stream) {
-  if (rows < 0 || d < 0) return cudaErrorInvalidValue;
-  if (rows == 0 || d == 0) return cudaSuccess;
+cudaError_t gated_activation(const GatedActivationParams& p, DType dtype, cudaStream_t stream) {
+  if (p.rows < 0 || p.d < 0) return cudaErrorInvalidValue;
+  if (p.rows == 0 || p.d == 0) return cudaSuccess;
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
-    return gated_dispatch<scalar_t>(out, gate, up, rows, d, gate_row_stride, up_row_stride,
-                                    out_row_stride, act, stream);
+    return gated_dispatch<scalar_t>(p.out, p.gate, p.up, p.rows, p.d, p.gate_row_stride,
+                                    p.up_row_stride, p.out_row_stride, p.act, stream);
   });
 }
 

@@ -315,25 +315,22 @@ cudaError_t dispatch(const LnArgs& a, bool vec_ok, cudaStream_t stream) {
 
 }  // namespace
 
-cudaError_t layer_norm(void* y, const void* x, const void* weight, const void* bias,
-                       const void* scale, const void* shift, int64_t rows, int64_t hidden,
-                       int64_t tokens_per_batch, int64_t scale_batch_stride,
-                       int64_t shift_batch_stride, float eps, DType dtype, cudaStream_t stream) {
-  if (rows < 0 || hidden <= 0 || hidden > (int64_t{1} << 30) || (scale == nullptr) != (shift == nullptr) ||
-      (scale != nullptr && tokens_per_batch <= 0))
+cudaError_t layer_norm(const LayerNormParams& p, DType dtype, cudaStream_t stream) {
+  if (p.rows < 0 || p.hidden <= 0 || p.hidden > (int64_t{1} << 30) ||
+      (p.scale == nullptr) != (p.shift == nullptr) || (p.scale != nullptr && p.tokens_per_batch <= 0))
     return cudaErrorInvalidValue;
-  if (rows == 0) return cudaSuccess;
-  LnArgs a{x, y, weight, bias, scale, shift, rows, static_cast<int>(hidden),
-           tokens_per_batch > 0 ? tokens_per_batch : rows, scale_batch_stride,
-           shift_batch_stride, eps};
+  if (p.rows == 0) return cudaSuccess;
+  LnArgs a{p.x, p.y, p.weight, p.bias, p.scale, p.shift, p.rows, static_cast<int>(p.hidden),
+           p.tokens_per_batch > 0 ? p.tokens_per_batch : p.rows, p.scale_batch_stride,
+           p.shift_batch_stride, p.eps};
   const int esize = dtype == DType::Float32 ? 4 : 2;
   const int64_t V = 16 / esize;
   // 16-byte accesses need every row start and every operand 16-byte aligned.
-  bool vec_ok = hidden % V == 0 && aligned16(x) && aligned16(y) &&
-                (!weight || aligned16(weight)) && (!bias || aligned16(bias));
-  if (scale) {
-    vec_ok = vec_ok && aligned16(scale) && aligned16(shift) && scale_batch_stride % V == 0 &&
-             shift_batch_stride % V == 0;
+  bool vec_ok = p.hidden % V == 0 && aligned16(p.x) && aligned16(p.y) &&
+                (!p.weight || aligned16(p.weight)) && (!p.bias || aligned16(p.bias));
+  if (p.scale) {
+    vec_ok = vec_ok && aligned16(p.scale) && aligned16(p.shift) && p.scale_batch_stride % V == 0 &&
+             p.shift_batch_stride % V == 0;
   }
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] { return dispatch<scalar_t>(a, vec_ok, stream); });
 }

@@ -3,7 +3,8 @@
 #pragma once
 // Host entry points of layer_norm.cu, activations.cu and rope.cu.
 // Plain C++ (no torch, no device code): the binding includes this header and
-// hands raw pointers, sizes, a dtype tag and the current stream. Each entry
+// hands each entry point its params struct (raw pointers, sizes, strides),
+// a dtype tag and the current stream. Each entry
 // returns the launch status (cudaGetLastError after the launch), or
 // cudaErrorInvalidValue for arguments the kernels cannot take.
 #include <cstdint>
@@ -19,21 +20,46 @@ namespace lit {
 // scale/shift are rows of `hidden` contiguous elements, one per batch item,
 // `*_batch_stride` elements apart (0 broadcasts one row to every batch item).
 // Pass nullptr for what is absent (scale and shift come together).
-cudaError_t layer_norm(void* y, const void* x, const void* weight, const void* bias,
-                       const void* scale, const void* shift, int64_t rows, int64_t hidden,
-                       int64_t tokens_per_batch, int64_t scale_batch_stride,
-                       int64_t shift_batch_stride, float eps, DType dtype, cudaStream_t stream);
+struct LayerNormParams {
+  void* y = nullptr;
+  const void* x = nullptr;
+  const void* weight = nullptr;
+  const void* bias = nullptr;
+  const void* scale = nullptr;
+  const void* shift = nullptr;
+  int64_t rows = 0;
+  int64_t hidden = 0;
+  int64_t tokens_per_batch = 0;  // 0: all rows are one batch item
+  int64_t scale_batch_stride = 0;
+  int64_t shift_batch_stride = 0;
+  float eps = 1e-5f;
+};
+cudaError_t layer_norm(const LayerNormParams& p, DType dtype, cudaStream_t stream);
 
 // y = act(x) over n contiguous elements.
-cudaError_t activation(void* y, const void* x, int64_t n, Act act, DType dtype,
-                       cudaStream_t stream);
+struct ActivationParams {
+  void* y = nullptr;
+  const void* x = nullptr;
+  int64_t n = 0;
+  Act act = Act::kGeluErf;
+};
+cudaError_t activation(const ActivationParams& p, DType dtype, cudaStream_t stream);
 
 // out[r, i] = act(gate[r, i]) * up[r, i] for r < rows, i < d; each operand is
 // rows of d contiguous elements, `*_row_stride` elements apart. The fused
 // [.., 2d] forms pass two views of one buffer.
-cudaError_t gated_activation(void* out, const void* gate, const void* up, int64_t rows,
-                             int64_t d, int64_t gate_row_stride, int64_t up_row_stride,
-                             int64_t out_row_stride, Act act, DType dtype, cudaStream_t stream);
+struct GatedActivationParams {
+  void* out = nullptr;
+  const void* gate = nullptr;
+  const void* up = nullptr;
+  int64_t rows = 0;
+  int64_t d = 0;
+  int64_t gate_row_stride = 0;
+  int64_t up_row_stride = 0;
+  int64_t out_row_stride = 0;
+  Act act = Act::kSilu;
+};
+cudaError_t gated_activation(const GatedActivationParams& p, DType dtype, cudaStream_t stream);
 
 // 1D rotary embedding (vLLM layout). q: tokens x num_q_heads x head_size with
 // the heads of one token contiguous and tokens `*_stride` elements apart; same
@@ -63,18 +89,31 @@ cudaError_t rope_1d(const Rope1DParams& p, DType dtype, cudaStream_t stream);
 // LTX-Video rotary embedding with cos/sin given, exactly diffusers'
 // apply_rotary_emb: x [batch, seq, dim], cos/sin float32 [batch or 1, seq, dim]
 // (cs_batch_stride = seq*dim or 0), interleaved pairs (2i, 2i+1).
-cudaError_t rope_3d(void* out, const void* x, const float* cos, const float* sin, int64_t batch,
-                    int64_t seq, int64_t dim, int64_t cs_batch_stride, DType dtype,
-                    cudaStream_t stream);
+struct Rope3DParams {
+  void* out = nullptr;
+  const void* x = nullptr;
+  const float* cos = nullptr;
+  const float* sin = nullptr;
+  int64_t batch = 0, seq = 0, dim = 0;
+  int64_t cs_batch_stride = 0;
+};
+cudaError_t rope_3d(const Rope3DParams& p, DType dtype, cudaStream_t stream);
 
 // LTX-Video rotary embedding with cos/sin computed in the kernel from the
 // token's (frame, height, width) coordinates grid [batch or 1, seq, 3] float32
 // (grid_batch_stride = seq*3 or 0) and the frequency vector freqs
 // [dim / 6] float32, for q and k of [batch, seq, dim] in one pass. The first
 // dim % 6 channels pass through, as diffusers pads cos with 1 and sin with 0.
-cudaError_t rope_3d_grid(void* q_out, void* k_out, const void* q, const void* k,
-                         const float* grid, const float* freqs, int64_t batch, int64_t seq,
-                         int64_t dim, int64_t grid_batch_stride, DType dtype,
-                         cudaStream_t stream);
+struct Rope3DGridParams {
+  void* q_out = nullptr;
+  void* k_out = nullptr;
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const float* grid = nullptr;
+  const float* freqs = nullptr;
+  int64_t batch = 0, seq = 0, dim = 0;
+  int64_t grid_batch_stride = 0;
+};
+cudaError_t rope_3d_grid(const Rope3DGridParams& p, DType dtype, cudaStream_t stream);
 
 }  // namespace lit

@@ -393,53 +393,50 @@ cudaError_t run(NormParams<T> p, bool vec16, cudaStream_t stream) {
 
 }  // namespace
 
-cudaError_t rms_norm(DType dtype, void* y, const void* x, const void* w, int64_t rows,
-                     int64_t hidden, int64_t inner_rows, int64_t stride_outer,
-                     int64_t stride_inner, float eps, cudaStream_t stream) {
-  if (rows == 0 || hidden == 0) return cudaSuccess;
-  if (rows < 0 || hidden < 0 || hidden > INT32_MAX || inner_rows <= 0) return cudaErrorInvalidValue;
+cudaError_t rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t stream) {
+  if (p.rows == 0 || p.hidden == 0) return cudaSuccess;
+  if (p.rows < 0 || p.hidden < 0 || p.hidden > INT32_MAX || p.inner_rows <= 0)
+    return cudaErrorInvalidValue;
   const int64_t v = 16 / dtype_size(dtype);
-  const bool vec16 = hidden % v == 0 && stride_outer % v == 0 && stride_inner % v == 0 &&
-                     aligned16(x) && aligned16(y) && (w == nullptr || aligned16(w));
+  const bool vec16 = p.hidden % v == 0 && p.stride_outer % v == 0 && p.stride_inner % v == 0 &&
+                     aligned16(p.x) && aligned16(p.y) && (p.w == nullptr || aligned16(p.w));
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
-    NormParams<scalar_t> p{};
-    p.y = static_cast<scalar_t*>(y);
-    p.x = static_cast<const scalar_t*>(x);
-    p.residual = nullptr;
-    p.w = static_cast<const scalar_t*>(w);
-    p.rows = rows;
-    p.hidden = static_cast<int>(hidden);
-    p.inner_rows = inner_rows;
-    p.stride_outer = stride_outer;
-    p.stride_inner = stride_inner;
-    p.eps = eps;
-    p.inv_hidden = 1.0f / static_cast<float>(hidden);
-    return run<scalar_t, false>(p, vec16, stream);
+    NormParams<scalar_t> k{};
+    k.y = static_cast<scalar_t*>(p.y);
+    k.x = static_cast<const scalar_t*>(p.x);
+    k.residual = nullptr;
+    k.w = static_cast<const scalar_t*>(p.w);
+    k.rows = p.rows;
+    k.hidden = static_cast<int>(p.hidden);
+    k.inner_rows = p.inner_rows;
+    k.stride_outer = p.stride_outer;
+    k.stride_inner = p.stride_inner;
+    k.eps = p.eps;
+    k.inv_hidden = 1.0f / static_cast<float>(p.hidden);
+    return run<scalar_t, false>(k, vec16, stream);
   });
 }
 
-cudaError_t fused_add_rms_norm(DType dtype, void* y, const void* x, void* residual,
-                               const void* w, int64_t rows, int64_t hidden, float eps,
-                               cudaStream_t stream) {
-  if (rows == 0 || hidden == 0) return cudaSuccess;
-  if (rows < 0 || hidden < 0 || hidden > INT32_MAX) return cudaErrorInvalidValue;
+cudaError_t fused_add_rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t stream) {
+  if (p.rows == 0 || p.hidden == 0) return cudaSuccess;
+  if (p.rows < 0 || p.hidden < 0 || p.hidden > INT32_MAX) return cudaErrorInvalidValue;
   const int64_t v = 16 / dtype_size(dtype);
-  const bool vec16 = hidden % v == 0 && aligned16(x) && aligned16(y) && aligned16(residual) &&
-                     (w == nullptr || aligned16(w));
+  const bool vec16 = p.hidden % v == 0 && aligned16(p.x) && aligned16(p.y) &&
+                     aligned16(p.residual) && (p.w == nullptr || aligned16(p.w));
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
-    NormParams<scalar_t> p{};
-    p.y = static_cast<scalar_t*>(y);
-    p.x = static_cast<const scalar_t*>(x);
-    p.residual = static_cast<scalar_t*>(residual);
-    p.w = static_cast<const scalar_t*>(w);
-    p.rows = rows;
-    p.hidden = static_cast<int>(hidden);
-    p.inner_rows = rows;
-    p.stride_outer = 0;
-    p.stride_inner = hidden;
-    p.eps = eps;
-    p.inv_hidden = 1.0f / static_cast<float>(hidden);
-    return run<scalar_t, true>(p, vec16, stream);
+    NormParams<scalar_t> k{};
+    k.y = static_cast<scalar_t*>(p.y);
+    k.x = static_cast<const scalar_t*>(p.x);
+    k.residual = static_cast<scalar_t*>(p.residual);
+    k.w = static_cast<const scalar_t*>(p.w);
+    k.rows = p.rows;
+    k.hidden = static_cast<int>(p.hidden);
+    k.inner_rows = p.rows;
+    k.stride_outer = 0;
+    k.stride_inner = p.hidden;
+    k.eps = p.eps;
+    k.inv_hidden = 1.0f / static_cast<float>(p.hidden);
+    return run<scalar_t, true>(k, vec16, stream);
   });
 }
 

@@ -12,19 +12,30 @@
 
 namespace lit {
 
+// The arguments of both entry points, by name (the package's convention:
+// one params struct, the dtype and the stream).
+struct RmsNormParams {
+  void* y = nullptr;             // rows x hidden, contiguous
+  const void* x = nullptr;       // row r at (r / inner_rows) * stride_outer + (r % inner_rows) * stride_inner
+  void* residual = nullptr;      // fused_add_rms_norm only: rows x hidden, contiguous
+  const void* w = nullptr;       // hidden elements, or null (no scale)
+  int64_t rows = 0;
+  int64_t hidden = 0;
+  int64_t inner_rows = 1;        // rms_norm only
+  int64_t stride_outer = 0;      // rms_norm only
+  int64_t stride_inner = 0;      // rms_norm only
+  float eps = 1e-6f;
+};
+
 // y[r, :] = x[r, :] * rsqrt(mean(x[r, :]^2) + eps) * w   (w may be null)
 // Row r of x starts at (r / inner_rows) * stride_outer + (r % inner_rows) *
 // stride_inner elements from x; the last dimension is contiguous. y is
 // contiguous, rows x hidden. Any hidden >= 1, any alignment.
-cudaError_t rms_norm(DType dtype, void* y, const void* x, const void* w, int64_t rows,
-                     int64_t hidden, int64_t inner_rows, int64_t stride_outer,
-                     int64_t stride_inner, float eps, cudaStream_t stream);
+cudaError_t rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t stream);
 
 // residual <- x + residual (rounded to dtype); y <- rms_norm(residual) * w.
-// x, residual and y are contiguous rows x hidden.
-cudaError_t fused_add_rms_norm(DType dtype, void* y, const void* x, void* residual,
-                               const void* w, int64_t rows, int64_t hidden, float eps,
-                               cudaStream_t stream);
+// x, residual and y are contiguous rows x hidden (the strides are ignored).
+cudaError_t fused_add_rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t stream);
 
 // Tuning hook for benchmarks: force values per thread (1, 2, 4, 8), threads
 // per row and threads per block for the register-resident kernels (0 keeps

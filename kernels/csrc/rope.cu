@@ -285,27 +285,23 @@ cudaError_t rope_1d(const Rope1DParams& p, DType dtype, cudaStream_t stream) {
   });
 }
 
-cudaError_t rope_3d(void* out, const void* x, const float* cos, const float* sin, int64_t batch,
-                    int64_t seq, int64_t dim, int64_t cs_batch_stride, DType dtype,
-                    cudaStream_t stream) {
-  if (batch < 0 || seq < 0 || dim <= 0 || dim % 2 != 0) return cudaErrorInvalidValue;
-  const int64_t rows = batch * seq;
+cudaError_t rope_3d(const Rope3DParams& p, DType dtype, cudaStream_t stream) {
+  if (p.batch < 0 || p.seq < 0 || p.dim <= 0 || p.dim % 2 != 0) return cudaErrorInvalidValue;
+  const int64_t rows = p.batch * p.seq;
   if (rows == 0) return cudaSuccess;
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
-    return rope3d_dispatch<scalar_t>(out, x, cos, sin, rows, seq, dim, cs_batch_stride, stream);
+    return rope3d_dispatch<scalar_t>(p.out, p.x, p.cos, p.sin, rows, p.seq, p.dim,
+                                     p.cs_batch_stride, stream);
   });
 }
 
-cudaError_t rope_3d_grid(void* q_out, void* k_out, const void* q, const void* k,
-                         const float* grid, const float* freqs, int64_t batch, int64_t seq,
-                         int64_t dim, int64_t grid_batch_stride, DType dtype,
-                         cudaStream_t stream) {
-  if (batch < 0 || seq < 0 || dim < 6 || dim % 2 != 0) return cudaErrorInvalidValue;
-  const int64_t rows = batch * seq;
+cudaError_t rope_3d_grid(const Rope3DGridParams& p, DType dtype, cudaStream_t stream) {
+  if (p.batch < 0 || p.seq < 0 || p.dim < 6 || p.dim % 2 != 0) return cudaErrorInvalidValue;
+  const int64_t rows = p.batch * p.seq;
   if (rows == 0) return cudaSuccess;
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
-    return rope3d_grid_dispatch<scalar_t>(q_out, k_out, q, k, grid, freqs, rows, seq, dim,
-                                          grid_batch_stride, stream);
+    return rope3d_grid_dispatch<scalar_t>(p.q_out, p.k_out, p.q, p.k, p.grid, p.freqs, rows,
+                                          p.seq, p.dim, p.grid_batch_stride, stream);
   });
 }
 

@@ -255,10 +255,17 @@ at::Tensor rms_norm(const at::Tensor& x, const c10::optional<at::Tensor>& weight
   at::Tensor y = at::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
   if (x.numel() == 0) return y;
   const Rows r = row_layout(x, op);
-  check_launch(lit::rms_norm(dt, y.data_ptr(), x.data_ptr(), w, r.rows, x.size(-1), r.inner_rows,
-                             r.stride_outer, r.stride_inner, static_cast<float>(eps),
-                             c10::cuda::getCurrentCUDAStream().stream()),
-               op);
+  lit::RmsNormParams p;
+  p.y = y.data_ptr();
+  p.x = x.data_ptr();
+  p.w = w;
+  p.rows = r.rows;
+  p.hidden = x.size(-1);
+  p.inner_rows = r.inner_rows;
+  p.stride_outer = r.stride_outer;
+  p.stride_inner = r.stride_inner;
+  p.eps = static_cast<float>(eps);
+  check_launch(lit::rms_norm(p, dt, c10::cuda::getCurrentCUDAStream().stream()), op);
   return y;
 }
 
@@ -280,10 +287,15 @@ at::Tensor fused_add_rms_norm(const at::Tensor& x, at::Tensor& residual,
   at::Tensor y = at::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
   if (x.numel() == 0) return y;
   const int64_t hidden = x.size(-1);
-  check_launch(lit::fused_add_rms_norm(dt, y.data_ptr(), x.data_ptr(), residual.data_ptr(), w,
-                                       x.numel() / hidden, hidden, static_cast<float>(eps),
-                                       c10::cuda::getCurrentCUDAStream().stream()),
-               op);
+  lit::RmsNormParams p;
+  p.y = y.data_ptr();
+  p.x = x.data_ptr();
+  p.residual = residual.data_ptr();
+  p.w = w;
+  p.rows = x.numel() / hidden;
+  p.hidden = hidden;
+  p.eps = static_cast<float>(eps);
+  check_launch(lit::fused_add_rms_norm(p, dt, c10::cuda::getCurrentCUDAStream().stream()), op);
   return y;
 }
 
@@ -347,10 +359,16 @@ at::Tensor layer_norm(const at::Tensor& x, const std::optional<at::Tensor>& weig
   const void* b = affine_ptr(bias, x, hidden, op, "bias");
   at::Tensor y = at::empty(x.sizes(), x.options());
   const int64_t rows = x.numel() / hidden;
-  check_launch(lit::layer_norm(y.data_ptr(), x.data_ptr(), w, b, nullptr, nullptr, rows,
-                                   hidden, rows, 0, 0, static_cast<float>(eps), dt,
-                                   stream_of(x)),
-               op);
+  lit::LayerNormParams p;
+  p.y = y.data_ptr();
+  p.x = x.data_ptr();
+  p.weight = w;
+  p.bias = b;
+  p.rows = rows;
+  p.hidden = hidden;
+  p.tokens_per_batch = rows;
+  p.eps = static_cast<float>(eps);
+  check_launch(lit::layer_norm(p, dt, stream_of(x)), op);
   return y;
 }
 
@@ -393,10 +411,20 @@ at::Tensor ada_layer_norm(const at::Tensor& x, const at::Tensor& scale,
   const void* b = affine_ptr(bias, x, D, op, "bias");
   at::Tensor y = at::empty(x.sizes(), x.options());
   if (T == 0 || B == 0) return y;
-  check_launch(lit::layer_norm(y.data_ptr(), x.data_ptr(), w, b, scale.data_ptr(),
-                                   shift.data_ptr(), B * T, D, T, ss, hs,
-                                   static_cast<float>(eps), dt, stream_of(x)),
-               op);
+  lit::LayerNormParams p;
+  p.y = y.data_ptr();
+  p.x = x.data_ptr();
+  p.weight = w;
+  p.bias = b;
+  p.scale = scale.data_ptr();
+  p.shift = shift.data_ptr();
+  p.rows = B * T;
+  p.hidden = D;
+  p.tokens_per_batch = T;
+  p.scale_batch_stride = ss;
+  p.shift_batch_stride = hs;
+  p.eps = static_cast<float>(eps);
+  check_launch(lit::layer_norm(p, dt, stream_of(x)), op);
   return y;
 }
 
@@ -416,8 +444,12 @@ at::Tensor gelu(const at::Tensor& x, const std::string& approximate) {
   const lit::Act act = parse_gelu(approximate, op);
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor y = at::empty(x.sizes(), x.options());
-  check_launch(lit::activation(y.data_ptr(), x.data_ptr(), x.numel(), act, dt, stream_of(x)),
-               op);
+  lit::ActivationParams p;
+  p.y = y.data_ptr();
+  p.x = x.data_ptr();
+  p.n = x.numel();
+  p.act = act;
+  check_launch(lit::activation(p, dt, stream_of(x)), op);
   return y;
 }
 
@@ -441,10 +473,17 @@ at::Tensor gated_fused(const at::Tensor& x, lit::Act act, bool gate_first,
   const char* base = static_cast<const char*>(x.data_ptr());
   const void* first = base;
   const void* second = base + d * x.element_size();
-  check_launch(lit::gated_activation(y.data_ptr(), gate_first ? first : second,
-                                         gate_first ? second : first, rows, d, 2 * d, 2 * d, d,
-                                         act, dt, stream_of(x)),
-               op);
+  lit::GatedActivationParams p;
+  p.out = y.data_ptr();
+  p.gate = gate_first ? first : second;
+  p.up = gate_first ? second : first;
+  p.rows = rows;
+  p.d = d;
+  p.gate_row_stride = 2 * d;
+  p.up_row_stride = 2 * d;
+  p.out_row_stride = d;
+  p.act = act;
+  check_launch(lit::gated_activation(p, dt, stream_of(x)), op);
   return y;
 }
 
@@ -506,9 +545,17 @@ at::Tensor act_and_mul(const at::Tensor& gate, const at::Tensor& up,
   const int64_t d = gate.size(-1);
   const int64_t gs = row_stride_of(gate, op, "gate");
   const int64_t us = row_stride_of(up, op, "up");
-  check_launch(lit::gated_activation(y.data_ptr(), gate.data_ptr(), up.data_ptr(),
-                                         y.numel() / d, d, gs, us, d, act, dt, stream_of(gate)),
-               op);
+  lit::GatedActivationParams p;
+  p.out = y.data_ptr();
+  p.gate = gate.data_ptr();
+  p.up = up.data_ptr();
+  p.rows = y.numel() / d;
+  p.d = d;
+  p.gate_row_stride = gs;
+  p.up_row_stride = us;
+  p.out_row_stride = d;
+  p.act = act;
+  check_launch(lit::gated_activation(p, dt, stream_of(gate)), op);
   return y;
 }
 
@@ -655,10 +702,16 @@ at::Tensor rope_3d(const at::Tensor& x, const at::Tensor& cos, const at::Tensor&
   const int64_t sb = rope3d_table_bstride(sin, x, D, op, "sin");
   TORCH_CHECK(cb == sb, op, ": cos and sin must have the same batch size");
   at::Tensor y = at::empty(x.sizes(), x.options());
-  check_launch(lit::rope_3d(y.data_ptr(), x.data_ptr(), cos.data_ptr<float>(),
-                                sin.data_ptr<float>(), x.size(0), x.size(1), D, cb, dt,
-                                stream_of(x)),
-               op);
+  lit::Rope3DParams p;
+  p.out = y.data_ptr();
+  p.x = x.data_ptr();
+  p.cos = cos.data_ptr<float>();
+  p.sin = sin.data_ptr<float>();
+  p.batch = x.size(0);
+  p.seq = x.size(1);
+  p.dim = D;
+  p.cs_batch_stride = cb;
+  check_launch(lit::rope_3d(p, dt, stream_of(x)), op);
   return y;
 }
 
@@ -689,11 +742,18 @@ std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query,
               freqs.device());
   at::Tensor qo = at::empty(query.sizes(), query.options());
   at::Tensor ko = at::empty(key.sizes(), key.options());
-  check_launch(lit::rope_3d_grid(qo.data_ptr(), ko.data_ptr(), query.data_ptr(),
-                                     key.data_ptr(), grid.data_ptr<float>(),
-                                     freqs.data_ptr<float>(), query.size(0), query.size(1), D,
-                                     gb, dt, stream_of(query)),
-               op);
+  lit::Rope3DGridParams p;
+  p.q_out = qo.data_ptr();
+  p.k_out = ko.data_ptr();
+  p.q = query.data_ptr();
+  p.k = key.data_ptr();
+  p.grid = grid.data_ptr<float>();
+  p.freqs = freqs.data_ptr<float>();
+  p.batch = query.size(0);
+  p.seq = query.size(1);
+  p.dim = D;
+  p.grid_batch_stride = gb;
+  check_launch(lit::rope_3d_grid(p, dt, stream_of(query)), op);
   return {qo, ko};
 }
 
