@@ -28,8 +28,8 @@ struct LnArgs {
 // the registers (two-pass variance, no cancellation), then the row is written.
 template <typename T, int V, int ITEMS, int MAXT>
 __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
-  __shared__ float red_mean[32];
-  __shared__ float red_var[32];
+  __shared__ float red[2][32];  // block_sum's two alternating slots
+  int parity = 0;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
   const T* __restrict__ w = static_cast<const T*>(a.w);
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
 #pragma unroll
       for (int j = 0; j < V; ++j) s += v[it][j];
     }
-    const float mean = block_sum(s, red_mean) * inv_d;
+    const float mean = block_sum(s, red, parity) * inv_d;
     float q = 0.f;
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
         }
       }
     }
-    const float rstd = rsqrtf(block_sum(q, red_var) * inv_d + a.eps);
+    const float rstd = rsqrtf(block_sum(q, red, parity) * inv_d + a.eps);
 
     const int64_t bidx = row / a.tokens_per_batch;
     const T* sc = scale ? scale + bidx * a.scale_stride : nullptr;
@@ -212,8 +212,8 @@ cudaError_t launch_warp(const LnArgs& a, cudaStream_t stream) {
 // row (mean, variance, write), the later two mostly from L2.
 template <typename T>
 __global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
-  __shared__ float red_mean[32];
-  __shared__ float red_var[32];
+  __shared__ float red[2][32];  // block_sum's two alternating slots
+  int parity = 0;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
   const T* __restrict__ w = static_cast<const T*>(a.w);
@@ -226,13 +226,13 @@ __global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
     const T* xr = x + row * D;
     float s = 0.f;
     for (int c = threadIdx.x; c < D; c += blockDim.x) s += to_float(xr[c]);
-    const float mean = block_sum(s, red_mean) * inv_d;
+    const float mean = block_sum(s, red, parity) * inv_d;
     float q = 0.f;
     for (int c = threadIdx.x; c < D; c += blockDim.x) {
       const float d = to_float(xr[c]) - mean;
       q += d * d;
     }
-    const float rstd = rsqrtf(block_sum(q, red_var) * inv_d + a.eps);
+    const float rstd = rsqrtf(block_sum(q, red, parity) * inv_d + a.eps);
     const int64_t bidx = row / a.tokens_per_batch;
     const T* sc = scale ? scale + bidx * a.scale_stride : nullptr;
     const T* sh = shift ? shift + bidx * a.shift_stride : nullptr;
@@ -244,7 +244,6 @@ __global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
       if (sc) o = o * (1.f + to_float(sc[c])) + to_float(sh[c]);
       yr[c] = from_float<T>(o);
     }
-    __syncthreads();  // red_mean is rewritten by the next row
   }
 }
 

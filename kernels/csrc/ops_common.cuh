@@ -25,18 +25,4 @@ __device__ __forceinline__ void store_f32(T* __restrict__ p, const float (&in)[N
   *reinterpret_cast<Vec<T, N>*>(p) = r;
 }
 
-// Sum over the block, returned to every thread. `smem` holds 32 floats and
-// must not be reused by the caller before the next __syncthreads().
-__device__ __forceinline__ float block_sum(float v, float* smem) {
-  v = warp_sum(v);
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  if (lane == 0) smem[warp] = v;
-  __syncthreads();
-  const int nwarps = (blockDim.x + 31) >> 5;
-  float t = 0.f;
-  for (int i = 0; i < nwarps; ++i) t += smem[i];
-  return t;
-}
-
 }  // namespace lit
