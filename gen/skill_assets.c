@@ -84,20 +84,20 @@ int lit_skill_assets_add(lit_project *p, lit_tree *tree, lit_diags *d) {
   const lit_source *ix = &p->docs[0]->src;
   int line = 0;
   const char *folder = lit_source_meta(ix, "skill-assets", &line);
-  if (!folder) return 0;
+  if (!folder) return S_extra(p, ix, tree, d);
   size_t n = strlen(folder);
   while (n && folder[n - 1] == '/')
     n--;
   int root = 0;
   for (size_t i = 0; i < p->nroots && !root; i++)
     root = strncmp(p->tangle_roots[i], folder, n) == 0 && strcmp(p->tangle_roots[i] + n, "/") == 0;
+  int status = 0;
   if (!n || !root) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets must name one of the tangle-roots, not '%s'", folder);
-    return -1;
+    status = -1;
   }
-  int status = 0;
   lit_tangle_opts topts = {0};
-  for (size_t i = 0; i < p->nfiles; i++) {
+  for (size_t i = 0; i < p->nfiles && status == 0; i++) {
     const char *path = p->files[i].path;
     if (strncmp(path, folder, n) != 0 || path[n] != '/') continue;
     lit_buf b = LIT_BUF_INIT;

@@ -10,6 +10,7 @@
 #   errors/CASE/    a project that must fail to weave: the messages of
 #                   `lit skill` and `lit book` must equal CASE/expected.txt,
 #                   the exit status must be 1, and nothing may be written.
+#   skill-errors/CASE/  the same for `lit skill` alone (skill-only keys).
 #
 # --update rewrites the expected files from the current output.
 # Ends with "N passed, N failed".
@@ -65,6 +66,17 @@ for dir in "$HERE"/errors/*/; do
   if diff -u "$dir/expected.txt" "$TMP/got-$name" >"$TMP/diff" 2>&1; then ok "errors/$name: messages and exit status as expected"
   else bad "errors/$name: messages and exit status as expected"; cat "$TMP/diff"; fi
   if [ -e "$out" ]; then bad "errors/$name: nothing written"; else ok "errors/$name: nothing written"; fi
+done
+
+# ---- skill-only errors (the book ignores the skill's keys) ----
+for dir in "$HERE"/skill-errors/*/; do
+  name=$(basename "$dir")
+  out="$TMP/out-skill-$name"
+  { (cd "$dir" && "$LIT" skill --out "$out" 2>&1; echo "exit $?"); } >"$TMP/got-skill-$name"
+  [ "$UPDATE" = --update ] && cp "$TMP/got-skill-$name" "$dir/expected.txt"
+  if diff -u "$dir/expected.txt" "$TMP/got-skill-$name" >"$TMP/diff" 2>&1; then ok "skill-errors/$name: messages and exit status as expected"
+  else bad "skill-errors/$name: messages and exit status as expected"; cat "$TMP/diff"; fi
+  if [ -e "$out" ]; then bad "skill-errors/$name: nothing written"; else ok "skill-errors/$name: nothing written"; fi
 done
 
 # ---- a C function the instruction budget cannot stop: the wall-clock alarm ----
