@@ -18,9 +18,14 @@ LOG="$OUT/kernels_release.txt"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1
 KPKG=$(mktemp -d)
 {
-  echo "== install kernels from $SRC (no dependencies, no network)"
-  grep -m1 '^version' "$SRC/pyproject.toml"
-  python3 -m pip install --no-deps --no-build-isolation --no-index --target "$KPKG" "$SRC" 2>&1 | tail -3
+  echo "== kernels from $SRC (its source tree, no install, no network)"
+  VER=$(sed -n 's/^version = "\(.*\)"/\1/p' "$SRC/pyproject.toml" | head -1)
+  echo "version $VER"
+  # the package as it is released, plus the dist-info that kernels.__version__
+  # (importlib.metadata) reads; its dependencies come from the machine
+  cp -r "$SRC/src/kernels" "$KPKG/"
+  mkdir -p "$KPKG/kernels-$VER.dist-info"
+  printf 'Metadata-Version: 2.1\nName: kernels\nVersion: %s\n' "$VER" > "$KPKG/kernels-$VER.dist-info/METADATA"
   PYTHONPATH=$KPKG python3 -c "import kernels, huggingface_hub; print('kernels', kernels.__version__, 'huggingface_hub', huggingface_hub.__version__)"
   echo "== build"
   rm -rf "$BUILD"
