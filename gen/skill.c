@@ -88,6 +88,13 @@ static void S_label(const S_ctx *x, const lit_block *b, lit_buf *out) {
       lit_buf_printf(out, " (shipped as [%s](%s))", x->w->shipped[fi], rel);
       free(rel);
     }
+    char *asset = lit_skill_asset_path(x->w->p, b->file); /* the whole tangled file, when the bundle has it */
+    if (asset) {
+      char *rel = lit_weave_relative(x->pg->out_path, asset);
+      lit_buf_printf(out, " (whole file: [%s](%s))", asset, rel);
+      free(rel);
+      free(asset);
+    }
   }
   lit_buf_puts(out, ":");
 }

@@ -80,6 +80,16 @@ static int S_extra(lit_project *p, const lit_source *ix, lit_tree *tree, lit_dia
   return status;
 }
 
+char *lit_skill_asset_path(const lit_project *p, const char *path) {
+  const char *folder = lit_source_meta(&p->docs[0]->src, "skill-assets", NULL);
+  if (!folder) return NULL;
+  size_t n = strlen(folder);
+  while (n && folder[n - 1] == '/')
+    n--;
+  if (!n || strncmp(path, folder, n) != 0 || path[n] != '/') return NULL;
+  return lit_xasprintf("assets/%s", path + n + 1);
+}
+
 int lit_skill_assets_add(lit_project *p, lit_tree *tree, lit_diags *d) {
   const lit_source *ix = &p->docs[0]->src;
   int line = 0;

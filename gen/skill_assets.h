@@ -16,4 +16,8 @@
  * tangle root, or a file that does not tangle). */
 int lit_skill_assets_add(lit_project *p, lit_tree *tree, lit_diags *d);
 
+/* Where the generated file `path` lies in the bundle ("assets/..."), or NULL
+ * when skill-assets does not ship it. The caller frees the result. */
+char *lit_skill_asset_path(const lit_project *p, const char *path);
+
 #endif
