@@ -59,6 +59,9 @@ def ada_layer_norm(x: torch.Tensor, scale: torch.Tensor, shift: torch.Tensor,
     return ops.ada_layer_norm(x, scale, shift, weight, bias, eps)
 
 
+__all__ += ["layer_norm", "ada_layer_norm"]
+
+
 def gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
     """torch.nn.functional.gelu(x, approximate) for approximate 'none' or 'tanh'."""
     return ops.gelu(x, approximate)
@@ -81,6 +84,9 @@ def act_and_mul(gate: torch.Tensor, up: torch.Tensor, activation: str = "silu") 
     """act(gate) * up for separate gate and up projections; activation is
     'silu', 'gelu' (erf) or 'gelu_tanh'."""
     return ops.act_and_mul(gate, up, activation)
+
+
+__all__ += ["gelu", "geglu", "swiglu", "act_and_mul"]
 
 
 def rope(positions: torch.Tensor, query: torch.Tensor, key: torch.Tensor, head_size: int,
@@ -161,8 +167,7 @@ def ltx_apply_rotary_emb(x: torch.Tensor, freqs) -> torch.Tensor:
     return ops.rope_3d(x, cos, sin)
 
 
-__all__ += ["layer_norm", "ada_layer_norm", "gelu", "geglu", "swiglu", "act_and_mul", "rope",
-            "rope_", "rope_cos_sin_cache", "rope_3d", "rope_3d_grid", "ltx_rope_freqs",
+__all__ += ["rope", "rope_", "rope_cos_sin_cache", "rope_3d", "rope_3d_grid", "ltx_rope_freqs",
             "ltx_video_coords", "ltx_apply_rotary_emb"]
 # ---- gemm ----
 _GATED_EPILOGUES = ("swiglu", "geglu", "geglu_tanh")
