@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "assets.h"
+#include "claims.h"
 #include "json.h"
 
 struct lit_render {
@@ -507,6 +508,9 @@ int lit_render_doc(lit_render *r, const lit_doc *doc, int bodies, lit_buf *out, 
     char *md = NULL;
     S_verdict kind = S_KEEP;
     if (b->flags & LIT_BLOCK_DATA || S_is_filter(b)) {
+      kind = S_DROP;
+    } else if (lit_check_is(b)) { /* a guarded claim: fails the weave or vanishes */
+      if (lit_check_run(r->h, b, d)) status = -1;
       kind = S_DROP;
     } else if (b->flags & LIT_BLOCK_RENDER) {
       if (S_render_block(r, b, &md, d)) status = -1;

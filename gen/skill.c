@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skill_assets.h"
 #include "tangle.h"
 #include "util.h"
 #include "weave.h"
@@ -86,6 +87,13 @@ static void S_label(const S_ctx *x, const lit_block *b, lit_buf *out) {
       char *rel = lit_weave_relative(x->pg->out_path, x->w->shipped[fi]);
       lit_buf_printf(out, " (shipped as [%s](%s))", x->w->shipped[fi], rel);
       free(rel);
+    }
+    char *asset = lit_skill_asset_path(x->w->p, b->file); /* the whole tangled file, when the bundle has it */
+    if (asset) {
+      char *rel = lit_weave_relative(x->pg->out_path, asset);
+      lit_buf_printf(out, " (whole file: [%s](%s))", asset, rel);
+      free(rel);
+      free(asset);
     }
   }
   lit_buf_puts(out, ":");
@@ -552,6 +560,7 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out
   }
   S_add_pages(w, ix, &fm, tree, d);
   S_add_scripts(p, w, tree);
+  lit_skill_assets_add(p, tree, d); /* errors are counted below */
   S_add_manifest(tree);
   *name_out = lit_xstrdup(fm.name);
   lit_weave_free(w);

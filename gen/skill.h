@@ -3,6 +3,7 @@
  *   OUT/NAME/SKILL.md           front matter from index.md + index.md woven
  *   OUT/NAME/references/X.md    every other document, woven
  *   OUT/NAME/scripts/X          tangled files under the skill-scripts folders
+ *   OUT/NAME/assets/X           with skill-assets: the tangled package (skill_assets.h)
  *   OUT/NAME/manifest.txt       every other file of the bundle, one path a line
  *
  * index.md's front matter gives the skill: skill-name (or name),

@@ -7,7 +7,10 @@
 - a [kernel.*] table may list cuda-capabilities only to ask for
   architecture-specific targets ("9.0a"); its sources also compile for
   those, with the same warnings and spill checks;
-- the kernel sources include no torch header.
+- the kernel sources include no torch header;
+- the torch binding compiles (g++ -fsyntax-only) against a stand-in for the
+  torch headers (tests/torch_stub/), which checks its use of the package's
+  host API where no PyTorch is installed.
 
     python3 tests/test_kernel_package.py      (or under pytest)
 Set NVCC to the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc).
@@ -172,7 +175,7 @@ def check_wgmma_compiled(ptxas_log, kernel, expected):
 
 # The RMSNorm kernel's main instantiations (16-byte vectors; one vector a
 # thread, or two for plain rows) must fit in 32 registers on sm_90, so that
-# an SM holds 2048 of their threads: references/kernel-templates.md, "Registers
+# an SM holds 2048 of their threads: references/rmsnorm.md, "Registers
 # are occupancy". Template arguments from the mangled name: T, VEC, VPT,
 # BLOCK_ROW, ADD, STRIDED.
 NORM_KERNEL = re.compile(r"rms_norm_reg_kernelI(13__nv_bfloat16|6__half|f)Li(\d+)ELi(\d+)ELb([01])ELb([01])ELb([01])E")
@@ -197,6 +200,18 @@ def check_norm_registers(ptxas_log):
             current = None
     assert seen >= 24, f"expected the RMSNorm kernel's main instantiations in the ptxas log, found {seen}"
     assert not over, f"RMSNorm main instantiations above 32 registers on sm_90: {over}"
+
+def test_binding_against_torch_stub():
+    cxx = shutil.which("g++")
+    assert cxx, "g++ not found"
+    cuda_inc = os.path.join(os.path.dirname(os.path.dirname(nvcc() or "/usr/local/cuda/bin/nvcc")), "include")
+    ext = os.path.join(KERNELS, "torch-ext")
+    cmd = [cxx, "-std=c++17", "-fsyntax-only", "-Wall", "-I", os.path.join(REPO, "tests", "torch_stub"),
+           "-I", cuda_inc, "-I", ext, "-DTORCH_EXTENSION_NAME=_lit_kernels",
+           os.path.join(ext, "torch_binding.cpp")]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.returncode == 0, "torch_binding.cpp against tests/torch_stub:\n" + proc.stdout[-4000:]
+
 
 if __name__ == "__main__":
     passed = failed = 0

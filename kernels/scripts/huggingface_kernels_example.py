@@ -7,12 +7,13 @@
     python3 huggingface_kernels_example.py --repo BUILD_DIR --out results.json
 
 BUILD_DIR is the folder that holds the build variants
-(torch<XY>-cxx11-cu<XYZ>-<arch>-linux/lit_kernels/...), as
+(torch<XY>-cxx11-cu<XYZ>-<arch>-linux/{metadata.json,lit_kernels/}), as
 kernels/build_local.py writes it or `kernel-builder build-and-copy`
 writes ./build. The script
 
-1. loads it with kernels.get_local_kernel(BUILD_DIR, "lit_kernels") and
-   with get_kernel under a LOCAL_KERNELS override (no Hub access);
+1. loads it with kernels.get_local_kernel(BUILD_DIR) (kernels 0.14 and
+   later; get_local_kernel(BUILD_DIR, "lit_kernels") on 0.13) and with
+   get_kernel under a LOCAL_KERNELS override (no Hub access);
 2. calls each op through the loaded module and compares it with a
    float64 reference;
 3. kernelizes a small model whose RMSNorm classes opt in with
@@ -25,6 +26,7 @@ writes ./build. The script
 
 import argparse
 import datetime
+import inspect
 import json
 import os
 import sys
@@ -129,6 +131,22 @@ def op_checks(lk, dtype=torch.bfloat16):
     return checks
 
 
+def load_local(get_local_kernel, path):
+    """get_local_kernel(path) from kernels 0.14 on (the package name comes from
+    the build's metadata.json); get_local_kernel(path, package_name) before."""
+    if "package_name" in inspect.signature(get_local_kernel).parameters:
+        return get_local_kernel(path, "lit_kernels")
+    return get_local_kernel(path)
+
+
+def local_layer_repository(cls, path, layer_name):
+    """LocalLayerRepository(path, layer_name=...) from kernels 0.14 on;
+    before, it also takes package_name=."""
+    if "package_name" in inspect.signature(cls.__init__).parameters:
+        return cls(repo_path=path, package_name="lit_kernels", layer_name=layer_name)
+    return cls(repo_path=path, layer_name=layer_name)
+
+
 def kernelize_check(kernels, lk, repo):
     """Two RMSNorm classes opt in under the layer name "RMSNorm"; kernelize
     swaps their forward for the package's layers.RMSNorm."""
@@ -165,12 +183,14 @@ def kernelize_check(kernels, lk, repo):
     x = torch.randn(4, 256, 2048, device="cuda", dtype=torch.bfloat16)
     with torch.no_grad():
         ref = model(x).double()
-    mapping = {"RMSNorm": {"cuda": LocalLayerRepository(repo_path=Path(repo), package_name="lit_kernels",
-                                                          layer_name="RMSNorm")}}
+    mapping = {"RMSNorm": {"cuda": local_layer_repository(LocalLayerRepository, Path(repo), "RMSNorm")}}
     with use_kernel_mapping(mapping):
         kernelize(model, mode=Mode.INFERENCE | Mode.TORCH_COMPILE, device="cuda", use_fallback=False)
+    # the layer's class comes from the copy of the package the repository
+    # loaded, which before kernels 0.14 is not the module `lk`: match by name
     swapped = [type(m).__name__ for m in model.modules()
-               if getattr(getattr(m, "forward", None), "__func__", None) is lk.layers.RMSNorm.forward]
+               if getattr(getattr(getattr(m, "forward", None), "__func__", None), "__qualname__", "")
+               == "RMSNorm.forward"]
     with torch.no_grad():
         out = model(x)
         torch._dynamo.reset()
@@ -192,16 +212,23 @@ def main():
            "torch": torch.__version__, "cuda": torch.version.cuda, "gpu": torch.cuda.get_device_name(0),
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "repo_entries": sorted(p.name for p in Path(args.repo).iterdir())}
-    lk = get_local_kernel(Path(args.repo), "lit_kernels")
+    if os.environ.get("KERNELS_SOURCE"):  # how the kernels library was installed, for the record
+        res["kernels_source"] = os.environ["KERNELS_SOURCE"]
+    lk = load_local(get_local_kernel, Path(args.repo))
     res["loaded_module"] = lk.__name__
     res["loaded_from"] = os.path.relpath(lk.__file__, args.repo)
     res["public_names"] = sorted(n for n in getattr(lk, "__all__", dir(lk)) if not n.startswith("_"))
     res["layers"] = sorted(n for n in dir(lk.layers) if isinstance(getattr(lk.layers, n), type)
                            and issubclass(getattr(lk.layers, n), nn.Module) and n != "Module")
 
-    # get_kernel with a LOCAL_KERNELS override: no Hub access, same module
+    # get_kernel with a LOCAL_KERNELS override: no Hub access. From kernels 0.14
+    # on the library caches loaded builds by path and returns the same module;
+    # before, it imports the build again (the package tolerates the second copy).
     os.environ["LOCAL_KERNELS"] = f"lit/lit-kernels={os.path.abspath(args.repo)}"
-    res["get_kernel_override_same_module"] = get_kernel("lit/lit-kernels", version=1) is lk
+    ov = get_kernel("lit/lit-kernels", version=1)
+    res["get_kernel_override_same_module"] = ov is lk
+    xo = torch.randn(8, 4096, device="cuda", dtype=torch.bfloat16)
+    res["get_kernel_override_works"] = bool(torch.equal(ov.rms_norm(xo, None, 1e-6), lk.rms_norm(xo, None, 1e-6)))
 
     res["ops"] = op_checks(lk)
     try:
@@ -209,7 +236,7 @@ def main():
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
         res["kernelize"] = {"error": repr(e)[:2000], "pass": False}
-    res["pass"] = bool(res["get_kernel_override_same_module"]
+    res["pass"] = bool(res["get_kernel_override_works"]
                        and all(c.get("pass", False) for c in res["ops"].values())
                        and res["kernelize"].get("pass", False))
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

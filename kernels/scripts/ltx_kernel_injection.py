@@ -32,6 +32,7 @@ with and without the patch. Writes one JSON file.
 
 import argparse
 import copy
+import glob
 import datetime
 import inspect
 import json
@@ -51,6 +52,17 @@ ROPE_SCALE = (8 / 25, 32, 32)  # (temporal compression / frame rate, spatial, sp
 
 
 def import_lit_kernels(path):
+    """Import the locally built package: `path` is the build variant folder
+    that holds lit_kernels/ (build_local.py prints it); without one, the
+    newest build under the repository's or the installed skill's build/."""
+    if not path:
+        here = os.path.dirname(os.path.abspath(__file__))
+        found = []
+        for top in (os.path.dirname(os.path.dirname(here)), os.path.dirname(here)):
+            found += glob.glob(os.path.join(top, "build", "*", "lit_kernels", "__init__.py"))
+        found.sort(key=os.path.getmtime)
+        if found:
+            path = os.path.dirname(os.path.dirname(found[-1]))
     if path:
         sys.path.insert(0, os.path.abspath(path))
     import lit_kernels

@@ -32,6 +32,7 @@ keeps what it measured).
 import argparse
 import copy
 import datetime
+import glob
 import inspect
 import json
 import os
@@ -79,7 +80,16 @@ DECODE_CASES = [(1, 2048)]  # (batch, tokens already in the cache)
 
 def import_lit_kernels(path):
     """Import the locally built package: `path` is the build variant folder
-    that holds lit_kernels/ (kernels/build_local.py prints it)."""
+    that holds lit_kernels/ (build_local.py prints it); without one, the
+    newest build under the repository's or the installed skill's build/."""
+    if not path:
+        here = os.path.dirname(os.path.abspath(__file__))
+        found = []
+        for top in (os.path.dirname(os.path.dirname(here)), os.path.dirname(here)):
+            found += glob.glob(os.path.join(top, "build", "*", "lit_kernels", "__init__.py"))
+        found.sort(key=os.path.getmtime)
+        if found:
+            path = os.path.dirname(os.path.dirname(found[-1]))
     if path:
         sys.path.insert(0, os.path.abspath(path))
     import lit_kernels

@@ -194,7 +194,7 @@ def test_around(b, url, book):
     check("theme: the switch changes the colours and is remembered on the next page",
           before != after and kept[0] == "dark" and kept[1] == after, "%s -> %s, then %r" % (before, after, kept))
     p.click(".theme-toggle")  # back to light for the rest
-    p.goto(url("kernel-templates.html"))
+    p.goto(url("rmsnorm.html"))
     n = p.eval("[document.querySelectorAll('article pre').length, document.querySelectorAll('article .copy').length]")
     check("code: every code block has a copy button", n[0] > 0 and n[0] == n[1], repr(n))
     ids = p.eval("[...document.querySelectorAll('.toc a')].map(a => a.getAttribute('href').slice(1))")
@@ -209,7 +209,7 @@ def test_around(b, url, book):
           cur == "#" + target and fixed == "fixed", "%r, %s" % (cur, fixed))
     fig = p.eval("document.querySelector('figure.code[id]').id")
     p.goto(url("index.html"))
-    p.goto(url("kernel-templates.html") + "#" + fig)
+    p.goto(url("rmsnorm.html") + "#" + fig)
     p.wait_for("location.hash.length > 1")
     outline = p.eval("getComputedStyle(document.getElementById(%s)).outlineStyle" % json.dumps(fig))
     check("target: a landed-on code block is highlighted", outline == "solid", outline)

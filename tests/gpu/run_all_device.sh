@@ -45,7 +45,7 @@ export LIT_KERNELS_PATH=$(ls -d "$BUILD_DIR"/torch*-linux | head -1)
 export PYTHONPATH=$LIT_KERNELS_PATH${DIFFUSERS_SRC:+:$DIFFUSERS_SRC}
 
 if want tests; then
-  timeout 200 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_norms.py tests/gpu/test_ops.py \
+  timeout 240 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_norms.py tests/gpu/test_ops.py tests/gpu/test_layers.py \
     > "$LOGS/tests.txt" 2>&1
   echo "tests rc=$? ($(el)s)"; grep -E "passed|failed|error" "$LOGS/tests.txt" | tail -3
 fi

@@ -1,0 +1,124 @@
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
+/* skill_assets.c: the tangled package shipped in the skill (skill_assets.h). */
+#include "skill_assets.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+#include "tangle.h"
+#include "util.h"
+
+/* The header's "Edit that document ... `make tangle` rewrites it." line is
+ * for the repository: an asset is a template to copy and edit. */
+static void S_drop_tangle_note(lit_buf *b) {
+  size_t at = 0;
+  for (int line = 0; line < 3 && at < b->len; line++) {
+    const char *nl = memchr(b->data + at, '\n', b->len - at);
+    size_t end = nl ? (size_t)(nl - b->data) + 1 : b->len;
+    static const char note[] = "`make tangle` rewrites it";
+    int hit = 0;
+    for (size_t k = at; !hit && k + sizeof note - 1 <= end; k++)
+      hit = memcmp(b->data + k, note, sizeof note - 1) == 0;
+    if (hit) {
+      memmove(b->data + at, b->data + end, b->len - end);
+      b->len -= end - at;
+      return;
+    }
+    at = end;
+  }
+}
+
+/* skill-assets-files: DEST=PATTERN ... (project-relative glob patterns):
+ * plain files that are not tangled, such as a test suite, copied to
+ * assets/DEST/<file name>. */
+static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, lit_diags *d) {
+  int line = 0;
+  const char *spec = lit_source_meta(ix, "skill-assets-files", &line);
+  if (!spec) return 0;
+  int status = 0;
+  char *text = lit_xstrdup(spec), *save = NULL;
+  for (char *item = strtok_r(text, " \t", &save); item; item = strtok_r(NULL, " \t", &save)) {
+    char *eq = strchr(item, '=');
+    if (!eq || eq == item || !eq[1] || item[0] == '/' || eq[1] == '/' || strstr(item, "..")) {
+      lit_diag(
+          d, LIT_ERROR, ix->path, line, 1,
+          "skill-assets-files takes DEST=PATTERN items inside the project (no '/' at the start, no '..'), not '%s'",
+          item);
+      status = -1;
+      continue;
+    }
+    *eq = '\0';
+    char *pattern = lit_xasprintf("%s/%s", p->root, eq + 1);
+    glob_t g;
+    int rc = glob(pattern, 0, NULL, &g);
+    if (rc != 0) {
+      lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: '%s' matches no file", eq + 1);
+      status = -1;
+    } else {
+      for (size_t k = 0; k < g.gl_pathc; k++) {
+        lit_buf b = LIT_BUF_INIT;
+        if (lit_read_file(g.gl_pathv[k], &b) != 0) {
+          lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: cannot read %s", g.gl_pathv[k]);
+          lit_buf_free(&b);
+          status = -1;
+          continue;
+        }
+        const char *base = strrchr(g.gl_pathv[k], '/');
+        char *dest = lit_xasprintf("assets/%s/%s", item, base ? base + 1 : g.gl_pathv[k]);
+        size_t len = b.len;
+        lit_tree_add(tree, dest, lit_buf_detach(&b), len);
+        free(dest);
+      }
+      globfree(&g);
+    }
+    free(pattern);
+  }
+  free(text);
+  return status;
+}
+
+char *lit_skill_asset_path(const lit_project *p, const char *path) {
+  const char *folder = lit_source_meta(&p->docs[0]->src, "skill-assets", NULL);
+  if (!folder) return NULL;
+  size_t n = strlen(folder);
+  while (n && folder[n - 1] == '/')
+    n--;
+  if (!n || strncmp(path, folder, n) != 0 || path[n] != '/') return NULL;
+  return lit_xasprintf("assets/%s", path + n + 1);
+}
+
+int lit_skill_assets_add(const lit_project *p, lit_tree *tree, lit_diags *d) {
+  const lit_source *ix = &p->docs[0]->src;
+  int line = 0;
+  const char *folder = lit_source_meta(ix, "skill-assets", &line);
+  if (!folder) return S_extra(p, ix, tree, d);
+  size_t n = strlen(folder);
+  while (n && folder[n - 1] == '/')
+    n--;
+  int root = 0;
+  for (size_t i = 0; i < p->nroots && !root; i++)
+    root = strncmp(p->tangle_roots[i], folder, n) == 0 && strcmp(p->tangle_roots[i] + n, "/") == 0;
+  int status = 0;
+  if (!n || !root) {
+    lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets must name one of the tangle-roots, not '%s'", folder);
+    status = -1;
+  }
+  lit_tangle_opts topts = {0};
+  for (size_t i = 0; i < p->nfiles && status == 0; i++) {
+    const char *path = p->files[i].path;
+    if (strncmp(path, folder, n) != 0 || path[n] != '/') continue;
+    lit_buf b = LIT_BUF_INIT;
+    lit_tangle_file(p, &p->files[i], &topts, &b);
+    S_drop_tangle_note(&b);
+    char *dest = lit_xasprintf("assets/%s", path + n + 1);
+    size_t len = b.len;
+    lit_tree_add(tree, dest, lit_buf_detach(&b), len);
+    if (len > 2 && memcmp(tree->files[tree->n - 1].data, "#!", 2) == 0) tree->files[tree->n - 1].exec = 1;
+    free(dest);
+  }
+  if (S_extra(p, ix, tree, d)) status = -1;
+  return status;
+}
