@@ -369,12 +369,12 @@ def _gemm_fake(a, b, bias=None, epilogue="none", backend="auto"):
 def _gemm_gated_fake(a, b_gate, b_up, bias_gate=None, bias_up=None, activation="silu", backend="auto"):
     return a.new_empty((a.shape[0], b_gate.shape[1]))
 # ---- attention ----
-@torch.library.register_fake(add_op_namespace_prefix("attention"))
+@_register_fake("attention")
 def _attention_fake(q, k, v, causal=False, scale=None, return_lse=False, backend="auto"):
     lse_shape = tuple(q.shape[:3]) if return_lse else (0,)
     return q.new_empty(q.shape), q.new_empty(lse_shape, dtype=torch.float32)
 # ---- attention_decode ----
-@torch.library.register_fake(add_op_namespace_prefix("attention_decode"))
+@_register_fake("attention_decode")
 def _attention_decode_fake(q, k_cache, v_cache, cache_seqlens, scale=None, return_lse=False):
     b, h, s, _ = q.shape
     return q.new_empty(q.shape), q.new_empty((b, h, s), dtype=torch.float32)
