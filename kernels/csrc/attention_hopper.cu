@@ -22,10 +22,10 @@ namespace {
 
 namespace ptx = cuda::ptx;
 
-// A CTA owns 128 query rows of one head (64 a consumer warpgroup) and walks
-// the keys 128 at a time. The accumulators of S (64 x 128) and O (64 x
-// head_dim) and P in 16 bits take 64 + 64 + 32 registers a thread at
-// head_dim 128.
+// A tile is 64 query rows per consumer warpgroup of one head; the keys come
+// in blocks of kBN (HopperTile). At head_dim 128 with 128-key blocks the
+// accumulators of S (64 x 128) and O (64 x 128) and P in 16 bits take
+// 64 + 64 + 32 registers a thread.
 // Consumer schedules. Serial: Q K^T, softmax, P V, one after the other in
 // each warpgroup; the two warpgroups interleave on their own. Overlap: the
 // next block's Q K^T is issued before this block's P V, so a warpgroup's
