@@ -14,8 +14,6 @@
 namespace lit {
 namespace {
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 bool strides_ok(const int64_t (&s)[3]) {
   return s[0] >= 0 && s[1] >= 0 && s[2] >= 0 && s[0] % 8 == 0 && s[1] % 8 == 0 && s[2] % 8 == 0;
 }

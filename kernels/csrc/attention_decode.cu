@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "attention_decode.h"
+#include "attention_common.cuh"  // quad_max, quad_sum, pack2
 #include "lit_common.cuh"
 #include "lit_mma.cuh"
 
@@ -32,43 +33,8 @@ constexpr size_t decode_smem_bytes() {
   return size_t(S) * 2 * kTileKeys * D * 2;  // S stages of K and V tiles, 16-bit
 }
 
-// Element offset of 16-byte chunk `chunk` of key `row` in a swizzled tile
-// of D-element rows: the chunk index is XOR-ed with the row's low 3 bits.
-template <int D>
-__device__ __forceinline__ int kv_swizzle(int row, int chunk) {
-  return row * D + ((chunk ^ (row & 7)) << 3);
-}
-
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_u32(smem)));
-}
-
-template <typename T>
-__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-  uint32_t u;
-  if constexpr (std::is_same_v<T, __half>) {
-    const __half2 h = __floats2half2_rn(lo, hi);
-    u = *reinterpret_cast<const uint32_t*>(&h);
-  } else {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    u = *reinterpret_cast<const uint32_t*>(&h);
-  }
-  return u;
-}
-
 __device__ __forceinline__ int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-__device__ __forceinline__ float quad_max(float v) {
-  v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
-  return fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
-}
-
-__device__ __forceinline__ float quad_sum(float v) {
-  v += __shfl_xor_sync(0xffffffffu, v, 1);
-  return v + __shfl_xor_sync(0xffffffffu, v, 2);
-}
 
 template <typename T, int D, int S>
 __global__ void __launch_bounds__(kThreads)
@@ -144,8 +110,8 @@ __global__ void __launch_bounds__(kThreads)
       const int64_t pos = key0 + row;
       const bool valid = pos < end;  // past the sequence: zeros, never read
       const int64_t at = valid ? pos : 0;
-      mma::copy16(kt + kv_swizzle<D>(row, chunk), kbase + at * p.k_stride[2] + chunk * 8, valid);
-      mma::copy16(vt + kv_swizzle<D>(row, chunk), vbase + at * p.v_stride[2] + chunk * 8, valid);
+      mma::copy16(kt + mma::swizzle_rows<D>(row, chunk), kbase + at * p.k_stride[2] + chunk * 8, valid);
+      mma::copy16(vt + mma::swizzle_rows<D>(row, chunk), vbase + at * p.v_stride[2] + chunk * 8, valid);
     }
   };
   #pragma unroll
@@ -169,7 +135,7 @@ __global__ void __launch_bounds__(kThreads)
   #pragma unroll
       for (int kk = 0; kk < kSteps; ++kk) {
         uint32_t kf[4];
-        mma::ldmatrix_x4(kf, kt + kv_swizzle<D>(key0 + (lane & 7) + ((lane >> 4) << 3),
+        mma::ldmatrix_x4(kf, kt + mma::swizzle_rows<D>(key0 + (lane & 7) + ((lane >> 4) << 3),
                                                  kk * 2 + ((lane >> 3) & 1)));
         const uint32_t b0[2] = {kf[0], kf[1]}, b1[2] = {kf[2], kf[3]};
         mma::mma_16816<T>(s[0], qf[kk], b0);
@@ -189,7 +155,7 @@ __global__ void __launch_bounds__(kThreads)
           mx_b = fmaxf(mx_b, s[nt][2 + j]);
         }
       }
-      const float new_a = fmaxf(m_a, quad_max(mx_a)), new_b = fmaxf(m_b, quad_max(mx_b));
+      const float new_a = fmaxf(m_a, attn::quad_max(mx_a)), new_b = fmaxf(m_b, attn::quad_max(mx_b));
       // a row with no key seen yet keeps -inf; exponents are then taken from 0
       const float base_a = new_a == -INFINITY ? 0.f : new_a;
       const float base_b = new_b == -INFINITY ? 0.f : new_b;
@@ -218,13 +184,13 @@ __global__ void __launch_bounds__(kThreads)
       }
       // P (16 rows x 16 keys) as an A fragment: the accumulator layout of the
       // two n8 tiles is the A layout of one k16 step
-      const uint32_t pf[4] = {pack2<T>(s[0][0], s[0][1]), pack2<T>(s[0][2], s[0][3]),
-                              pack2<T>(s[1][0], s[1][1]), pack2<T>(s[1][2], s[1][3])};
+      const uint32_t pf[4] = {attn::pack2<T>(s[0][0], s[0][1]), attn::pack2<T>(s[0][2], s[0][3]),
+                              attn::pack2<T>(s[1][0], s[1][1]), attn::pack2<T>(s[1][2], s[1][3])};
       // O += P V: V's rows are keys (k), its columns head_dim (n): ldmatrix.trans
   #pragma unroll
       for (int dp = 0; dp < kSteps; ++dp) {
         uint32_t vf[4];
-        ldmatrix_x4_trans(vf, vt + kv_swizzle<D>(key0 + (lane & 7) + (((lane >> 3) & 1) << 3),
+        mma::ldmatrix_x4_trans(vf, vt + mma::swizzle_rows<D>(key0 + (lane & 7) + (((lane >> 3) & 1) << 3),
                                                  dp * 2 + (lane >> 4)));
         const uint32_t b0[2] = {vf[0], vf[1]}, b1[2] = {vf[2], vf[3]};
         mma::mma_16816<T>(o[2 * dp], pf, b0);
@@ -240,8 +206,8 @@ __global__ void __launch_bounds__(kThreads)
   #endif
   __syncthreads();
   // ---- the warps that shared each row tile merge through shared memory
-  l_a = quad_sum(l_a);
-  l_b = quad_sum(l_b);
+  l_a = attn::quad_sum(l_a);
+  l_b = attn::quad_sum(l_b);
   float* const obuf = reinterpret_cast<float*>(smem_raw);  // [kWarps][16][D]
   float* const mbuf = obuf + kWarps * 16 * D;               // [kWarps][16]
   float* const lbuf = mbuf + kWarps * 16;                   // [kWarps][16]

@@ -10,7 +10,6 @@
 // stub that is never launched.
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <mutex>
 
 #include "attention_common.cuh"
@@ -357,39 +356,12 @@ __global__ void __launch_bounds__(HopperTile<HD, CAUSAL>::kThreads, 1)
 // with the 128-byte swizzle. Rows past seq arrive as zeros.
 cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, int heads, int seq,
                      int head_dim, const int64_t (&stride)[3], int box_rows) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = hopper::tensor_map_encoder();
-  if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq),
                               static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
   const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2]) * 2,
                                  static_cast<cuuint64_t>(stride[1]) * 2,
                                  static_cast<cuuint64_t>(stride[0]) * 2};
-  const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
-  const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
-  const CUresult r = encode(
-      map,
-      dt == DType::BFloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
-      const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
-// The L2's size in bytes, asked once per device (0 if not reported).
-int64_t l2_bytes(int device) {
-  static std::mutex mu;
-  static std::map<int, int64_t> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(device);
-  if (it == cache.end()) {
-    int v = 0;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
-      (void)cudaGetLastError();
-      v = 0;
-    }
-    it = cache.emplace(device, v).first;
-  }
-  return it->second;
+  return hopper::make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
 }
 
 template <typename T, int HD, bool CAUSAL, int SCHED>
@@ -424,7 +396,7 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   // fit in half the L2, so that the tiles running at once share them there.
   const int64_t kv_bytes = int64_t{4} * p.seq_k * HD;  // K and V of one KV head
   const int64_t fit =
-      std::max<int64_t>(1, l2_bytes(d->device) / 2 / std::max<int64_t>(kv_bytes, 1));
+      std::max<int64_t>(1, d->l2_bytes / 2 / std::max<int64_t>(kv_bytes, 1));
   a.group_heads = static_cast<int>(std::min<int64_t>(p.q_heads * p.batch, fit * a.group));
   kernel<<<grid, HopperTile<HD, CAUSAL>::kThreads, kSmemBytes<HD, CAUSAL>, stream>>>(mq, mk, mv, a);
   return cudaGetLastError();

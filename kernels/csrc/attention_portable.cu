@@ -29,23 +29,7 @@ constexpr int kBlockN = HD == 128 && CAUSAL ? 32 : 64;
 template <int HD>
 constexpr int kSubStep = HD == 128 ? 32 : 64;
 
-// ldmatrix with transpose: lane l receives, of each 8x8 matrix, the two
-// elements of column l / 4 at rows 2 (l % 4) and 2 (l % 4) + 1. Reading V
-// [key, dim] rows this way yields the B fragment of P V (k = key, n = dim).
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_u32(smem)));
-}
-
-// Tiles are stored as rows of HD elements, HD / 8 chunks of 16 bytes. The
-// chunk index is XOR-ed with the row's low 3 bits, so the 8 rows ldmatrix
-// reads in one phase (same chunk column) land in 8 different bank groups.
-template <int HD>
-__device__ __forceinline__ int swz(int row, int chunk) {
-  return row * HD + ((chunk ^ (row & 7)) << 3);
-}
-
+// Tiles are stored as whole rows of HD elements, swizzled (swizzle_rows).
 // Copy rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into a tile;
 // rows at or past `rows` are zero-filled.
 template <typename T, int HD, int ROWS>
@@ -57,7 +41,7 @@ __device__ __forceinline__ void load_tile(T* tile, const T* src, int64_t row_str
     const int r = i / kChunks, c = i % kChunks;
     const bool valid = r0 + r < rows;
     const T* g = src + (valid ? (r0 + r) * row_stride : 0) + c * 8;
-    mma::copy16(tile + swz<HD>(r, c), g, valid);
+    mma::copy16(tile + mma::swizzle_rows<HD>(r, c), g, valid);
   }
 }
 
@@ -79,10 +63,8 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
   const int h = blockIdx.y, b = blockIdx.z, kvh = h / a.group;
   const int m0 = m_block * kBM;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // Warp w owns rows 16 w + 64 t of the tile, t < kMT: each K or V
-  // fragment it reads from shared memory feeds kMT products.
-  // Row 16 w + 64 t (and + 8) of the tile, warp w's in tile t; computed
-  // where needed rather than kept in registers through the loop.
+  // This thread's row of warp w's row tile t (and that row + 8): 16 w + 64 t
+  // of the tile, computed where needed rather than kept through the loop.
   auto row_of = [&](int t) { return m0 + 64 * t + warp * 16 + lane / 4; };
   int n_blocks, first_masked;
   attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
@@ -138,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
         for (int t = 0; t < kMT; ++t) {
           // matrices: rows 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
           mma::ldmatrix_x4(qf[t],
-                           sm.q + swz<HD>(64 * t + warp * 16 + lane % 16, 2 * kk + lane / 16));
+                           sm.q + mma::swizzle_rows<HD>(64 * t + warp * 16 + lane % 16, 2 * kk + lane / 16));
         }
 #pragma unroll
         for (int np = 0; np < kSubN / 16; ++np) {
@@ -146,7 +128,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
           // dims 0-7, keys 8-15 x dims 8-15 (of this 16-key, 16-dim step)
           uint32_t kf[4];
           const int key = key0 + np * 16 + (lane & 7) + ((lane >> 4) << 3);
-          mma::ldmatrix_x4(kf, sm.k[buf] + swz<HD>(key, 2 * kk + ((lane >> 3) & 1)));
+          mma::ldmatrix_x4(kf, sm.k[buf] + mma::swizzle_rows<HD>(key, 2 * kk + ((lane >> 3) & 1)));
           const uint32_t b0[2] = {kf[0], kf[1]}, b1[2] = {kf[2], kf[3]};
 #pragma unroll
           for (int t = 0; t < kMT; ++t) {
@@ -182,7 +164,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
           // matrices: keys 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
           uint32_t vf[4];
           const int key = key0 + kk * 16 + (lane & 15);
-          ldmatrix_x4_trans(vf, sm.v[buf] + swz<HD>(key, 2 * dp + (lane >> 4)));
+          mma::ldmatrix_x4_trans(vf, sm.v[buf] + mma::swizzle_rows<HD>(key, 2 * dp + (lane >> 4)));
           const uint32_t b0[2] = {vf[0], vf[1]}, b1[2] = {vf[2], vf[3]};
 #pragma unroll
           for (int t = 0; t < kMT; ++t) {

@@ -184,6 +184,7 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   int max_threads_per_sm = 0;
   double peak_dram_bytes_per_s = 0;  // from the memory clock and bus width; 0 if not reported
+  int64_t l2_bytes = 0;              // the L2's size
 };
 
 inline cudaError_t device_info(int device, const DeviceInfo** out) {
@@ -201,6 +202,7 @@ inline cudaError_t device_info(int device, const DeviceInfo** out) {
     d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
     d.device = device;
     d.cc = 10 * p.major + p.minor;
+    d.l2_bytes = p.l2CacheSize;
     int mem_khz = 0, bus_bits = 0;  // double data rate: two transfers a clock
     const cudaError_t e1 = cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
     const cudaError_t e2 = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);

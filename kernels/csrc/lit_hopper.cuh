@@ -56,21 +56,31 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // layout wgmma reads through a descriptor with swizzle mode 1. Elements
 // outside the matrix arrive as zeros, so partial tiles and a K that is not
 // a multiple of 64 need no code. TMA needs base and row stride to be
-// multiples of 16 bytes; the caller checks.
-inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void* base, int64_t rows,
-                                         int64_t cols, int64_t row_stride, int box_rows) {
+// multiples of 16 bytes; the caller checks. The general form takes `rank`
+// dimensions, innermost first, and the byte strides of dimensions 1 on.
+inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void* base, int rank,
+                                         const cuuint64_t* dims, const cuuint64_t* byte_strides,
+                                         int box_rows) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return cudaErrorNotSupported;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride) * 2};  // bytes, dims 1..
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem_strides[2] = {1, 1};
+  // Boxes of 64 columns by box_rows rows, one element deep in every outer
+  // dimension (5 is TMA's largest rank).
+  const cuuint32_t box[5] = {64, static_cast<cuuint32_t>(box_rows), 1, 1, 1};
+  const cuuint32_t elem_strides[5] = {1, 1, 1, 1, 1};
   const CUresult r = encode(
       map, dt == DType::BFloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-      2, const_cast<void*>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      static_cast<cuuint32_t>(rank), const_cast<void*>(base), dims, byte_strides, box, elem_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// The 2-d case: a row-major matrix, rows x cols, row stride in elements.
+inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void* base, int64_t rows,
+                                         int64_t cols, int64_t row_stride, int box_rows) {
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride) * 2};  // bytes, dims 1..
+  return make_tensor_map_sw128(map, dt, base, 2, dims, strides, box_rows);
 }
 
 // ------------------------------------------------------- device: mbarrier --

@@ -66,6 +66,16 @@ __device__ __forceinline__ int swizzle32(int row, int chunk) {
   return row * kTileK + ((chunk ^ ((row >> 1) & 3)) << 3);
 }
 
+// Tiles of whole rows of D 16-bit elements (D / 8 chunks of 16 bytes, D a
+// multiple of 64): the chunk index is XOR-ed with the row's low 3 bits, so
+// the 8 rows ldmatrix reads in one phase (one chunk column) land in 8
+// different bank groups. Returns the element offset of chunk `chunk` of
+// row `row`.
+template <int D>
+__device__ __forceinline__ int swizzle_rows(int row, int chunk) {
+  return row * D + ((chunk ^ (row & 7)) << 3);
+}
+
 // ------------------------------------------------------------- ldmatrix --
 // Four 8x8 matrices of 16-bit elements from shared memory, one per group of
 // 8 lanes: lane l gives the address of row (l % 8) of matrix (l / 8), and
@@ -75,6 +85,16 @@ __device__ __forceinline__ int swizzle32(int row, int chunk) {
 // k 0-7 / 8-15) or for two 8-column B fragments.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(smem)));
+}
+
+// The same with each 8x8 matrix transposed: lane l receives the two
+// elements of column l / 4 at rows 2 (l % 4) and 2 (l % 4) + 1. Reading a
+// tile whose rows are the K dimension (attention's V, [key, dim]) this way
+// yields mma.sync's B fragment (k = key, n = dim).
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(smem_u32(smem)));
 }
