@@ -40,6 +40,28 @@ def nvcc():
     return exe if os.path.exists(exe) else None
 
 
+def cuda_include_dir():
+    """The directory holding cuda_runtime_api.h, as nvcc itself reports it.
+
+    nvcc may be a wrapper script (say /usr/local/bin/nvcc exec'ing the real
+    one), so the path of the executable says nothing about where the headers
+    are; the INCLUDES line of a dry run does."""
+    exe = nvcc()
+    candidates = []
+    if exe:
+        proc = subprocess.run([exe, "--dryrun", "-x", "cu", "-c", os.devnull, "-o", os.devnull],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in proc.stdout.splitlines():
+            if "INCLUDES=" in line:
+                candidates += re.findall(r'-I"?([^" ]+)', line)
+                candidates += re.findall(r'-isystem"?\s*"?([^" ]+)', line)
+    candidates += ["/usr/local/cuda/include", "/usr/include"]
+    for d in candidates:
+        if os.path.exists(os.path.join(d, "cuda_runtime_api.h")):
+            return d
+    return None
+
+
 def load_build_toml():
     path = os.path.join(KERNELS, "build.toml")
     assert os.path.exists(path), "kernels/build.toml is missing (run make tangle)"
@@ -204,7 +226,8 @@ def check_norm_registers(ptxas_log):
 def test_binding_against_torch_stub():
     cxx = shutil.which("g++")
     assert cxx, "g++ not found"
-    cuda_inc = os.path.join(os.path.dirname(os.path.dirname(nvcc() or "/usr/local/cuda/bin/nvcc")), "include")
+    cuda_inc = cuda_include_dir()
+    assert cuda_inc, "cannot find cuda_runtime_api.h: nvcc --dryrun names no include directory holding it"
     ext = os.path.join(KERNELS, "torch-ext")
     cmd = [cxx, "-std=c++17", "-fsyntax-only", "-Wall", "-I", os.path.join(REPO, "tests", "torch_stub"),
            "-I", cuda_inc, "-I", ext, "-DTORCH_EXTENSION_NAME=_lit_kernels",
