@@ -22,13 +22,21 @@ struct LnArgs {
   float eps;
 };
 
-// One row per block, the whole row held in registers: x is read once.
-// Thread t owns vectors t, t + blockDim, ... (ITEMS of them) of V elements, so
-// a warp's accesses are contiguous. Mean and variance are two block sums over
-// the registers (two-pass variance, no cancellation), then the row is written.
-template <typename T, int V, int ITEMS, int MAXT>
+// The row held in registers as floats, x read once. A row belongs to a warp
+// (BLOCK_ROW false: rows up to 256 vectors, four rows per 128-thread block)
+// or to a whole block (BLOCK_ROW true). Lane l of the row's group owns
+// vectors l, l + group, ... (ITEMS of them) of V elements, so a warp's
+// accesses are contiguous. Mean and variance are two sums over the
+// registers (two-pass variance, no cancellation), then the row is written.
+//
+// The warp form is what limits the 2x8064-row shapes: at about 95 registers
+// 5 blocks (20 rows) fit an SM, so 2x8064 rows take 7 rounds where 6.1
+// would do. Capping registers at 64 or 72 to fit more blocks made ptxas
+// spill (it hoists the conversions and the weight loads of all eight
+// vectors).
+template <typename T, int V, int ITEMS, bool BLOCK_ROW, int MAXT>
 __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
-  __shared__ float red[2][32];  // block_sum's two alternating slots
+  __shared__ float red[2][32];  // block_sum's two alternating slots (block rows only)
   int parity = 0;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
@@ -38,14 +46,21 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
   const T* __restrict__ shift = static_cast<const T*>(a.shift);
   const int D = a.hidden;
   const float inv_d = 1.f / static_cast<float>(D);
+  const int group = BLOCK_ROW ? static_cast<int>(blockDim.x) : 32;
+  const int lane = BLOCK_ROW ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x & 31);
+  const int64_t rows_per_block = BLOCK_ROW ? 1 : static_cast<int64_t>(blockDim.x >> 5);
+  const int64_t first = BLOCK_ROW ? static_cast<int64_t>(blockIdx.x)
+                                  : blockIdx.x * rows_per_block + (threadIdx.x >> 5);
+  // Reductions over the row's group: a block needs barriers, a warp does not.
+  auto row_sum = [&](float v) { return BLOCK_ROW ? block_sum(v, red, parity) : warp_sum(v); };
 
-  for (int64_t row = blockIdx.x; row < a.rows; row += gridDim.x) {
+  for (int64_t row = first; row < a.rows; row += static_cast<int64_t>(gridDim.x) * rows_per_block) {
     const T* xr = x + row * D;
     float v[ITEMS][V];
     float s = 0.f;
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
-      const int col = (it * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x)) * V;
+      const int col = (it * group + lane) * V;
       if (col < D) {
         load_f32<T, V>(xr + col, v[it]);
       } else {
@@ -55,11 +70,11 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
 #pragma unroll
       for (int j = 0; j < V; ++j) s += v[it][j];
     }
-    const float mean = block_sum(s, red, parity) * inv_d;
+    const float mean = row_sum(s) * inv_d;
     float q = 0.f;
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
-      const int col = (it * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x)) * V;
+      const int col = (it * group + lane) * V;
       if (col < D) {
 #pragma unroll
         for (int j = 0; j < V; ++j) {
@@ -68,7 +83,7 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
         }
       }
     }
-    const float rstd = rsqrtf(block_sum(q, red, parity) * inv_d + a.eps);
+    const float rstd = rsqrtf(row_sum(q) * inv_d + a.eps);
 
     const int64_t bidx = row / a.tokens_per_batch;
     const T* sc = scale ? scale + bidx * a.scale_stride : nullptr;
@@ -76,97 +91,7 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
     T* yr = y + row * D;
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
-      const int col = (it * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x)) * V;
-      if (col < D) {
-        float o[V];
-#pragma unroll
-        for (int j = 0; j < V; ++j) o[j] = (v[it][j] - mean) * rstd;
-        if (w) {
-          float t[V];
-          load_f32<T, V>(w + col, t);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] *= t[j];
-        }
-        if (bias) {
-          float t[V];
-          load_f32<T, V>(bias + col, t);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] += t[j];
-        }
-        if (sc) {
-          float t[V], u[V];
-          load_f32<T, V>(sc + col, t);
-          load_f32<T, V>(sh + col, u);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + t[j]) + u[j];
-        }
-        store_f32<T, V>(yr + col, o);
-      }
-    }
-  }
-}
-
-// Short rows (up to 256 vectors: 2048 bf16/fp16 or 1024 fp32 elements): one
-// warp per row, four rows per block. Both sums are warp shuffles, with no
-// __syncthreads, so a warp that finished loading does not wait for the rest
-// of a block, and each lane keeps ITEMS independent 16-byte loads in flight.
-// The row stays in registers as floats. Against the block-per-row kernel
-// (two barriers per row, one vector per thread in flight) this measured
-// faster on the H100 for rows of 2048. What limits it
-// is rounding up: at about 95 registers 5 blocks (20 rows) fit an SM, so
-// 2x8064 rows take 7 rounds where 6.1 would do. Capping registers at 64 or 72
-// to fit more blocks made ptxas spill (it hoists the conversions and the
-// weight loads of all eight vectors).
-template <typename T, int V, int ITEMS>
-__global__ void __launch_bounds__(128) ln_warp_kernel(LnArgs a) {
-  const T* __restrict__ x = static_cast<const T*>(a.x);
-  T* __restrict__ y = static_cast<T*>(a.y);
-  const T* __restrict__ w = static_cast<const T*>(a.w);
-  const T* __restrict__ bias = static_cast<const T*>(a.b);
-  const T* __restrict__ scale = static_cast<const T*>(a.scale);
-  const T* __restrict__ shift = static_cast<const T*>(a.shift);
-  const int D = a.hidden;
-  const float inv_d = 1.f / static_cast<float>(D);
-  const int lane = threadIdx.x & 31;
-  const int64_t warps_per_block = blockDim.x >> 5;
-  for (int64_t row = blockIdx.x * warps_per_block + (threadIdx.x >> 5); row < a.rows;
-       row += static_cast<int64_t>(gridDim.x) * warps_per_block) {
-    const T* xr = x + row * D;
-    float v[ITEMS][V];
-    float s = 0.f;
-#pragma unroll
-    for (int it = 0; it < ITEMS; ++it) {
-      const int col = (it * 32 + lane) * V;
-      if (col < D) {
-        load_f32<T, V>(xr + col, v[it]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j) v[it][j] = 0.f;
-      }
-#pragma unroll
-      for (int j = 0; j < V; ++j) s += v[it][j];
-    }
-    const float mean = warp_sum(s) * inv_d;
-    float q = 0.f;
-#pragma unroll
-    for (int it = 0; it < ITEMS; ++it) {
-      const int col = (it * 32 + lane) * V;
-      if (col < D) {
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const float d = v[it][j] - mean;
-          q += d * d;
-        }
-      }
-    }
-    const float rstd = rsqrtf(warp_sum(q) * inv_d + a.eps);
-    const int64_t bidx = row / a.tokens_per_batch;
-    const T* sc = scale ? scale + bidx * a.scale_stride : nullptr;
-    const T* sh = shift ? shift + bidx * a.shift_stride : nullptr;
-    T* yr = y + row * D;
-#pragma unroll
-    for (int it = 0; it < ITEMS; ++it) {
-      const int col = (it * 32 + lane) * V;
+      const int col = (it * group + lane) * V;
       if (col < D) {
         float o[V];
 #pragma unroll
@@ -204,7 +129,8 @@ cudaError_t launch_warp(const LnArgs& a, cudaStream_t stream) {
   const int64_t need = ceil_div(a.rows, kThreads / 32);
   const int64_t cap = static_cast<int64_t>(di->sm_count) * (di->max_threads_per_sm / kThreads) * 16;
   const int64_t grid = need < cap ? need : cap;
-  ln_warp_kernel<T, V, ITEMS><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(a);
+  ln_reg_kernel<T, V, ITEMS, false, kThreads>
+      <<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(a);
   return cudaGetLastError();
 }
 
@@ -255,7 +181,7 @@ cudaError_t launch_reg(const LnArgs& a, int threads, cudaStream_t stream) {
   // that the row loop only runs on very tall inputs.
   const int64_t cap = static_cast<int64_t>(di->sm_count) * (di->max_threads_per_sm / threads) * 16;
   const int64_t grid = a.rows < cap ? a.rows : cap;
-  ln_reg_kernel<T, V, ITEMS, MAXT><<<static_cast<unsigned>(grid), threads, 0, stream>>>(a);
+  ln_reg_kernel<T, V, ITEMS, true, MAXT><<<static_cast<unsigned>(grid), threads, 0, stream>>>(a);
   return cudaGetLastError();
 }
 
