@@ -25,7 +25,7 @@ DOCS    := index.md $(wildcard references/*.md)
 # Debian 12 packages everything here needs; `make deps` installs them.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
   liblua5.4-dev libxxhash-dev libmicrohttpd-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
-  cppcheck clang-format
+  cppcheck clang-format python3-venv
 
 PREFIX  ?= /usr/local
 MANPAGE := $(BUILD)/lit.1
@@ -39,6 +39,11 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES) && \
 	if ! command -v npm >/dev/null; then DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm; fi
 	npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+	@# The Agent Skills reference validator, from PyPI into its own environment;
+	@# without network access check-skill says it skipped it.
+	python3 -m venv build/skills-ref && build/skills-ref/bin/pip install --quiet --disable-pip-version-check \
+	  --retries 1 --timeout 30 'skills-ref>=0.1' || \
+	  echo "make deps: skills-ref not installed; make check-skill will skip the reference validator"
 
 $(BUILD)/%.o: gen/%.c | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c $< -o $@

@@ -6,7 +6,8 @@
 #                       e.g. make install-skill SKILL_INSTALL="--global --force")
 #   make check-weave    fixture cases: golden bundle and book, failing weaves (tests/weave);
 #                       output folders: never delete what lit did not write, installs
-#   make check-skill    the bundle against the Agent Skills rules, its link walk,
+#   make check-skill    the bundle against the Agent Skills rules (ours and the skills-ref
+#                       reference validator), its link walk,
 #                       and `skill install` with every flag in a temporary HOME
 #   make check-book     book/ equals a fresh weave; headless Chromium loads every page and
 #                       uses the book as a reader would (tests/browser/book_ui.py)
@@ -34,6 +35,7 @@ check-weave: $(LIT)
 
 check-skill: skill
 	python3 tests/weave/skill_check.py $(SKILL_OUT)/*/
+	python3 tests/weave/skills_ref_check.py $(SKILL_OUT)/*/
 	tests/weave/skill_install.sh $(LIT)
 	@tmp=$$(mktemp -d) && $(LIT) skill install --dest $$tmp && python3 tests/weave/skill_check.py $$tmp/*/; \
 	  status=$$?; rm -rf $$tmp; exit $$status
