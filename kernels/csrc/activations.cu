@@ -28,13 +28,13 @@ __global__ void __launch_bounds__(256) act_kernel(T* __restrict__ y, const T* __
     const int64_t i = base + static_cast<int64_t>(u) * blockDim.x;
     if (i < nvec) {
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[u][j] = act_f<ACT>(v[u][j]);
+      for (int j = 0; j < V; ++j) v[u][j] = act_f<ACT, T>(v[u][j]);
       store_f32<T, V>(y + i * V, v[u]);
     }
   }
   if (V > 1 && blockIdx.x == 0 && threadIdx.x < n - nvec * V) {  // tail: fewer than V
     const int64_t i = nvec * V + threadIdx.x;
-    y[i] = from_float<T>(act_f<ACT>(to_float(x[i])));
+    y[i] = from_float<T>(act_f<ACT, T>(to_float(x[i])));
   }
 }
 
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(256) gated_kernel(T* __restrict__ out,
       const int64_t i = base + static_cast<int64_t>(k) * blockDim.x;
       if (i < dv) {
 #pragma unroll
-        for (int j = 0; j < V; ++j) a[k][j] = act_f<ACT>(a[k][j]) * b[k][j];
+        for (int j = 0; j < V; ++j) a[k][j] = act_f<ACT, T>(a[k][j]) * b[k][j];
         store_f32<T, V>(o + i * V, a[k]);
       }
     }

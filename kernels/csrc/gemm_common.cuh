@@ -79,8 +79,8 @@ __device__ __forceinline__ uint32_t epilogue_word(Act act, float g0, float g1, f
       u1 += bias_up[1];
     }
   }
-  g0 = act_select<ACT>(g0, act);
-  g1 = act_select<ACT>(g1, act);
+  g0 = act_select<ACT, T>(g0, act);
+  g1 = act_select<ACT, T>(g1, act);
   if constexpr (GATED) {
     g0 *= u0;
     g1 *= u1;

@@ -26,11 +26,27 @@ __device__ __forceinline__ float x_sigmoid(float x, float z) {
   return __fdividef(x, 1.f + __expf(-z));
 }
 
-template <int ACT>
+// Exact GELU, 0.5 x (1 + erf(x / sqrt2)), for a result stored as OutT. For
+// x << 0 the sum cancels; erfc has no cancellation, and a float result needs
+// it. A 16-bit result rounds most of that error away, and erff is about half
+// the instructions of erfcf (one multi-function-unit operation instead of
+// three): at 16-bit bandwidth erfcf alone costs more than the memory system
+// leaves per element.
+template <typename OutT>
+__device__ __forceinline__ float gelu_erf(float x) {
+  if constexpr (sizeof(OutT) == 2) {
+    return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+  } else {
+    return 0.5f * x * erfcf(-x * 0.70710678118654752f);
+  }
+}
+
+// ACT applied to x; OutT, the type the result is stored as, picks the exact
+// GELU's form.
+template <int ACT, typename OutT = float>
 __device__ __forceinline__ float act_f(float x) {
   if (ACT == static_cast<int>(Act::kGeluErf)) {
-    // 0.5 x (1 + erf(x / sqrt2)) written with erfc: no cancellation for x << 0
-    return 0.5f * x * erfcf(-x * 0.70710678118654752f);
+    return gelu_erf<OutT>(x);
   } else if (ACT == static_cast<int>(Act::kGeluTanh)) {
     // 0.5 x (1 + tanh(u)) == x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3)
     const float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
@@ -44,11 +60,12 @@ __device__ __forceinline__ float act_f(float x) {
 
 // The same with the activation chosen at run time. Every thread of a launch
 // takes the same branch, so the switch costs a few uniform instructions.
+template <typename OutT = float>
 __device__ __forceinline__ float act_apply(float x, Act act) {
   switch (act) {
-    case Act::kGeluErf: return act_f<static_cast<int>(Act::kGeluErf)>(x);
-    case Act::kGeluTanh: return act_f<static_cast<int>(Act::kGeluTanh)>(x);
-    case Act::kSilu: return act_f<static_cast<int>(Act::kSilu)>(x);
+    case Act::kGeluErf: return act_f<static_cast<int>(Act::kGeluErf), OutT>(x);
+    case Act::kGeluTanh: return act_f<static_cast<int>(Act::kGeluTanh), OutT>(x);
+    case Act::kSilu: return act_f<static_cast<int>(Act::kSilu), OutT>(x);
     default: return x;
   }
 }
@@ -57,12 +74,12 @@ __device__ __forceinline__ float act_apply(float x, Act act) {
 // ACT as a template argument; kActRuntime keeps one copy that switches.
 constexpr int kActRuntime = -1;
 
-template <int ACT>
+template <int ACT, typename OutT = float>
 __device__ __forceinline__ float act_select(float x, Act act) {
   if constexpr (ACT == kActRuntime) {
-    return act_apply(x, act);
+    return act_apply<OutT>(x, act);
   } else {
-    return act_f<ACT>(x);
+    return act_f<ACT, OutT>(x);
   }
 }
 

@@ -147,6 +147,38 @@ def test_gelu_misaligned(dtype):
     assert_close(y, F.gelu(x.double(), approximate="tanh"), dtype, "gelu misaligned")
 
 
+def ulp16(ref, dtype):
+    """Spacing of dtype's values at |ref| (float64), subnormals included."""
+    mant, min_normal = (8, 2.0 ** -126) if dtype == torch.bfloat16 else (11, 2.0 ** -14)
+    _, e = torch.frexp(ref.abs().clamp_min(min_normal))
+    return torch.ldexp(torch.ones_like(ref), e - mant)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_gelu_erf_every_16bit_input(dtype):
+    """Every finite 16-bit input through the exact GELU, element by element:
+    within one unit in the last place of the result, or within 1e-6 where the
+    float erf form's cancellation (x << 0) reaches outputs that small."""
+    x = torch.arange(-32768, 32768, dtype=torch.int32, device=DEV).to(torch.int16).view(dtype)
+    x = x[torch.isfinite(x)].contiguous()
+    y = lk.gelu(x, "none").double()
+    ref = F.gelu(x.double())
+    err = (y - ref).abs()
+    bad = err > torch.maximum(ulp16(ref, dtype), torch.full_like(ref, 1e-6))
+    assert not bad.any(), (f"{int(bad.sum())} inputs off, worst x={x[err.argmax()].item()} "
+                           f"got {y[err.argmax()].item()} want {ref[err.argmax()].item()}")
+
+
+def test_gelu_erf_float32_tail():
+    """float32 keeps the erfc form: no cancellation for x << 0, so the
+    relative error of every element stays small out to where GELU underflows."""
+    x = torch.linspace(-12.0, 6.0, 200001, device=DEV, dtype=torch.float32)
+    y = lk.gelu(x, "none").double()
+    ref = F.gelu(x.double())
+    rel = ((y - ref).abs() / ref.abs().clamp_min(1e-30))[ref.abs() > 1e-30]
+    assert rel.max().item() < 2e-6, f"largest relative error {rel.max().item():.3e}"
+
+
 def gated_ref(x, act, gate_first):
     d = x.shape[-1] // 2
     a, b = x[..., :d].double(), x[..., d:].double()
