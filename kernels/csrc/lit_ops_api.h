@@ -116,4 +116,30 @@ struct Rope3DGridParams {
 };
 cudaError_t rope_3d_grid(const Rope3DGridParams& p, DType dtype, cudaStream_t stream);
 
+// Per-head RMSNorm and rotate-half RoPE of q and k in one pass (Qwen3's q_norm,
+// k_norm and apply_rotary_pos_emb). Input element (b, s, h, d) of q sits at
+// b * q_batch_stride + s * q_seq_stride + h * head_dim + d; the outputs are
+// contiguous [batch, heads, seq, head_dim]. cos and sin are contiguous
+// [batch or 1, seq, head_dim] (cs_batch_stride = seq * head_dim or 0).
+// head_dim 64, 128 or 256; every pointer and stride a multiple of 16 bytes.
+struct QkNormRopeParams {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  void* q_out = nullptr;
+  void* k_out = nullptr;
+  const void* q_weight = nullptr;  // [head_dim], dtype of q
+  const void* k_weight = nullptr;
+  const void* cos = nullptr;
+  const void* sin = nullptr;
+  bool cos_sin_f32 = false;  // else the dtype of q
+  int64_t batch = 0, seq = 0;
+  int64_t q_batch_stride = 0, q_seq_stride = 0;  // elements
+  int64_t k_batch_stride = 0, k_seq_stride = 0;
+  int64_t cs_batch_stride = 0;
+  int num_q_heads = 0, num_kv_heads = 0;
+  int head_dim = 0;
+  float eps = 1e-6f;
+};
+cudaError_t qk_norm_rope(const QkNormRopeParams& p, DType dtype, cudaStream_t stream);
+
 }  // namespace lit
