@@ -97,6 +97,7 @@ COMPARE_PATCHES = "norms,mlp,rope"  # --mode compare's default set
 PREFILL_CASES = [(1, 2048), (8, 512)]  # --mode compare
 DECODE_CASES = [(1, 2048)]  # (batch, tokens already in the cache)
 ACCURACY_TOKENS = 16  # --mode compiled: logits kept per prefill (the accuracy check's share)
+PREFILL_TARGET = 1.05  # --mode compiled: the default set's aim at the headline prefill
 
 
 def import_lit_kernels(path):
@@ -821,7 +822,7 @@ def targets_of(rows, headline, decode_case):
     s, d = by.get(("stock", headline)), by.get(("default", headline))
     if s and d:
         t["prefill_speedup"] = s["ms"] / d["ms"]
-        t["prefill_speedup_at_least_1.05"] = t["prefill_speedup"] >= 1.05
+        t["prefill_target_met"] = t["prefill_speedup"] >= PREFILL_TARGET
         t["no_less_accurate"] = d["rel_l2_vs_fp32"] <= s["rel_l2_vs_fp32"]
     s, d = by.get(("stock", decode_case)), by.get(("default", decode_case))
     if s and d:
