@@ -13,7 +13,8 @@
 # BUILD_DIR (default build/decoder inside the repository, git-ignored)
 # survives between calls to a warm machine: REUSE_BUILD=1 then skips the
 # build, and Inductor's cache there shortens the table's compiles. A second
-# call with STEPS=table REUSE_BUILD=1 gives the table the whole call.
+# call, REUSE_BUILD=1 ... run_decoder_device.sh h100 table, gives the table
+# the whole call.
 # TABLE_ARGS adds arguments to the table's command line (say
 # "--prefill 1x4096,1x2048,8x512" or "--models qwen3").
 # Writes $OUT/transformers_compiled_$TAG.json (and with the optional steps
