@@ -17,11 +17,10 @@ import os
 import sys
 from collections import Counter
 
-import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lit_testing import lit, requires_cuda  # noqa: E402
+from lit_testing import lit, pytest, requires_cuda  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAYERS = 2
@@ -218,3 +217,8 @@ def test_layer_signature_refuses_unknown_parameters():
         ti.layer_signature(Layer())
     model = tiny(ti, "llama")
     assert set(ti.layer_signature(model.model.layers[0])) <= set(ti.LAYER_PARAMS)
+
+
+if __name__ == "__main__":
+    from _minipytest import run_module
+    sys.exit(run_module(globals(), sys.argv[1] if len(sys.argv) > 1 else None))

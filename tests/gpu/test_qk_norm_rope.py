@@ -12,11 +12,10 @@ Qwen3RotaryEmbedding run when transformers is importable.
 import os
 import sys
 
-import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lit_testing import DTYPES, check, lit, rand, requires_cuda  # noqa: E402
+from lit_testing import DTYPES, check, lit, pytest, rand, requires_cuda  # noqa: E402
 
 DEV = "cuda"
 EPS = 1e-6
@@ -252,3 +251,8 @@ def test_torch_compile_fullgraph_and_opcheck():
     torch.library.opcheck(op, (q, k, wq, wk, cos, sin, EPS))
     torch.library.opcheck(op, (q.view(b, s, 8, d).half(), k.view(b, s, 2, d).half(), wq.half(), wk.half(),
                                cos[0].half(), sin[0].half(), 1e-5))
+
+
+if __name__ == "__main__":
+    from _minipytest import run_module
+    sys.exit(run_module(globals(), sys.argv[1] if len(sys.argv) > 1 else None))
