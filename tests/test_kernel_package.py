@@ -168,6 +168,8 @@ def test_cu_compile_all_targets_no_spills():
             assert not spills, f"{cu}: register spills on sm_{arch}: {spills[:5]}"
             if os.path.basename(cu) == "rms_norm.cu" and arch == "90":
                 check_norm_registers(proc.stderr)
+            if os.path.basename(cu) == "qk_norm_rope.cu" and arch == "90":
+                check_qk_norm_rope_registers(proc.stderr)
             if arch == "90a" and os.path.basename(cu) in HOPPER_KERNELS:
                 check_wgmma_compiled(proc.stderr, *HOPPER_KERNELS[os.path.basename(cu)])
 
@@ -222,6 +224,30 @@ def check_norm_registers(ptxas_log):
             current = None
     assert seen >= 24, f"expected the RMSNorm kernel's main instantiations in the ptxas log, found {seen}"
     assert not over, f"RMSNorm main instantiations above 32 registers on sm_90: {over}"
+
+# qk_norm_rope's 15 kernels (three dtypes, float32 or 16-bit tables for the
+# 16-bit dtypes, head_dim 64, 128, 256) stay at or under 64 registers on
+# sm_90, so that eight 128-thread blocks fit on an SM: references/rope.md,
+# "How the launch is chosen".
+QK_KERNEL = re.compile(r"qk_norm_rope_kernelI(\w+?)Li(\d+)EE")
+
+
+def check_qk_norm_rope_registers(ptxas_log):
+    seen, over, current = set(), [], None
+    for line in ptxas_log.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            current = QK_KERNEL.search(m.group(1))
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            seen.add(current.group(0))
+            if int(m.group(1)) > 64:
+                over.append((current.group(0), int(m.group(1))))
+            current = None
+    assert len(seen) == 15, f"expected 15 qk_norm_rope kernels in the ptxas log, found {sorted(seen)}"
+    assert not over, f"qk_norm_rope kernels above 64 registers on sm_90: {over}"
+
 
 def test_binding_against_torch_stub():
     cxx = shutil.which("g++")

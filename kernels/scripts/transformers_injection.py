@@ -5,28 +5,43 @@
 
     python3 transformers_injection.py --out results.json [--models qwen3,llama]
         [--layers 4] [--kernels BUILD/VARIANT_DIR] [--deadline SECONDS]
-        [--attention sdpa|lit]
+        [--patches norms,mlp,rope] [--attention sdpa|lit]
+    python3 transformers_injection.py --mode compiled --out results.json
+        [--patches norms,mlp,rope,qk_norm_rope,layer_fusion,attention]
+        [--prefill 1x4096] [--decode-context 2048]
+        [--decode-graph capture|reduce-overhead] [--accuracy-margin 0.01]
 
 Builds each model from a config with Qwen3-8B's (or Llama-3-8B's)
 dimensions, a few layers and random weights (nothing is downloaded),
-in bf16 on the GPU, then:
+in bf16 on the GPU.
 
+--mode compare (the default):
 1. takes fp32 and bf16 reference logits from the unpatched model
    (prefill 1x2048 and 8x512, and one decode step after a 1x2048
    prefill with a KV cache);
 2. times eager and torch.compile(fullgraph=True) without our ops;
-3. patches every RMSNorm (q_norm and k_norm included), the SwiGLU MLP
-   and RoPE, matching modules by class name and reading each module's
-   own epsilon attribute, and asserts the counts;
+3. applies the patches (default: every RMSNorm, q_norm and k_norm
+   included, the SwiGLU MLP and RoPE), matching modules by class name
+   and reading each module's own epsilon attribute, and asserts the
+   counts;
 4. compares the patched logits with the unpatched ones and with fp32;
 5. times the patched model eager and under torch.compile(fullgraph=True).
+With --attention lit (or `attention` in --patches) the patched model also
+takes its attention from lit_kernels, registered as
+attn_implementation="lit".
 
-With --attention lit the patched model also takes its attention from
-lit_kernels (attention for prefill, attention_decode for the decode step
-over the static cache), registered as attn_implementation="lit".
+--mode compiled: everything under torch.compile(fullgraph=True). Times
+the stock model, each patch of --patches alone and the default set, at
+the prefill cases (the first is the headline) and one decode step over a
+static cache, with and without a CUDA graph; records each row's speed-up
+over the stock compiled model and its relative L2 distance from an fp32
+copy; derives the default set from the measured table by a rule it
+applies and records (faster alone at the headline prefill, and no
+further from fp32 than the stock model).
 
-Writes one JSON file (rewritten after each model, so a run cut short
-keeps what it measured).
+Writes one JSON file, rewritten after each measurement, so a run cut
+short keeps what it measured. --deadline: seconds after which no new
+measurement starts (shared out evenly among the models).
 """
 
 import argparse
@@ -40,7 +55,6 @@ import platform
 import sys
 import time
 import traceback
-import types
 from collections import Counter
 
 import torch
@@ -53,6 +67,7 @@ FAMILIES = {
         "norm_classes": {"Qwen3RMSNorm"},
         "mlp_classes": {"Qwen3MLP"},
         "attention_classes": {"Qwen3Attention"},
+        "layer_classes": {"Qwen3DecoderLayer"},
         "norms_per_layer": 4,  # input, post-attention, q_norm, k_norm
         # Qwen3-8B's config.json, but few layers
         "config": dict(hidden_size=4096, intermediate_size=12288, num_attention_heads=32,
@@ -65,6 +80,7 @@ FAMILIES = {
         "norm_classes": {"LlamaRMSNorm"},
         "mlp_classes": {"LlamaMLP"},
         "attention_classes": {"LlamaAttention"},
+        "layer_classes": {"LlamaDecoderLayer"},
         "norms_per_layer": 2,  # input, post-attention
         # Llama-3-8B's config.json, but few layers
         "config": dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32,
@@ -74,8 +90,14 @@ FAMILIES = {
     },
 }
 
-PREFILL_CASES = [(1, 2048), (8, 512)]
+# Every patch this script knows, in the order they are applied.
+PATCHES = ("norms", "mlp", "rope", "qk_norm_rope", "layer_fusion", "attention")
+COMPARE_PATCHES = "norms,mlp,rope"  # --mode compare's default set
+
+PREFILL_CASES = [(1, 2048), (8, 512)]  # --mode compare
 DECODE_CASES = [(1, 2048)]  # (batch, tokens already in the cache)
+ACCURACY_TOKENS = 16  # --mode compiled: logits kept per prefill (the accuracy check's share)
+PREFILL_TARGET = 1.05  # --mode compiled: the default set's aim at the headline prefill
 
 
 def import_lit_kernels(path):
@@ -97,10 +119,11 @@ def import_lit_kernels(path):
 
 
 # ---- building the model ----
-def make_config(family, layers):
+def make_config(family, layers, **overrides):
     import transformers
     spec = FAMILIES[family]
     kw = dict(spec["config"])
+    kw.update(overrides)
     theta = kw.pop("rope_theta")
     cls = getattr(transformers, spec["config_class"])
     # transformers 5 keeps RoPE settings in rope_parameters; 4.x took rope_theta
@@ -155,11 +178,12 @@ def patch_mlp(mlp, lk):
     gate, up = mlp.gate_proj, mlp.up_proj
     assert gate.bias is None and up.bias is None
     inter = gate.out_features
-    with torch.no_grad():
-        fused = torch.cat([gate.weight, up.weight], dim=0).contiguous()  # [2I, H]: gate rows first
-    gate.weight.data = fused[:inter]
-    up.weight.data = fused[inter:]
-    mlp.register_buffer("gate_up_weight", fused, persistent=False)
+    if getattr(mlp, "gate_up_weight", None) is None:  # a second patch reuses the first one's weight
+        with torch.no_grad():
+            fused = torch.cat([gate.weight, up.weight], dim=0).contiguous()  # [2I, H]: gate rows first
+        gate.weight.data = fused[:inter]
+        up.weight.data = fused[inter:]
+        mlp.register_buffer("gate_up_weight", fused, persistent=False)
 
     def forward(x):
         gu = F.linear(x, mlp.gate_up_weight)
@@ -183,14 +207,35 @@ def rope_table(rotary_emb):
     return (torch.cat([freqs.cos(), freqs.sin()], dim=-1) * scale).contiguous()
 
 
+def attend(attn, q, k, v, attention_mask, past_key_values, input_shape, kwargs):
+    """The stock attention forward from the cache update on: q, k, v are
+    [batch, heads, seq, head_dim]; returns (o_proj output, weights)."""
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+    if past_key_values is not None:
+        if "cache_position" in kwargs:  # transformers before 5.17 passes it, and the cache needs it
+            k, v = past_key_values.update(k, v, attn.layer_idx, {"cache_position": kwargs["cache_position"]})
+        else:  # transformers 5.17: the cache tracks its own length
+            k, v = past_key_values.update(k, v, attn.layer_idx)
+    attention_interface = inspect.getmodule(type(attn)).eager_attention_forward
+    if attn.config._attn_implementation != "eager":
+        attention_interface = ALL_ATTENTION_FUNCTIONS[attn.config._attn_implementation]
+    out, weights = attention_interface(
+        attn, q, k, v, attention_mask,
+        dropout=0.0 if not attn.training else attn.attention_dropout,
+        scaling=attn.scaling,
+        sliding_window=getattr(attn, "sliding_window", None),
+        **kwargs,
+    )
+    out = out.reshape(*input_shape, -1).contiguous()
+    return attn.o_proj(out), weights
+
+
 def patch_attention(attn, rotary_emb, lk):
-    """Replace this attention's forward with the same computation where
-    q_norm / k_norm (already patched) run on the un-transposed
+    """`rope`: replace this attention's forward with the same computation
+    where q_norm / k_norm (patched or not) run on the un-transposed
     [batch, seq, heads, head_dim] tensors and RoPE is one lit_kernels
     call for query and key (NeoX rotate-half convention, positions from
     position_ids, the fp32 table built once per model)."""
-    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
-    eager_attention_forward = inspect.getmodule(type(attn)).eager_attention_forward
     q_norm = getattr(attn, "q_norm", None)
     k_norm = getattr(attn, "k_norm", None)
     head_dim = attn.head_dim
@@ -211,51 +256,239 @@ def patch_attention(attn, rotary_emb, lk):
         else:  # no positions passed down: a table row per token from the model's own cos/sin
             cos, sin = position_embeddings  # [batch or 1, seq, head_dim], both halves equal
             half = head_dim // 2
-            table = torch.cat([cos[..., :half], sin[..., :half]], dim=-1)
+            table = torch.cat([cos[..., :half], sin[..., :half]], dim=-1).float()
             table = table.expand(*input_shape, head_dim).reshape(-1, head_dim)
             positions = torch.arange(table.shape[0], device=table.device)
         q, k = lk.rope(positions, q.reshape(positions.shape[0], -1, head_dim),
                        k.reshape(positions.shape[0], -1, head_dim), head_dim, table, True)
         q = q.view(hidden_shape).transpose(1, 2)
         k = k.view(hidden_shape).transpose(1, 2)
-
-        if past_key_values is not None:  # transformers 5.17: the cache tracks its own length
-            k, v = past_key_values.update(k, v, attn.layer_idx)
-
-        attention_interface = eager_attention_forward
-        if attn.config._attn_implementation != "eager":
-            attention_interface = ALL_ATTENTION_FUNCTIONS[attn.config._attn_implementation]
-        out, weights = attention_interface(
-            attn, q, k, v, attention_mask,
-            dropout=0.0 if not attn.training else attn.attention_dropout,
-            scaling=attn.scaling,
-            sliding_window=getattr(attn, "sliding_window", None),
-            **kwargs,
-        )
-        out = out.reshape(*input_shape, -1).contiguous()
-        return attn.o_proj(out), weights
+        return attend(attn, q, k, v, attention_mask, past_key_values, input_shape, kwargs)
 
     attn.forward = forward
 
 
-def patch_model(model, family, lk):
-    """Patch by class name; returns the counts, which the caller asserts."""
+def patch_attention_qk_norm_rope(attn, lk):
+    """`qk_norm_rope` (Qwen3): q_norm, k_norm and RoPE of this attention as
+    one lit_kernels.qk_norm_rope call on the projections' outputs, which
+    returns q and k as contiguous [batch, heads, seq, head_dim] for the
+    cache and the attention function; cos and sin are the model's own
+    (rotary_emb, patched to hand them over in fp32)."""
+    q_norm, k_norm = attn.q_norm, attn.k_norm
+    eps = float(q_norm.variance_epsilon)
+    if float(k_norm.variance_epsilon) != eps:
+        raise ValueError(f"qk_norm_rope takes one epsilon; q_norm has {eps}, k_norm {k_norm.variance_epsilon}")
+    head_dim = attn.head_dim
+
+    def forward(hidden_states, position_embeddings=None, attention_mask=None, past_key_values=None, **kwargs):
+        input_shape = hidden_states.shape[:-1]
+        cos, sin = position_embeddings
+        q, k = lk.qk_norm_rope(attn.q_proj(hidden_states), attn.k_proj(hidden_states),
+                               q_norm.weight, k_norm.weight, cos, sin, eps)
+        v = attn.v_proj(hidden_states).view(*input_shape, -1, head_dim).transpose(1, 2)
+        return attend(attn, q, k, v, attention_mask, past_key_values, input_shape, kwargs)
+
+    attn.forward = forward
+
+
+def patch_rotary_fp32(rotary_emb):
+    """rotary_emb computes cos and sin in fp32 and casts them to the hidden
+    states' dtype; handed an empty fp32 tensor instead of the hidden
+    states (it reads only their device and dtype), it returns them in
+    fp32. Only for a model whose every attention layer takes them through
+    qk_norm_rope, which reads fp32 tables."""
+    rope_table(rotary_emb)  # refuses RoPE types that change with the sequence length
+    inner = rotary_emb.forward
+    rotary_emb.register_buffer("lit_fp32_probe", torch.empty(0, dtype=torch.float32,
+                                                             device=rotary_emb.inv_freq.device),
+                               persistent=False)
+
+    def forward(x, position_ids, *args, **kwargs):
+        return inner(rotary_emb.lit_fp32_probe, position_ids, *args, **kwargs)
+
+    rotary_emb.forward = forward
+
+
+# The decoder layer's forward parameters the fused forward takes (transformers
+# 5.x). The stock layer hands each of its own on to self_attn, so the fused one
+# hands on the same ones; cache_position (5.x before 5.17) arrives in **kwargs
+# and is handed on with them.
+LAYER_PARAMS = ("hidden_states", "attention_mask", "position_ids", "past_key_values", "use_cache",
+                "position_embeddings")
+
+
+def layer_signature(layer):
+    """The stock forward's named parameters after hidden_states, refused
+    unless the fused forward knows every one of them."""
+    names = [n for n, p in inspect.signature(type(layer).forward).parameters.items()
+             if n != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    unknown = [n for n in names if n not in LAYER_PARAMS and n != "cache_position"]
+    if not names or names[0] != "hidden_states" or unknown:
+        raise ValueError(f"{type(layer).__name__}.forward takes {names}; layer_fusion knows "
+                         f"{list(LAYER_PARAMS)} and cache_position: read the installed version's forward first")
+    return tuple(n for n in names[1:] if n != "cache_position")
+
+
+def patch_decoder_layers(model, lk):
+    """`layer_fusion`: each decoder layer's forward computes the stock
+    layer with the residual stream kept in one tensor, updated in place
+    by fused_add_rms_norm at both of the layer's residual adds:
+
+        attention output + residual, post_attention_layernorm   -> one fused_add_rms_norm
+        MLP output + residual, NEXT layer's input_layernorm     -> one fused_add_rms_norm
+        (the last layer: the model's final norm)
+
+    A layer returns the residual stream, as the stock layer returns its
+    output, and leaves the normed copy for the next layer (or the final
+    norm) in a slot both share; the receiver uses it only if the stream it
+    is handed is that very tensor, and computes its own norm otherwise.
+    The first layer starts a new stream (hidden_states + attention output),
+    so the caller's tensor is never written. A layer with hooks (transformers
+    installs them to capture per-layer hidden states) runs unfused: a
+    hooked output must not be overwritten by the next layer."""
+    import transformers
+    if int(transformers.__version__.split(".")[0]) < 5:
+        raise ValueError("layer_fusion needs transformers 5 (a decoder layer returns a tensor)")
+    layers = list(model.model.layers)
+    final_norm = model.model.norm
+    slot = [None]  # (residual stream, its next norm's output), from one layer to the next
+    for i, layer in enumerate(layers):
+        nxt = layers[i + 1].input_layernorm if i + 1 < len(layers) else final_norm
+        fuse_layer(layer, nxt, slot, layer_signature(layer), lk)
+    fuse_final_norm(final_norm, slot)
+    return len(layers)
+
+
+def fuse_layer(layer, next_norm, slot, names, lk):
+    post = layer.post_attention_layernorm
+    post_eps, next_eps = float(post.variance_epsilon), float(next_norm.variance_epsilon)
+
+    def forward(hidden_states, attention_mask=None, position_ids=None, past_key_values=None,
+                use_cache=False, position_embeddings=None, **kwargs):
+        carried, slot[0] = slot[0], None
+        hooked = bool(layer._forward_hooks or layer._forward_pre_hooks)
+        if carried is not None and carried[0] is hidden_states and not hooked:
+            residual, x = carried  # the previous layer normed this stream with our input_layernorm
+        else:
+            residual, x = None, layer.input_layernorm(hidden_states)
+        given = {"attention_mask": attention_mask, "position_ids": position_ids,
+                 "past_key_values": past_key_values, "use_cache": use_cache,
+                 "position_embeddings": position_embeddings}
+        attn_out, _ = layer.self_attn(hidden_states=x, **{n: given[n] for n in names}, **kwargs)
+        if residual is None:  # a new stream: hidden_states stays as the caller left it
+            residual = hidden_states + attn_out
+            x = post(residual)
+        else:  # residual += attn_out in place; x = post_attention_layernorm(residual)
+            x = lk.fused_add_rms_norm(attn_out, residual, post.weight, post_eps)[0]
+        mlp_out = layer.mlp(x)
+        if hooked:  # a hook keeps this output: a new tensor, never written again
+            return residual + mlp_out
+        # residual += mlp_out in place; the next layer's input norm (or the final norm) of it
+        slot[0] = (residual, lk.fused_add_rms_norm(mlp_out, residual, next_norm.weight, next_eps)[0])
+        return residual
+
+    layer.forward = forward
+
+
+def fuse_final_norm(norm, slot):
+    inner = norm.forward  # the stock forward, or the norms patch's
+
+    def forward(hidden_states):
+        carried, slot[0] = slot[0], None
+        if carried is not None and carried[0] is hidden_states:
+            return carried[1]  # the last layer's fused add + norm computed it
+        return inner(hidden_states)
+
+    norm.forward = forward
+
+
+def set_attention(model, name):
+    if hasattr(model, "set_attn_implementation"):
+        model.set_attn_implementation(name)
+    else:
+        model.config._attn_implementation = name
+    assert model.config._attn_implementation == name, model.config._attn_implementation
+
+
+def parse_patches(text):
+    patches = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = sorted(set(patches) - set(PATCHES))
+    if unknown:
+        raise SystemExit(f"unknown patches {unknown}; known: {', '.join(PATCHES)}")
+    return [p for p in PATCHES if p in patches]
+
+
+def applicable(family, patches):
+    """qk_norm_rope needs per-head norms (Qwen3, not LLaMA)."""
+    return [p for p in patches if p != "qk_norm_rope" or FAMILIES[family]["norms_per_layer"] == 4]
+
+
+def patch_model(model, family, lk, patches):
+    """Applies `patches` (matching by class name); returns the counts, which
+    the caller asserts against expected_counts."""
     spec = FAMILIES[family]
+    patches = set(patches)
+    if "qk_norm_rope" in patches and spec["norms_per_layer"] != 4:
+        raise ValueError(f"qk_norm_rope: {family} has no per-head q/k norms")
     counts = Counter()
     rotary = model.model.rotary_emb
-    rotary.register_buffer("lit_cos_sin_cache", rope_table(rotary), persistent=False)
+    fused_qk = "qk_norm_rope" in patches
+    if "rope" in patches and not fused_qk and getattr(rotary, "lit_cos_sin_cache", None) is None:
+        rotary.register_buffer("lit_cos_sin_cache", rope_table(rotary), persistent=False)
     for name, m in model.named_modules():
         cls = type(m).__name__
-        if cls in spec["norm_classes"]:
+        if cls in spec["norm_classes"] and "norms" in patches:
             patch_rmsnorm(m, lk)
             counts["rms_norm_per_head" if name.endswith(("q_norm", "k_norm")) else "rms_norm_hidden"] += 1
-        elif cls in spec["mlp_classes"]:
+        elif cls in spec["mlp_classes"] and "mlp" in patches:
             patch_mlp(m, lk)
             counts["swiglu_mlp"] += 1
-        elif cls in spec["attention_classes"]:
+        elif cls in spec["attention_classes"] and fused_qk:
+            patch_attention_qk_norm_rope(m, lk)
+            counts["qk_norm_rope_attention"] += 1
+        elif cls in spec["attention_classes"] and "rope" in patches:
             patch_attention(m, rotary, lk)
             counts["rope_attention"] += 1
+    if fused_qk:
+        patch_rotary_fp32(rotary)
+        counts["rotary_fp32"] = 1
+    if "layer_fusion" in patches:  # after the norms: the final norm's fallback is their forward
+        counts["fused_layers"] = patch_decoder_layers(model, lk)
+    if "attention" in patches:
+        set_attention(model, lk.integrations.register_transformers("lit"))
+        counts["lit_attention"] = 1
     return dict(counts)
+
+
+def expected_counts(family, layers, patches):
+    qwen = FAMILIES[family]["norms_per_layer"] == 4
+    e = {}
+    if "norms" in patches:
+        e["rms_norm_hidden"] = 2 * layers + 1
+        if qwen:
+            e["rms_norm_per_head"] = 2 * layers
+    if "mlp" in patches:
+        e["swiglu_mlp"] = layers
+    if "qk_norm_rope" in patches:
+        e["qk_norm_rope_attention"] = layers
+        e["rotary_fp32"] = 1
+    elif "rope" in patches:
+        e["rope_attention"] = layers
+    if "layer_fusion" in patches:
+        e["fused_layers"] = layers
+    if "attention" in patches:
+        e["lit_attention"] = 1
+    return e
+
+
+def unpatch_model(model):
+    """Every instance forward removed (the classes' own run again) and SDPA
+    attention back; the concatenated MLP weight and the tables stay as
+    buffers, unused (the Linear weights are views of the first)."""
+    for m in model.modules():
+        if "forward" in m.__dict__:
+            del m.forward
+    set_attention(model, "sdpa")
 
 
 # ---- measuring ----
@@ -292,6 +525,7 @@ def bench_ms(fn):
 
 
 DECODE_WARMUP, DECODE_REPS = 5, 100
+GRAPH_WARMUP = 3  # calls on a side stream before a CUDA graph is captured
 DECODE_SLOTS = 256  # cache slots past the prompt: more than the calls a decode case makes
 
 
@@ -313,6 +547,21 @@ def bench_fixed_ms(fn, warmup=DECODE_WARMUP, reps=DECODE_REPS):
     return float(ms[reps // 2])
 
 
+def graph_ms(call):
+    """One call captured in a CUDA graph (after warm-up calls on a side
+    stream), then its replays timed like bench_fixed_ms."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(GRAPH_WARMUP):
+            call()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        call()
+    return bench_fixed_ms(g.replay)
+
+
 def make_static_cache(model, max_len):
     from transformers import StaticCache
     try:
@@ -324,19 +573,21 @@ def make_static_cache(model, max_len):
 
 class Workload:
     """Inputs and the calls that are checked and timed. Prefill: full
-    logits for the correctness check, the last token's logits for timing
-    (as generate does). Decode: one token with a StaticCache that a
-    prefill filled. transformers 5.17's StaticCache advances its own length
-    on every call and masks over all its slots, so every call costs the
-    same; the cache has DECODE_SLOTS spare slots and a decode case makes
-    1 + DECODE_WARMUP + DECODE_REPS calls."""
+    logits for the correctness check, the last `keep` tokens' logits for
+    timing (generate keeps one). Decode: one token with a StaticCache that
+    a prefill filled. transformers 5.17's StaticCache advances its own
+    length on every call and masks over all its slots, so every call costs
+    the same; the cache has DECODE_SLOTS spare slots, more than a decode
+    case calls it (1 + DECODE_WARMUP + DECODE_REPS without a graph, as many
+    again and GRAPH_WARMUP with one)."""
 
-    def __init__(self, vocab):
+    def __init__(self, vocab, prefill_cases=PREFILL_CASES, decode_cases=DECODE_CASES, keep=1):
         g = torch.Generator(device="cuda").manual_seed(2)
+        self.keep = keep
         self.prefill = {f"{b}x{s}": torch.randint(0, vocab, (b, s), device="cuda", generator=g)
-                        for b, s in PREFILL_CASES}
+                        for b, s in prefill_cases}
         self.decode = {}
-        for b, ctx in DECODE_CASES:
+        for b, ctx in decode_cases:
             ids = torch.randint(0, vocab, (b, ctx + 1), device="cuda", generator=g)
             self.decode[f"{b}x1 after {ctx}"] = (ids[:, :ctx], ids[:, ctx:], ctx)
 
@@ -345,11 +596,11 @@ class Workload:
         return model(input_ids=self.prefill[key], use_cache=False).logits
 
     def prefill_call(self, model, key):
-        ids = self.prefill[key]
+        ids, keep = self.prefill[key], self.keep
 
         @torch.no_grad()
         def call():
-            return model(input_ids=ids, use_cache=False, logits_to_keep=1).logits
+            return model(input_ids=ids, use_cache=False, logits_to_keep=keep).logits
         return call
 
     @torch.no_grad()
@@ -407,18 +658,21 @@ def evaluate(model, runnable, work, full_prefill, deadline=None, save=None, sink
     return outs, times, first_s
 
 
-def reference_outputs(model, work):
+def reference_outputs(model, work, full_prefill=True):
     outs = {}
     for key in work.prefill:
-        outs["prefill " + key] = work.prefill_logits(model, key).float()
+        if full_prefill:
+            outs["prefill " + key] = work.prefill_logits(model, key).float()
+        else:
+            outs["prefill " + key] = work.prefill_call(model, key)().float()
     for key in work.decode:
         outs["decode " + key] = work.decode_call(model, key)().float()
     return outs
 
 
-def compiled_of(model):
+def compiled_of(model, mode=None):
     torch._dynamo.reset()
-    return torch.compile(model, fullgraph=True, dynamic=False)
+    return torch.compile(model, fullgraph=True, dynamic=False, mode=mode)
 
 
 def check(outs, ref, ref32, tol):
@@ -434,12 +688,24 @@ def check(outs, ref, ref32, tol):
     return rows
 
 
-def run_family(family, args, lk, t_start, log, save):
+def fp32_reference(model, work, full_prefill=True):
+    """Logits of an fp32 copy of the model (same weights, upcast)."""
+    ref32_model = copy.deepcopy(model).float()
+    ref32 = reference_outputs(ref32_model, work, full_prefill)
+    del ref32_model
+    torch.cuda.empty_cache()
+    return ref32
+
+
+def run_family(family, args, lk, t_start, deadline, log, save):
+    """--mode compare: eager and compiled, stock and patched with --patches."""
     spec = FAMILIES[family]
+    patches = applicable(family, args.patch_list)
     res = save.res = {"family": family, "layers": args.layers, "config": dict(spec["config"]),
-           "prefill_cases": [f"{b}x{s}" for b, s in PREFILL_CASES],
-           "decode_cases": [f"{b}x1 after {c}" for b, c in DECODE_CASES],
-           "tolerance_rel_l2": args.tol, "errors": [], "compile_s": {}}
+                      "mode": "compare", "patches": patches,
+                      "prefill_cases": [f"{b}x{s}" for b, s in PREFILL_CASES],
+                      "decode_cases": [f"{b}x1 after {c}" for b, c in DECODE_CASES],
+                      "tolerance_rel_l2": args.tol, "errors": [], "compile_s": {}}
     cfg = make_config(family, args.layers)
     model = build_model(cfg)
     res["census_before"] = census(model)
@@ -450,10 +716,7 @@ def run_family(family, args, lk, t_start, log, save):
     log(f"[{family}] built: {n_norms} RMSNorm modules")
 
     # fp32 reference: the same weights, upcast; then the bf16 unpatched model
-    ref32_model = copy.deepcopy(model).float()
-    ref32 = reference_outputs(ref32_model, work)
-    del ref32_model
-    torch.cuda.empty_cache()
+    ref32 = fp32_reference(model, work)
     ref = reference_outputs(model, work)
     log(f"[{family}] references taken ({time.time() - t_start:.0f}s)")
 
@@ -462,10 +725,10 @@ def run_family(family, args, lk, t_start, log, save):
     _, t, _ = evaluate(model, model, work, full_prefill=False, save=save, sink=(times, "eager_ms"))
     log(f"[{family}] eager timed: {t}")
     save()
-    if time.time() - t_start < args.deadline:
+    if time.time() < deadline:
         try:
             outs, t, first = evaluate(model, compiled_of(model), work, full_prefill=False,
-                                      deadline=t_start + args.deadline, save=save, sink=(times, "compile_ms"))
+                                      deadline=deadline, save=save, sink=(times, "compile_ms"))
             res["compile_s"]["without_lit_ops"] = first
             res["correctness_compiled_without_lit_ops"] = check(outs, ref, ref32, args.tol)
             log(f"[{family}] compiled without lit ops: {t} ({time.time() - t_start:.0f}s)")
@@ -477,23 +740,12 @@ def run_family(family, args, lk, t_start, log, save):
     save()
 
     # ---- patch, count, check ----
-    counts = patch_model(model, family, lk)
+    counts = patch_model(model, family, lk, patches)
     res["patched"] = counts
-    expect = {"rms_norm_hidden": 2 * args.layers + 1, "swiglu_mlp": args.layers, "rope_attention": args.layers}
-    if spec["norms_per_layer"] == 4:
-        expect["rms_norm_per_head"] = 2 * args.layers
+    expect = expected_counts(family, args.layers, patches)
     assert counts == expect, (counts, expect)
     res["census_after"] = census(model)
-    res["attention"] = "sdpa"
-    if args.attention == "lit":
-        # both registries, one name; the unpatched references above ran SDPA
-        name = lk.integrations.register_transformers("lit")
-        if hasattr(model, "set_attn_implementation"):
-            model.set_attn_implementation(name)
-        else:
-            model.config._attn_implementation = name
-        assert model.config._attn_implementation == name, model.config._attn_implementation
-        res["attention"] = name
+    res["attention"] = model.config._attn_implementation
     log(f"[{family}] patched: {counts}")
 
     outs, t, _ = evaluate(model, model, work, full_prefill=True, save=save, sink=(times, "eager_patched_ms"))
@@ -503,10 +755,10 @@ def run_family(family, args, lk, t_start, log, save):
     save()
 
     res["compile_fullgraph_with_lit_ops"] = False
-    if time.time() - t_start < args.deadline:
+    if time.time() < deadline:
         try:
             outs, t, first = evaluate(model, compiled_of(model), work, full_prefill=False,
-                                      deadline=t_start + args.deadline, save=save,
+                                      deadline=deadline, save=save,
                                       sink=(times, "compile_patched_ms"))
             res["compile_fullgraph_with_lit_ops"] = len(outs) > 0
             res["compile_s"]["with_lit_ops"] = first
@@ -536,6 +788,183 @@ def run_family(family, args, lk, t_start, log, save):
     return res
 
 
+# ---- --mode compiled: which patches help under torch.compile ----
+def decide(rows, candidates, headline, margin, min_speedup):
+    """The rule: a patch joins the default set when, alone, its compiled
+    headline prefill is faster than the stock compiled model's (speed-up
+    above min_speedup) and its logits are no further from the fp32 model's
+    than the stock compiled model's are (times 1 + margin)."""
+    by = {(r["config"], r["case"]): r for r in rows if "rel_l2_vs_fp32" in r}
+    stock = by.get(("stock", headline))
+    decisions = []
+    for p in candidates:
+        r = by.get((p, headline))
+        d = {"patch": p, "case": headline}
+        if stock is None or r is None:
+            d.update(helps=False, reason="not measured")
+        else:
+            d["speedup"] = stock["ms"] / r["ms"]
+            d["rel_l2_vs_fp32"] = r["rel_l2_vs_fp32"]
+            d["stock_rel_l2_vs_fp32"] = stock["rel_l2_vs_fp32"]
+            d["faster"] = d["speedup"] > min_speedup
+            d["accuracy_ok"] = r["rel_l2_vs_fp32"] <= stock["rel_l2_vs_fp32"] * (1 + margin)
+            d["helps"] = bool(d["faster"] and d["accuracy_ok"])
+            d["reason"] = ("faster and no less accurate" if d["helps"] else
+                           "slower" if not d["faster"] else "further from fp32")
+        decisions.append(d)
+    return decisions, [d["patch"] for d in decisions if d["helps"]]
+
+
+def targets_of(rows, headline, decode_case):
+    """The targets for the default set, from the rows measured so far."""
+    by = {(r["config"], r["case"]): r for r in rows if "rel_l2_vs_fp32" in r}
+    t = {}
+    s, d = by.get(("stock", headline)), by.get(("default", headline))
+    if s and d:
+        t["prefill_speedup"] = s["ms"] / d["ms"]
+        t["prefill_target_met"] = t["prefill_speedup"] >= PREFILL_TARGET
+        t["no_less_accurate"] = d["rel_l2_vs_fp32"] <= s["rel_l2_vs_fp32"]
+    s, d = by.get(("stock", decode_case)), by.get(("default", decode_case))
+    if s and d:
+        t["decode_speedup"] = s["ms"] / d["ms"]
+        if s.get("graph_ms") and d.get("graph_ms"):
+            t["decode_graph_speedup"] = s["graph_ms"] / d["graph_ms"]
+            t["decode_graph_not_slower"] = d["graph_ms"] <= s["graph_ms"]
+    return t
+
+
+def run_compiled_table(family, args, lk, t_start, deadline, log, save):
+    """--mode compiled: stock, each patch alone, the default set, all
+    under torch.compile(fullgraph=True)."""
+    spec = FAMILIES[family]
+    candidates = applicable(family, args.patch_list)
+    prefill = [tuple(int(v) for v in c.split("x")) for c in args.prefill.split(",") if c.strip()]
+    headline = f"prefill {prefill[0][0]}x{prefill[0][1]}"
+    decode_case = f"decode 1x1 after {args.decode_context}"
+    rows = []
+    res = save.res = {
+        "family": family, "layers": args.layers, "config": dict(spec["config"]), "mode": "compiled",
+        "candidates": candidates,
+        "not_applicable": [p for p in args.patch_list if p not in candidates],
+        "headline": headline, "decode_case": decode_case,
+        "prefill_cases": [f"prefill {b}x{s}" for b, s in prefill],
+        "accuracy_tokens": ACCURACY_TOKENS,
+        "rule": ("a patch joins the default set when, applied alone under torch.compile(fullgraph=True), "
+                 f"the headline prefill ({headline}) is faster than the stock compiled model "
+                 f"(speed-up > {args.min_speedup:g}) and its logits are no further from the fp32 model's "
+                 f"than the stock compiled model's are (relative L2, margin {args.accuracy_margin:.0%})"),
+        "accuracy_margin": args.accuracy_margin, "min_speedup": args.min_speedup,
+        "decode_graph": args.decode_graph,
+        "timing_method": {
+            "prefill": f"triton.testing.do_bench(warmup=25, rep=200), median, L2 flushed; logits of the "
+                       f"last {ACCURACY_TOKENS} positions kept",
+            "decode": f"{DECODE_REPS} calls after {DECODE_WARMUP} warm-ups, L2 flushed, CUDA events, median; "
+                      f"StaticCache with {DECODE_SLOTS} slots past the prompt",
+            "decode_graph": ("one compiled call captured in a CUDA graph after "
+                             f"{GRAPH_WARMUP} warm-up calls, its replays timed the same way"
+                             if args.decode_graph == "capture" else
+                             "torch.compile(mode='reduce-overhead'), timed the same way")},
+        "rows": rows, "skipped": [], "errors": [],
+    }
+    cfg = make_config(family, args.layers)
+    model = build_model(cfg)
+    work = Workload(cfg.vocab_size, prefill, [(1, args.decode_context)], keep=ACCURACY_TOKENS)
+    ref32 = fp32_reference(model, work, full_prefill=False)
+    ref = reference_outputs(model, work, full_prefill=False)
+    log(f"[{family}] references taken ({time.time() - t_start:.0f}s)")
+
+    def run(name, patches, cases):
+        """One compile of the model patched with `patches`; a row per case."""
+        if time.time() > deadline:
+            res["skipped"].append(f"{name}: {', '.join(cases)}")
+            return
+        unpatch_model(model)
+        try:
+            counts = patch_model(model, family, lk, patches)
+            expect = expected_counts(family, args.layers, patches)
+            assert counts == expect, (counts, expect)
+        except Exception as e:  # noqa: BLE001
+            res["errors"].append(f"{name}: patch: {e!r}"[:2000])
+            log(traceback.format_exc())
+            unpatch_model(model)
+            return
+        compiled = compiled_of(model)
+        for case in cases:
+            if time.time() > deadline:
+                res["skipped"].append(f"{name}: {case}")
+                continue
+            row = {"config": name, "patches": list(patches), "case": case}
+            try:
+                key = case.split(" ", 1)[1]
+                t = time.time()
+                if case.startswith("prefill"):
+                    call = work.prefill_call(compiled, key)
+                    out = call()
+                    torch.cuda.synchronize()
+                    row["first_call_s"] = time.time() - t
+                    row["ms"] = bench_ms(call)
+                else:
+                    call = work.decode_call(compiled, key, prefill_model=model)
+                    out = call()
+                    torch.cuda.synchronize()
+                    row["first_call_s"] = time.time() - t
+                    row["ms"] = bench_fixed_ms(call)
+                    try:
+                        if args.decode_graph == "capture":
+                            row["graph_ms"] = graph_ms(call)
+                        else:
+                            graphed = work.decode_call(compiled_of(model, "reduce-overhead"), key,
+                                                       prefill_model=model)
+                            row["graph_ms"] = bench_fixed_ms(graphed)
+                            compiled = compiled_of(model)  # compiled_of reset dynamo: the next case recompiles
+                    except Exception as e:  # noqa: BLE001  (recorded; the row keeps its other numbers)
+                        row["graph_error"] = repr(e)[:2000]
+                        log(traceback.format_exc())
+                out = out.float()
+                row["rel_l2_vs_fp32"] = rel_l2(out, ref32[case])
+                row["rel_l2_vs_stock_bf16"] = rel_l2(out, ref[case])
+                row["stock_bf16_rel_l2_vs_fp32"] = rel_l2(ref[case], ref32[case])
+                row["argmax_agreement_vs_fp32"] = (out.argmax(-1) == ref32[case].argmax(-1)).float().mean().item()
+                # sanity, not the rule: no further from fp32 than eager stock bf16, with passes()'s margin
+                row["pass"] = row["rel_l2_vs_fp32"] <= 1.25 * row["stock_bf16_rel_l2_vs_fp32"] + 1e-3
+            except Exception as e:  # noqa: BLE001
+                row["error"] = repr(e)[:2000]
+                log(traceback.format_exc())
+            rows.append(row)
+            res["targets"] = targets_of(rows, headline, decode_case)
+            save()
+            log(f"[{family}] {name} {case}: " + ", ".join(
+                f"{k} {v:.4g}" for k, v in row.items() if isinstance(v, float)))
+        del compiled
+        torch._dynamo.reset()
+        unpatch_model(model)
+
+    run("stock", [], [headline, decode_case])
+    for p in candidates:
+        run(p, [p], [headline])
+    res["decisions"], default = decide(rows, candidates, headline, args.accuracy_margin, args.min_speedup)
+    res["default_patches"] = default
+    log(f"[{family}] default set: {default} ({time.time() - t_start:.0f}s)")
+    save()
+    if default:
+        run("default", default, [headline, decode_case])
+    for p in candidates:
+        run(p, [p], [decode_case])
+    if len(candidates) > 1 and candidates != default:
+        run("all", candidates, [headline, decode_case])
+    rest = [c for c in res["prefill_cases"] if c != headline]
+    if rest:
+        run("stock", [], rest)
+        if default:
+            run("default", default, rest)
+    res["targets"] = targets_of(rows, headline, decode_case)
+    res["pass"] = bool(rows) and all(r.get("pass") for r in rows) and not res["errors"]
+    del model, work, ref, ref32
+    torch._dynamo.reset()
+    torch.cuda.empty_cache()
+    return res
+
+
 def environment():
     import transformers
     import triton
@@ -549,17 +978,35 @@ def environment():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="results JSON path")
+    ap.add_argument("--mode", choices=("compare", "compiled"), default="compare")
     ap.add_argument("--models", default="qwen3,llama")
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--kernels", default=os.environ.get("LIT_KERNELS_PATH"),
                     help="build variant folder holding lit_kernels/ (default: $LIT_KERNELS_PATH)")
+    ap.add_argument("--patches", default=None,
+                    help=f"comma-separated, from {','.join(PATCHES)}; compare mode: the set applied "
+                         f"(default {COMPARE_PATCHES}); compiled mode: the candidates (default all)")
     ap.add_argument("--tol", type=float, default=2e-2, help="floor of the allowed relative L2 distance from the unpatched bf16 model")
     ap.add_argument("--deadline", type=float, default=1e9,
-                    help="seconds after which no new torch.compile is started")
+                    help="seconds after which no new measurement starts, shared out evenly among the models")
     ap.add_argument("--attention", choices=("sdpa", "lit"), default="sdpa",
-                    help="lit: the patched model also runs lit_kernels' attention (prefill) and "
-                         "attention_decode (decode) through attn_implementation='lit'")
+                    help="compare mode: lit adds the `attention` patch (lit_kernels' attention for prefill "
+                         "and attention_decode for decode, through attn_implementation='lit')")
+    ap.add_argument("--prefill", default="1x4096",
+                    help="compiled mode: prefill cases BxS, comma-separated; the first is the headline")
+    ap.add_argument("--decode-context", type=int, default=2048,
+                    help="compiled mode: tokens in the cache before the timed decode step")
+    ap.add_argument("--decode-graph", choices=("capture", "reduce-overhead"), default="capture",
+                    help="compiled mode: how the decode step runs from a CUDA graph")
+    ap.add_argument("--accuracy-margin", type=float, default=0.01,
+                    help="compiled mode: relative slack of the rule's accuracy test")
+    ap.add_argument("--min-speedup", type=float, default=1.0,
+                    help="compiled mode: the rule's speed-up threshold (a patch must beat it)")
     args = ap.parse_args()
+    default_patches = COMPARE_PATCHES if args.mode == "compare" else ",".join(PATCHES)
+    args.patch_list = parse_patches(args.patches or default_patches)
+    if args.attention == "lit" and "attention" not in args.patch_list:
+        args.patch_list = parse_patches(",".join(args.patch_list + ["attention"]))
 
     t0 = time.time()
 
@@ -570,8 +1017,9 @@ def main():
     if hasattr(torch._dynamo.config, "recompile_limit"):
         torch._dynamo.config.recompile_limit = 64
     lk = import_lit_kernels(args.kernels)
-    out = {"script": "kernels/scripts/transformers_injection.py", "env": environment(),
+    out = {"script": "kernels/scripts/transformers_injection.py", "mode": args.mode, "env": environment(),
            "kernels_package": os.path.dirname(lk.__file__), "models": {}}
+
     def save():
         # called at checkpoints, so a run cut short keeps what it measured
         if getattr(save, "res", None) is not None:
@@ -582,10 +1030,13 @@ def main():
         with open(args.out, "w") as f:
             json.dump(out, f, indent=1)
 
-    for family in [m.strip() for m in args.models.split(",") if m.strip()]:
+    families = [m.strip() for m in args.models.split(",") if m.strip()]
+    run = run_compiled_table if args.mode == "compiled" else run_family
+    for i, family in enumerate(families):
         save.family, save.res = family, None
+        deadline = t0 + args.deadline * (i + 1) / len(families)
         try:
-            out["models"][family] = run_family(family, args, lk, t0, log, save)
+            out["models"][family] = run(family, args, lk, t0, deadline, log, save)
         except Exception as e:  # noqa: BLE001
             log(traceback.format_exc())
             partial = dict(save.res or {"family": family})

@@ -860,6 +860,134 @@ std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query,
   return {qo, ko};
 }
 
+// ---- qk_norm_rope ----
+// q or k as the projection leaves it: [B, S, H * D] or [B, S, H, D], each head
+// contiguous and the heads of a token adjacent; batch and sequence strides
+// free, in 16-byte steps.
+struct QkView {
+  int64_t heads;
+  int64_t batch_stride;
+  int64_t seq_stride;
+};
+
+QkView qk_view(const at::Tensor& t, int64_t B, int64_t S, int64_t D, const char* op,
+               const char* name) {
+  TORCH_CHECK(t.dim() == 3 || t.dim() == 4, op, ": ", name,
+              " must be [batch, seq, heads * head_dim] or [batch, seq, heads, head_dim], got ",
+              t.sizes());
+  TORCH_CHECK(t.size(0) == B && t.size(1) == S, op, ": ", name, " has batch and seq ", t.size(0),
+              ", ", t.size(1), " but q has ", B, ", ", S);
+  int64_t heads = 0;
+  if (t.dim() == 4) {
+    TORCH_CHECK(t.size(3) == D, op, ": ", name, " has head_dim ", t.size(3),
+                " but the norm weights have ", D);
+    TORCH_CHECK(t.stride(3) == 1 && (t.size(2) == 1 || t.stride(2) == D), op, ": ", name,
+                " must have contiguous heads (strides [*, *, ", D, ", 1]), got ", t.strides());
+    heads = t.size(2);
+  } else {
+    TORCH_CHECK(t.size(2) % D == 0, op, ": ", name, " last dimension ", t.size(2),
+                " is not a multiple of head_dim ", D);
+    TORCH_CHECK(t.stride(2) == 1 || t.size(2) == 1, op, ": ", name,
+                " must be contiguous in its last dimension, got strides ", t.strides());
+    heads = t.size(2) / D;
+  }
+  TORCH_CHECK(heads > 0 && heads <= INT32_MAX, op, ": ", name, " has ", heads, " heads");
+  QkView v{heads, B == 1 ? 0 : t.stride(0), S == 1 ? 0 : t.stride(1)};
+  const int64_t es = t.element_size();
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0 &&
+                  (v.batch_stride * es) % 16 == 0 && (v.seq_stride * es) % 16 == 0,
+              op, ": ", name,
+              " must start on a 16-byte boundary with batch and seq strides that are multiples "
+              "of 16 bytes, got strides ",
+              t.strides(), "; call .contiguous() first");
+  return v;
+}
+
+// cos or sin: contiguous [B or 1, S, D] or [S, D], float32 or the dtype of q.
+// Returns the batch stride in elements (0 when one table serves every sequence).
+int64_t qk_table(const at::Tensor& t, const at::Tensor& q, int64_t B, int64_t S, int64_t D,
+                 const char* op, const char* name) {
+  check_cuda_tensor(t, op, name);
+  TORCH_CHECK(t.device() == q.device(), op, ": ", name, " is on ", t.device(), " but q is on ",
+              q.device());
+  TORCH_CHECK(t.scalar_type() == at::kFloat || t.scalar_type() == q.scalar_type(), op, ": ", name,
+              " must be float32 or the dtype of q (", q.scalar_type(), "), got ", t.scalar_type());
+  const bool ok =
+      (t.dim() == 3 && (t.size(0) == B || t.size(0) == 1) && t.size(1) == S && t.size(2) == D) ||
+      (t.dim() == 2 && t.size(0) == S && t.size(1) == D);
+  TORCH_CHECK(ok, op, ": ", name, " must be [", B, " or 1, ", S, ", ", D, "] or [", S, ", ", D,
+              "] (as rotary_emb returns it), got ", t.sizes());
+  check_contiguous(t, op, name);
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0, op, ": ", name,
+              " does not start on a 16-byte boundary; call .contiguous() first");
+  return (t.dim() == 3 && t.size(0) == B && B > 1) ? S * D : 0;
+}
+
+// qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps) -> (q_out [B, Hq, S, D],
+// k_out [B, Hkv, S, D]).
+std::tuple<at::Tensor, at::Tensor> qk_norm_rope(const at::Tensor& q, const at::Tensor& k,
+                                                const at::Tensor& q_weight,
+                                                const at::Tensor& k_weight, const at::Tensor& cos,
+                                                const at::Tensor& sin, double eps) {
+  const char* op = "qk_norm_rope";
+  check_cuda_tensor(q, op, "q");
+  const lit::DType dt = to_lit_dtype(q, op, "q");
+  check_like(k, q, op, "k");
+  check_like(q_weight, q, op, "q_weight");
+  check_like(k_weight, q, op, "k_weight");
+  TORCH_CHECK(q_weight.dim() == 1 && q_weight.is_contiguous(), op,
+              ": q_weight must be a contiguous [head_dim] vector, got ", q_weight.sizes());
+  const int64_t D = q_weight.size(0);
+  TORCH_CHECK(D == 64 || D == 128 || D == 256, op, ": head_dim ", D,
+              " is not supported; supported: 64, 128 and 256 (for other sizes run rms_norm on "
+              "the heads, then rope)");
+  TORCH_CHECK(k_weight.dim() == 1 && k_weight.size(0) == D && k_weight.is_contiguous(), op,
+              ": k_weight must be a contiguous [", D, "] vector like q_weight, got ",
+              k_weight.sizes());
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(q_weight.data_ptr()) % 16 == 0 &&
+                  reinterpret_cast<uintptr_t>(k_weight.data_ptr()) % 16 == 0,
+              op, ": q_weight and k_weight must start on a 16-byte boundary; call .contiguous()");
+  TORCH_CHECK(q.dim() >= 2, op,
+              ": q must be [batch, seq, heads * head_dim] or [batch, seq, heads, head_dim], got ",
+              q.sizes());
+  const int64_t B = q.size(0), S = q.size(1);
+  const QkView qv = qk_view(q, B, S, D, op, "q");
+  const QkView kv = qk_view(k, B, S, D, op, "k");
+  const int64_t cb = qk_table(cos, q, B, S, D, op, "cos");
+  const int64_t sb = qk_table(sin, q, B, S, D, op, "sin");
+  TORCH_CHECK(cos.sizes() == sin.sizes() && cos.scalar_type() == sin.scalar_type(), op,
+              ": cos and sin must have the same shape and dtype, got ", cos.sizes(), " ",
+              cos.scalar_type(), " and ", sin.sizes(), " ", sin.scalar_type());
+  TORCH_CHECK(cb == sb, op, ": cos and sin must have the same batch size");
+  const c10::cuda::CUDAGuard guard(q.device());
+  at::Tensor qo = at::empty({B, qv.heads, S, D}, q.options());
+  at::Tensor ko = at::empty({B, kv.heads, S, D}, q.options());
+  if (B * S == 0) return {qo, ko};
+  lit::QkNormRopeParams p;
+  p.q = q.data_ptr();
+  p.k = k.data_ptr();
+  p.q_out = qo.data_ptr();
+  p.k_out = ko.data_ptr();
+  p.q_weight = q_weight.data_ptr();
+  p.k_weight = k_weight.data_ptr();
+  p.cos = cos.data_ptr();
+  p.sin = sin.data_ptr();
+  p.cos_sin_f32 = cos.scalar_type() == at::kFloat;
+  p.batch = B;
+  p.seq = S;
+  p.q_batch_stride = qv.batch_stride;
+  p.q_seq_stride = qv.seq_stride;
+  p.k_batch_stride = kv.batch_stride;
+  p.k_seq_stride = kv.seq_stride;
+  p.cs_batch_stride = cb;
+  p.num_q_heads = static_cast<int>(qv.heads);
+  p.num_kv_heads = static_cast<int>(kv.heads);
+  p.head_dim = static_cast<int>(D);
+  p.eps = static_cast<float>(eps);
+  check_launch(lit::qk_norm_rope(p, dt, stream_of(q)), op);
+  return {qo, ko};
+}
+
 }  // namespace lit_torch
 // ---- gemm ----
 at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias,
@@ -1117,6 +1245,11 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("rope_3d", c10::kCUDA, &lit_torch::rope_3d);
   ops.def("rope_3d_grid(Tensor query, Tensor key, Tensor grid, Tensor freqs) -> (Tensor, Tensor)");
   ops.impl("rope_3d_grid", c10::kCUDA, &lit_torch::rope_3d_grid);
+  // per-head RMSNorm + RoPE of q and k in one pass (Qwen3)
+  ops.def(
+      "qk_norm_rope(Tensor q, Tensor k, Tensor q_weight, Tensor k_weight, Tensor cos, Tensor sin, "
+      "float eps=1e-06) -> (Tensor, Tensor)");
+  ops.impl("qk_norm_rope", c10::kCUDA, &lit_torch::qk_norm_rope);
   // ---- gemm ----
   ops.def("gemm(Tensor a, Tensor b, Tensor? bias=None, str epilogue='none', str backend='auto') -> Tensor");
   ops.impl("gemm", c10::kCUDA, &gemm);

@@ -41,6 +41,10 @@ void rope_inplace(const at::Tensor& positions, at::Tensor& query, at::Tensor& ke
 at::Tensor rope_3d(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin);
 std::tuple<at::Tensor, at::Tensor> rope_3d_grid(const at::Tensor& query, const at::Tensor& key,
                                                 const at::Tensor& grid, const at::Tensor& freqs);
+std::tuple<at::Tensor, at::Tensor> qk_norm_rope(const at::Tensor& q, const at::Tensor& k,
+                                                const at::Tensor& q_weight,
+                                                const at::Tensor& k_weight, const at::Tensor& cos,
+                                                const at::Tensor& sin, double eps);
 }  // namespace lit_torch
 // --- gemm ---
 #include <algorithm>

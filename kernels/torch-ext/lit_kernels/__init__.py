@@ -169,6 +169,18 @@ def ltx_apply_rotary_emb(x: torch.Tensor, freqs) -> torch.Tensor:
 
 __all__ += ["rope", "rope_", "rope_cos_sin_cache", "rope_3d", "rope_3d_grid", "ltx_rope_freqs",
             "ltx_video_coords", "ltx_apply_rotary_emb"]
+def qk_norm_rope(q: torch.Tensor, k: torch.Tensor, q_weight: torch.Tensor, k_weight: torch.Tensor,
+                 cos: torch.Tensor, sin: torch.Tensor, eps: float = 1e-6) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Qwen3's q_norm / k_norm followed by transformers' apply_rotary_pos_emb, in
+    one pass. q [B, S, Hq*D] or [B, S, Hq, D] (q_proj's output), k likewise
+    with Hkv heads; q_weight, k_weight [D] (the norms' weights); cos, sin
+    [B or 1, S, D] as rotary_emb returns them, float32 or q's dtype. Returns
+    contiguous q [B, Hq, S, D] and k [B, Hkv, S, D], the layout attention takes.
+    D is 64, 128 or 256."""
+    return ops.qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps)
+
+
+__all__ += ["qk_norm_rope"]
 # ---- gemm ----
 _GATED_EPILOGUES = ("swiglu", "geglu", "geglu_tanh")
 
@@ -358,6 +370,15 @@ def _rope_3d_fake(x, cos, sin):
 @_register_fake("rope_3d_grid")
 def _rope_3d_grid_fake(query, key, grid, freqs):
     return _contig_like(query), _contig_like(key)
+@_register_fake("qk_norm_rope")
+def _qk_norm_rope_fake(q, k, q_weight, k_weight, cos, sin, eps=1e-6):
+    d = q_weight.shape[0]
+
+    def heads_first(x):
+        heads = x.shape[2] if x.dim() == 4 else x.shape[2] // d
+        return x.new_empty((x.shape[0], heads, x.shape[1], d))
+
+    return heads_first(q), heads_first(k)
 # ---- gemm ----
 @_register_fake("gemm")
 def _gemm_fake(a, b, bias=None, epilogue="none", backend="auto"):
