@@ -201,12 +201,11 @@ cudaError_t launch_block_rows(const NormModulateParams& p, int64_t per_row, cuda
 // The row length picks the instantiation. Without a residual: a warp per
 // row up to 256 vectors (2, 4 or 8 a lane), then a block per row of at most
 // 256 threads (2, 4 or 8 vectors each; 8 only for fp32, whose 16-byte vector
-// holds 4 elements). With a residual (GATED): a block per row of up to 1024
+// holds 4 elements). With a residual (GATED), whose residual, branch and
+// gate are all loaded before the first store: a block per row of up to 1024
 // threads with one vector each (fp32 rows over 1024 vectors: up to 512
-// threads with four), since
-// the residual, the branch and the gate of every vector are all loaded
-// before the first store. Without the vector path: one element per access,
-// a warp per row up to 256 elements (not GATED), else a block of up to 1024
+// threads with four). Without the vector path: one element per access, a
+// warp per row up to 256 elements (not GATED), else a block of up to 1024
 // threads with 8 each.
 template <typename T, bool RMS, bool GATED>
 cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t stream) {
@@ -244,9 +243,9 @@ cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t
 cudaError_t norm_modulate(const NormModulateParams& p, DType dtype, cudaStream_t stream) {
   const bool gated = p.branch != nullptr;
   if (p.rows < 0 || p.rows > kNormModulateMaxRows || p.hidden <= 0 ||
-      p.hidden > kNormModulateMaxHidden || p.tokens <= 0 || p.x == nullptr || p.y == nullptr ||
-      p.scale.ptr == nullptr || p.shift.ptr == nullptr || (gated && p.residual_out == nullptr) ||
-      (!gated && p.gate.ptr != nullptr) ||
+      p.hidden > kNormModulateMaxHidden || p.tokens <= 0 || p.tokens > kNormModulateMaxRows ||
+      p.x == nullptr || p.y == nullptr || p.scale.ptr == nullptr || p.shift.ptr == nullptr ||
+      (gated && p.residual_out == nullptr) || (!gated && p.gate.ptr != nullptr) ||
       (p.norm != NormKind::kLayer && p.norm != NormKind::kRms) || !(p.eps >= 0.f))
     return cudaErrorInvalidValue;
   if (p.rows == 0) return cudaSuccess;
