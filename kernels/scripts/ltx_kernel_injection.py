@@ -40,8 +40,9 @@ model in bf16 and fp32, and timed eager and under
 torch.compile(fullgraph=True), with and without the patches.
 
 --compiled: the compiled table. The stock model under
-torch.compile(fullgraph=True), each candidate patch alone, and all of
-them, each on a fresh copy of the model compiled the same way; every
+torch.compile(fullgraph=True), each candidate patch alone, all of them,
+and the --patches set, each on a fresh copy of the model compiled the
+same way; every
 configuration is timed in interleaved rounds (best median) and checked
 against an fp32 copy of the stock model. A patch helps under compile when
 alone it makes the compiled step at least --min-gain faster than the
@@ -499,8 +500,9 @@ def environment(diffusers_commit):
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
-def compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0):
-    """--compiled: stock compiled, each candidate alone, all of them; the rule; the default set."""
+def compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0, selected):
+    """--compiled: stock compiled, each candidate alone, all of them, the
+    --patches set; the rule; the default set it gives."""
     candidates = parse_patches(args.candidates)
     table = res["compiled"] = {
         "candidates": list(candidates), "rounds": 0, "configs": [],
@@ -559,6 +561,8 @@ def compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0):
     configs = [("stock", ())] + [(p, (p,)) for p in candidates]
     if len(candidates) > 1:
         configs.append(("all", candidates))
+    if selected and all(tuple(selected) != c for _, c in configs):
+        configs.append(("--patches", tuple(selected)))  # the set the default mode applies
     for name, patches in configs:
         build(name, patches)
     more_rounds([n for n, _ in configs], args.rounds - 1)
@@ -697,7 +701,7 @@ def main():
 
     if args.compiled:
         res["rel_l2_stock_eager_vs_fp32"] = rel_l2(ref, ref32)
-        compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0)
+        compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0, patches)
         save()
         table = res["compiled"]
         print(json.dumps({k: table.get(k) for k in ("helps", "hurts", "neutral", "default")}, indent=1))
