@@ -423,12 +423,12 @@ def _tiny_ltx(dtype, layers=2):
         model = LTXVideoTransformer3DModel(in_channels=16, out_channels=16, num_attention_heads=4,
                                            attention_head_dim=32, cross_attention_dim=128,
                                            num_layers=layers, caption_channels=64)
-    model = model.to(dtype).eval()
     with torch.no_grad():  # the scale_shift_tables start small: make the modulation matter
         for name, p in model.named_parameters():
             if "scale_shift_table" in name:
                 p.copy_(torch.randn_like(p) * 0.5)
-    return model
+    # drawn in fp32 and then cast, so that the bf16 model is the fp32 one rounded
+    return model.to(dtype).eval()
 
 
 def _ltx_inputs(model, per_token, dtype):
