@@ -230,7 +230,11 @@ def block_fusable(blk, dtype, temb):
         return False
     if torch.promote_types(blk.scale_shift_table.dtype, temb.dtype) != dtype:
         return False
-    return all(p is None or p.dtype == dtype for n in (blk.norm1, blk.norm2) for p in (n.weight, n.bias))
+    for n in (blk.norm1, blk.norm2):
+        for p in (n.weight, n.bias):
+            if p is not None and p.dtype != dtype:
+                return False
+    return True
 
 
 def block_ada(blk, batch_size, temb):
@@ -325,7 +329,9 @@ def patch_model_forward(model, lk, final_adaln, chain):
         encoder_hidden_states = model.caption_projection(encoder_hidden_states)
         encoder_hidden_states = encoder_hidden_states.view(batch_size, -1, hidden_states.size(-1))
         dtype = hidden_states.dtype
-        chained = chain and all(block_fusable(b, dtype, temb) for b in model.transformer_blocks)
+        chained = chain
+        for b in model.transformer_blocks:
+            chained = chained and block_fusable(b, dtype, temb)
         pending = None  # (residual, ff output, gate): the last gated add, not yet done
         for block in model.transformer_blocks:
             if not chained:

@@ -64,9 +64,12 @@ __all__ += ["layer_norm", "ada_layer_norm"]
 
 # ---- DiT block norms ----
 def _inference_only(op: str, *tensors: Optional[torch.Tensor]) -> None:
-    if torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
-        raise RuntimeError(f"lit_kernels.{op} is inference-only (it has no backward); call it "
-                           "under torch.no_grad() or torch.inference_mode()")
+    if not torch.is_grad_enabled():
+        return
+    for t in tensors:  # a plain loop: Dynamo traces it under torch.compile
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"lit_kernels.{op} is inference-only (it has no backward); call it "
+                               "under torch.no_grad() or torch.inference_mode()")
 
 
 def norm_modulate(x: torch.Tensor, scale: torch.Tensor, shift: torch.Tensor, norm: str,
