@@ -707,6 +707,7 @@ def main():
 
     if args.compiled:
         res["rel_l2_stock_eager_vs_fp32"] = rel_l2(ref, ref32)
+        res["default_patches_constant"] = list(DEFAULT_PATCHES)
         compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0, patches)
         save()
         table = res["compiled"]
