@@ -3,41 +3,64 @@
 # Edit that document, not this file: `make tangle` rewrites it.
 """Patch diffusers' LTX-Video transformer with lit_kernels ops, check it, time it.
 
-    python3 ltx_kernel_injection.py --out results.json [--layers 4]
+    python3 ltx_kernel_injection.py --out results.json [--layers 4] [--patches LIST]
         [--kernels BUILD/VARIANT_DIR] [--diffusers-commit SHA] [--attention sdpa|lit]
+    python3 ltx_kernel_injection.py --compiled --out compiled.json [--candidates LIST]
+        [--frames 8 --height 16 --width 24] [--per-token-timesteps] [--profile]
 
 Builds LTXVideoTransformer3DModel from its default configuration with
 fewer blocks and random weights (nothing is downloaded), in bf16 on the
-GPU, and patches:
+GPU. Each patch has a name; --patches picks them (default
+norms,gelu,rope,final_adaln; "all" for every one):
 
-- both RMSNorm classes: diffusers' RMSNorm (the blocks' norm1 / norm2,
-  built without weight) and torch.nn.RMSNorm (the attention's norm_q /
-  norm_k across heads, with weight), each with its own epsilon;
-- the feed-forward's GELU (tanh approximation; diffusers' GELU module
-  owns a projection) and the caption projection's torch.nn.GELU;
-- AdaLN: the final LayerNorm with its inline shift/scale modulation, one
-  fused kernel (this needs the model's forward, where the modulation is
-  written inline);
-- RoPE 3-D: an attention processor that applies LTX's interleaved
-  rotation with one kernel per tensor;
-- with --attention lit, the same processor's attention through
-  lit_kernels.attention (self-attention; the masked cross-attention
-  stays with diffusers' dispatch_attention_fn).
+- norms: both RMSNorm classes: diffusers' RMSNorm (the blocks' norm1 /
+  norm2, built without weight) and torch.nn.RMSNorm (the attention's
+  norm_q / norm_k across heads, with weight), each with its own epsilon;
+- gelu: the feed-forward's GELU (tanh approximation; diffusers' GELU
+  module owns a projection) and the caption projection's torch.nn.GELU;
+- rope: an attention processor that applies LTX's interleaved rotation
+  with one kernel per tensor;
+- attention: the same processor's attention through lit_kernels.attention
+  (self-attention; the masked cross-attention stays with diffusers'
+  dispatch_attention_fn); --attention lit adds it;
+- final_adaln: the final LayerNorm with its inline shift/scale
+  modulation, one fused kernel (this needs the model's forward, where the
+  modulation is written inline);
+- block: each LTXVideoTransformerBlock's forward, with norm1 and its
+  modulation as one norm_modulate, and the add after cross-attention,
+  norm2 and its modulation as one gated_residual_norm_modulate;
+- block_chain: the model's forward walks the blocks itself and also fuses
+  each block's gated feed-forward add into the next block's norm1, and
+  the last one into the final LayerNorm and its modulation (block hooks,
+  such as caching or offloading hooks, do not run).
 
-Then it checks one denoising step (one transformer forward on a
-classifier-free-guidance batch of 2) against the unpatched model in bf16
-and fp32, and times it eager and under torch.compile(fullgraph=True),
-with and without the patch. Writes one JSON file.
+Default mode: one denoising step (one transformer forward on a
+classifier-free-guidance batch of 2) is checked against the unpatched
+model in bf16 and fp32, and timed eager and under
+torch.compile(fullgraph=True), with and without the patches.
+
+--compiled: the compiled table. The stock model under
+torch.compile(fullgraph=True), each candidate patch alone, all of them,
+and the --patches set, each on a fresh copy of the model compiled the
+same way; every
+configuration is timed in interleaved rounds (best median) and checked
+against an fp32 copy of the stock model. A patch helps under compile when
+alone it makes the compiled step at least --min-gain faster than the
+stock compiled step and its relative L2 error against the fp32 copy is at
+most (1 + --accuracy-slack) times the stock compiled step's. The patches
+that help are the default set the table gives; the script times that set
+against the stock compiled model and records both. Writes one JSON file.
 """
 
 import argparse
 import copy
-import glob
 import datetime
+import glob
 import inspect
 import json
 import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -45,10 +68,12 @@ from collections import Counter
 
 import torch
 
-# One step of a 768x512 video at 8 latent frames (LTX-Video's VAE: 32x
-# spatial, 8x temporal compression, patch size 1), batch 2 for guidance.
+# One step of a 768x512 video (LTX-Video's VAE: 32x spatial, 8x temporal
+# compression, patch size 1) at 8 latent frames, batch 2 for guidance.
 BATCH, FRAMES, HEIGHT, WIDTH, TEXT_TOKENS = 2, 8, 16, 24, 128
 ROPE_SCALE = (8 / 25, 32, 32)  # (temporal compression / frame rate, spatial, spatial), as the pipeline passes
+PATCHES = ("norms", "gelu", "rope", "attention", "final_adaln", "block", "block_chain")
+DEFAULT_PATCHES = ("norms", "gelu", "rope", "final_adaln")
 
 
 def import_lit_kernels(path):
@@ -71,6 +96,16 @@ def import_lit_kernels(path):
 
 def census(model):
     return dict(sorted(Counter(type(m).__name__ for m in model.modules()).items()))
+
+
+def parse_patches(text):
+    if text in ("all", ""):
+        return PATCHES if text == "all" else ()
+    names = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in names if p not in PATCHES]
+    if unknown:
+        raise SystemExit(f"unknown patches {unknown}; known: {', '.join(PATCHES)}")
+    return names
 
 
 # ---- the patches ----
@@ -117,16 +152,16 @@ def patch_gelu(model, lk):
     return counts
 
 
-def make_rope_processor(lk, attention="sdpa"):
+def make_processor(lk, rope=True, attention="sdpa"):
     """LTXVideoAttnProcessor with apply_rotary_emb replaced by lit_kernels.rope_3d
-    (same arguments: x [B, S, inner_dim], fp32 cos/sin [B, S, inner_dim]);
-    attention="lit": the attention itself through lit_kernels.attention
-    (integrations.diffusers_attention, which hands masked calls to
-    diffusers' dispatch_attention_fn)."""
+    (rope; same arguments: x [B, S, inner_dim], fp32 cos/sin [B, S, inner_dim]),
+    and with attention="lit" the attention itself through lit_kernels.attention
+    (integrations.diffusers_attention, which hands masked calls to diffusers'
+    dispatch_attention_fn)."""
     from diffusers.models.attention_dispatch import dispatch_attention_fn
     if attention == "lit":
         dispatch_attention_fn = lk.integrations.diffusers_attention  # noqa: F811
-    from diffusers.models.transformers.transformer_ltx import LTXVideoAttnProcessor
+    from diffusers.models.transformers.transformer_ltx import LTXVideoAttnProcessor, apply_rotary_emb
 
     class LitLTXVideoAttnProcessor(LTXVideoAttnProcessor):
         def __call__(self, attn, hidden_states, encoder_hidden_states=None, attention_mask=None,
@@ -142,9 +177,13 @@ def make_rope_processor(lk, attention="sdpa"):
             key = attn.norm_k(attn.to_k(encoder_hidden_states))
             value = attn.to_v(encoder_hidden_states)
             if image_rotary_emb is not None:
-                cos, sin = image_rotary_emb
-                query = lk.rope_3d(query, cos, sin)
-                key = lk.rope_3d(key, cos, sin)
+                if rope:
+                    cos, sin = image_rotary_emb
+                    query = lk.rope_3d(query, cos, sin)
+                    key = lk.rope_3d(key, cos, sin)
+                else:
+                    query = apply_rotary_emb(query, image_rotary_emb)
+                    key = apply_rotary_emb(key, image_rotary_emb)
             query = query.unflatten(2, (attn.heads, -1))
             key = key.unflatten(2, (attn.heads, -1))
             value = value.unflatten(2, (attn.heads, -1))
@@ -158,24 +197,124 @@ def make_rope_processor(lk, attention="sdpa"):
     return LitLTXVideoAttnProcessor()
 
 
-def patch_final_adaln(model, lk):
-    """The model's last step is norm_out(x) * (1 + scale) + shift, written
-    inline in LTXVideoTransformer3DModel.forward; fusing it means a forward
-    of our own. This one is diffusers' forward (checked below against the
-    installed source) with that step replaced by lit_kernels.ada_layer_norm."""
+# The lines of diffusers' forwards that the fused forwards below rewrite;
+# each patch first checks that the installed source still holds them.
+BLOCK_LINES = (
+    "ada_values = self.scale_shift_table[None, None].to(temb.device) + temb.reshape(",
+    "shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = ada_values.unbind(dim=2)",
+    "norm_hidden_states = norm_hidden_states * (1 + scale_msa) + shift_msa",
+    "hidden_states = hidden_states + attn_hidden_states * gate_msa",
+    "hidden_states = hidden_states + attn_hidden_states\n",
+    "norm_hidden_states = self.norm2(hidden_states) * (1 + scale_mlp) + shift_mlp",
+    "hidden_states = hidden_states + ff_output * gate_mlp",
+)
+MODEL_LINES = (
+    "hidden_states = self.norm_out(hidden_states)",
+    "hidden_states = hidden_states * (1 + scale) + shift",
+    "scale_shift_values = self.scale_shift_table[None, None] + embedded_timestep[:, :, None]",
+)
+
+
+def check_source(fn, lines, what):
+    src = inspect.getsource(fn)
+    for line in lines:
+        assert line in src, f"diffusers' {what} changed; not found: {line.strip()}"
+
+
+def block_fusable(blk, dtype, temb):
+    """Whether the fused ops can take this block's norms and modulation
+    exactly as its forward computes them: the modulation in the hidden
+    states' dtype (table + temb promotes), norm weights of that dtype, and
+    no autograd (the ops are inference-only)."""
+    if torch.is_grad_enabled():
+        return False
+    if torch.promote_types(blk.scale_shift_table.dtype, temb.dtype) != dtype:
+        return False
+    for n in (blk.norm1, blk.norm2):
+        for p in (n.weight, n.bias):
+            if p is not None and p.dtype != dtype:
+                return False
+    return True
+
+
+def block_ada(blk, batch_size, temb):
+    """shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp as the
+    block's forward makes them: [B, T, D] views of one tensor, T = 1 (a row
+    per sample) or the tokens (per-token timesteps)."""
+    num_ada_params = blk.scale_shift_table.shape[0]
+    ada_values = blk.scale_shift_table[None, None].to(temb.device) + temb.reshape(
+        batch_size, temb.size(1), num_ada_params, -1)
+    return ada_values.unbind(dim=2)
+
+
+def block_middle(blk, lk, hidden_states, norm_hidden_states, ada, encoder_hidden_states,
+                 image_rotary_emb, encoder_attention_mask):
+    """From the modulated norm1 output to the modulated norm2 output:
+    self-attention and its gated add, cross-attention, and its add fused
+    with norm2 and the MLP modulation. Returns (hidden_states, norm2 out)."""
+    attn_hidden_states = blk.attn1(hidden_states=norm_hidden_states, encoder_hidden_states=None,
+                                   image_rotary_emb=image_rotary_emb)
+    hidden_states = hidden_states + attn_hidden_states * ada[2]
+    attn_hidden_states = blk.attn2(hidden_states, encoder_hidden_states=encoder_hidden_states,
+                                   image_rotary_emb=None, attention_mask=encoder_attention_mask)
+    n2 = blk.norm2
+    return lk.gated_residual_norm_modulate(hidden_states, attn_hidden_states, None, ada[4], ada[3],
+                                           "rms", n2.eps, n2.weight, n2.bias)
+
+
+def patch_blocks(model, lk):
+    """Each block's forward with its norms fused with their modulation; the
+    stock forward where the fused ops cannot take the block's values."""
+    from diffusers.models.transformers.transformer_ltx import LTXVideoTransformerBlock
+    check_source(LTXVideoTransformerBlock.forward, BLOCK_LINES, "LTXVideoTransformerBlock.forward")
+    n = 0
+    for blk in model.transformer_blocks:
+        assert type(blk) is LTXVideoTransformerBlock, type(blk)
+        stock = LTXVideoTransformerBlock.forward.__get__(blk)
+
+        def forward(hidden_states, encoder_hidden_states, temb, image_rotary_emb=None,
+                    encoder_attention_mask=None, blk=blk, stock=stock):
+            if not block_fusable(blk, hidden_states.dtype, temb):
+                return stock(hidden_states, encoder_hidden_states, temb, image_rotary_emb,
+                             encoder_attention_mask)
+            ada = block_ada(blk, hidden_states.size(0), temb)
+            n1 = blk.norm1
+            norm_hidden_states = lk.norm_modulate(hidden_states, ada[1], ada[0], "rms", n1.eps,
+                                                  n1.weight, n1.bias)
+            hidden_states, norm_hidden_states = block_middle(
+                blk, lk, hidden_states, norm_hidden_states, ada, encoder_hidden_states,
+                image_rotary_emb, encoder_attention_mask)
+            ff_output = blk.ff(norm_hidden_states)
+            return hidden_states + ff_output * ada[5]
+        blk.forward = forward
+        n += 1
+    return {"fused_block_forwards": n}
+
+
+def patch_model_forward(model, lk, final_adaln, chain):
+    """The model's forward, diffusers' own (checked against the installed
+    source) with the final norm_out(x) * (1 + scale) + shift as one
+    ada_layer_norm (final_adaln), and/or the blocks walked here with each
+    gated feed-forward add fused into the next norm (chain). Training, LoRA
+    scaling (attention_kwargs) and blocks the fused ops cannot take run the
+    stock forward."""
     from diffusers.models.modeling_outputs import Transformer2DModelOutput
-    src = inspect.getsource(type(model).forward)
-    for needle in ("hidden_states = self.norm_out(hidden_states)",
-                   "hidden_states = hidden_states * (1 + scale) + shift",
-                   "scale_shift_values = self.scale_shift_table[None, None] + embedded_timestep[:, :, None]"):
-        assert needle in src, f"diffusers' LTX forward changed; not found: {needle}"
+    from diffusers.models.transformers.transformer_ltx import LTXVideoTransformerBlock
+    check_source(type(model).forward, MODEL_LINES, "LTXVideoTransformer3DModel.forward")
+    if chain:
+        check_source(LTXVideoTransformerBlock.forward, BLOCK_LINES, "LTXVideoTransformerBlock.forward")
     norm_out = model.norm_out
     assert isinstance(norm_out, torch.nn.LayerNorm) and norm_out.weight is None
     eps = norm_out.eps
+    stock_forward = type(model).forward.__get__(model)
 
     def forward(hidden_states, encoder_hidden_states, timestep, encoder_attention_mask, num_frames=None,
                 height=None, width=None, rope_interpolation_scale=None, video_coords=None,
                 attention_kwargs=None, return_dict=True):
+        if torch.is_grad_enabled() or attention_kwargs is not None:
+            return stock_forward(hidden_states, encoder_hidden_states, timestep, encoder_attention_mask,
+                                 num_frames, height, width, rope_interpolation_scale, video_coords,
+                                 attention_kwargs, return_dict)
         image_rotary_emb = model.rope(hidden_states, num_frames, height, width, rope_interpolation_scale,
                                       video_coords)
         if encoder_attention_mask is not None and encoder_attention_mask.ndim == 2:
@@ -189,35 +328,94 @@ def patch_final_adaln(model, lk):
         embedded_timestep = embedded_timestep.view(batch_size, -1, embedded_timestep.size(-1))
         encoder_hidden_states = model.caption_projection(encoder_hidden_states)
         encoder_hidden_states = encoder_hidden_states.view(batch_size, -1, hidden_states.size(-1))
+        dtype = hidden_states.dtype
+        chained = chain
+        for b in model.transformer_blocks:
+            chained = chained and block_fusable(b, dtype, temb)
+        pending = None  # (residual, ff output, gate): the last gated add, not yet done
         for block in model.transformer_blocks:
-            hidden_states = block(hidden_states=hidden_states, encoder_hidden_states=encoder_hidden_states,
-                                  temb=temb, image_rotary_emb=image_rotary_emb,
-                                  encoder_attention_mask=encoder_attention_mask)
+            if not chained:
+                hidden_states = block(hidden_states=hidden_states, encoder_hidden_states=encoder_hidden_states,
+                                      temb=temb, image_rotary_emb=image_rotary_emb,
+                                      encoder_attention_mask=encoder_attention_mask)
+                continue
+            ada = block_ada(block, batch_size, temb)
+            n1 = block.norm1
+            if pending is None:
+                norm_hidden_states = lk.norm_modulate(hidden_states, ada[1], ada[0], "rms", n1.eps,
+                                                      n1.weight, n1.bias)
+            else:
+                hidden_states, norm_hidden_states = lk.gated_residual_norm_modulate(
+                    *pending, ada[1], ada[0], "rms", n1.eps, n1.weight, n1.bias)
+            hidden_states, norm_hidden_states = block_middle(
+                block, lk, hidden_states, norm_hidden_states, ada, encoder_hidden_states,
+                image_rotary_emb, encoder_attention_mask)
+            pending = (hidden_states, block.ff(norm_hidden_states), ada[5])
         scale_shift_values = model.scale_shift_table[None, None] + embedded_timestep[:, :, None]
         shift, scale = scale_shift_values[:, :, 0], scale_shift_values[:, :, 1]
-        if shift.shape[1] == 1:  # one timestep per sample: [B, 1, D], the fused kernel's case
-            hidden_states = lk.ada_layer_norm(hidden_states, scale, shift, None, None, eps)
-        else:                    # per-token timesteps: keep the original
-            hidden_states = model.norm_out(hidden_states) * (1 + scale) + shift
+        if pending is not None and shift.dtype == dtype:
+            # the last block's gated add, the final LayerNorm and its modulation: one call
+            _, hidden_states = lk.gated_residual_norm_modulate(*pending, scale, shift, "layer", eps,
+                                                               norm_out.weight, norm_out.bias)
+        else:
+            if pending is not None:
+                hidden_states = pending[0] + pending[1] * pending[2]
+            if final_adaln and shift.shape[1] == 1 and shift.dtype == dtype:
+                # one timestep per sample: [B, 1, D], ada_layer_norm's case
+                hidden_states = lk.ada_layer_norm(hidden_states, scale, shift, None, None, eps)
+            else:
+                hidden_states = model.norm_out(hidden_states) * (1 + scale) + shift
         output = model.proj_out(hidden_states)
         if not return_dict:
             return (output,)
         return Transformer2DModelOutput(sample=output)
 
     model.forward = forward
+    counts = {}
+    if final_adaln:
+        counts["ada_layer_norm_final"] = 1
+    if chain:
+        counts["fused_block_chain"] = 1
+    return counts
 
 
-def patch_model(model, lk, attention="sdpa"):
+def apply_patches(model, lk, patches):
+    """Apply the named patches (PATCHES) to the model; returns what each replaced."""
     counts = Counter()
-    counts.update(patch_norms(model, lk))
-    counts.update(patch_gelu(model, lk))
-    proc = make_rope_processor(lk, attention)
-    model.set_attn_processor(proc)
-    counts["rope_3d_attention_processors"] = sum(
-        1 for m in model.modules() if getattr(m, "processor", None) is proc)
-    patch_final_adaln(model, lk)
-    counts["ada_layer_norm_final"] = 1
+    if "norms" in patches:
+        counts.update(patch_norms(model, lk))
+    if "gelu" in patches:
+        counts.update(patch_gelu(model, lk))
+    if "rope" in patches or "attention" in patches:
+        proc = make_processor(lk, rope="rope" in patches,
+                              attention="lit" if "attention" in patches else "sdpa")
+        model.set_attn_processor(proc)
+        key = "rope_3d_attention_processors" if "rope" in patches else "lit_attention_processors"
+        counts[key] = sum(1 for m in model.modules() if getattr(m, "processor", None) is proc)
+    if "block" in patches:
+        counts.update(patch_blocks(model, lk))
+    if "final_adaln" in patches or "block_chain" in patches:
+        counts.update(patch_model_forward(model, lk, "final_adaln" in patches, "block_chain" in patches))
     return dict(counts)
+
+
+def expected_counts(patches, layers):
+    e = {}
+    if "norms" in patches:
+        e.update(diffusers_rmsnorm_no_weight=2 * layers, torch_rmsnorm_weighted=4 * layers)
+    if "gelu" in patches:
+        e.update(diffusers_gelu_tanh=layers, torch_gelu_tanh=1)
+    if "rope" in patches:
+        e["rope_3d_attention_processors"] = 2 * layers
+    elif "attention" in patches:
+        e["lit_attention_processors"] = 2 * layers
+    if "block" in patches:
+        e["fused_block_forwards"] = layers
+    if "final_adaln" in patches:
+        e["ada_layer_norm_final"] = 1
+    if "block_chain" in patches:
+        e["fused_block_chain"] = 1
+    return e
 
 
 # ---- measuring ----
@@ -231,18 +429,22 @@ def bench_ms(fn):
     return float(do_bench(fn, warmup=25, rep=200, return_mode="median"))
 
 
-def make_inputs(cfg):
+def make_inputs(cfg, frames, height, width, per_token_timesteps):
     g = torch.Generator(device="cuda").manual_seed(2)
-    s = FRAMES * HEIGHT * WIDTH
+    s = frames * height * width
     mask = torch.ones(BATCH, TEXT_TOKENS, device="cuda", dtype=torch.bfloat16)
     mask[:, TEXT_TOKENS * 3 // 4:] = 0  # padded prompt tokens
+    if per_token_timesteps:  # one timestep per latent token: the modulation has a token dimension
+        timestep = torch.rand(BATCH, s, device="cuda", generator=g) * 1000.0
+    else:
+        timestep = torch.full((BATCH,), 500.0, device="cuda")
     return dict(
         hidden_states=torch.randn(BATCH, s, cfg["in_channels"], device="cuda", generator=g).bfloat16(),
         encoder_hidden_states=torch.randn(BATCH, TEXT_TOKENS, cfg["caption_channels"], device="cuda",
                                           generator=g).bfloat16(),
-        timestep=torch.full((BATCH,), 500.0, device="cuda"),
+        timestep=timestep,
         encoder_attention_mask=mask,
-        num_frames=FRAMES, height=HEIGHT, width=WIDTH, rope_interpolation_scale=ROPE_SCALE,
+        num_frames=frames, height=height, width=width, rope_interpolation_scale=ROPE_SCALE,
         return_dict=False,
     )
 
@@ -261,6 +463,38 @@ def timed_first(fn):
     return out, time.time() - t
 
 
+# Kernel names by kind, for the profile of a compiled step (first match wins).
+KERNEL_KINDS = (
+    ("lit_kernels", r"lit::|norm_modulate|rms_norm|ln_reg|rope_|_act_"),
+    ("attention", r"flash|fmha|attn|attention|sdpa|cudnn"),
+    ("gemm", r"gemm|xmma|cutlass|nvjet|cublas|s16816|h16816|wgmma|sm90_|sm80_"),
+    ("inductor (triton)", r"^triton"),
+)
+
+
+def kernel_profile(fn, steps=3):
+    """GPU time per step by kind of kernel, and the heaviest kernels."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            fn()
+        torch.cuda.synchronize()
+    by_kind, by_name = Counter(), Counter()
+    for e in prof.key_averages():
+        us = getattr(e, "self_device_time_total", None)
+        if us is None:
+            us = getattr(e, "self_cuda_time_total", 0)
+        if not us:
+            continue
+        kind = next((k for k, pat in KERNEL_KINDS if re.search(pat, e.key)), "other")
+        by_kind[kind] += us / steps
+        by_name[e.key[:160]] += us / steps
+    return {"steps": steps, "us_per_step": sum(by_kind.values()), "by_kind_us": dict(by_kind),
+            "top": [[n, us] for n, us in by_name.most_common(15)]}
+
+
 def environment(diffusers_commit):
     import diffusers
     import triton
@@ -272,6 +506,133 @@ def environment(diffusers_commit):
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
+def compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0, selected):
+    """--compiled: stock compiled, each candidate alone, all of them, the
+    --patches set; the rule; the default set it gives."""
+    candidates = parse_patches(args.candidates)
+    table = res["compiled"] = {
+        "candidates": list(candidates), "rounds": 0, "configs": [],
+        "rule": {"min_gain": args.min_gain, "accuracy_slack": args.accuracy_slack,
+                 "text": "a patch helps when alone it makes the compiled step at least min_gain faster than "
+                         "the stock compiled step, with a relative L2 error against the fp32 copy at most "
+                         "(1 + accuracy_slack) times the stock compiled step's"},
+        "target_speedup": args.target}
+    fns = {}
+
+    def build(name, patches):
+        entry = {"name": name, "patches": list(patches), "ms_rounds": []}
+        table["configs"].append(entry)
+        try:
+            m = copy.deepcopy(model)
+            if patches:
+                entry["counts"] = apply_patches(m, lk, patches)
+                expect = expected_counts(patches, args.layers)
+                assert entry["counts"] == expect, (entry["counts"], expect)
+            cm = torch.compile(m, fullgraph=True, dynamic=False)
+            out, entry["compile_s"] = timed_first(step_fn(cm, inputs))
+            entry["rel_l2_vs_fp32"] = rel_l2(out.float(), ref32)
+            entry["rel_l2_vs_stock_eager"] = rel_l2(out.float(), ref)
+            fns[name] = step_fn(cm, inputs)
+            entry["ms_rounds"].append(bench_ms(fns[name]))
+            entry["ms"] = min(entry["ms_rounds"])
+            print(f"[compiled] {name}: {entry['ms']:.3f} ms, rel-L2 vs fp32 {entry['rel_l2_vs_fp32']:.4f} "
+                  f"({time.time() - t0:.0f}s)", flush=True)
+        except Exception as e:  # noqa: BLE001 - recorded, the table goes on
+            entry["error"] = repr(e)[:2000]
+            traceback.print_exc()
+        save()
+        return entry
+
+    def more_rounds(names, rounds, record=True):
+        """Further interleaved rounds, the order reversed every other one.
+        record: each configuration keeps its best median over all its rounds
+        (the table); else only this call's medians are returned."""
+        byname = {c["name"]: c for c in table["configs"]}
+        got = {n: [] for n in names}
+        for r in range(rounds):
+            if args.budget and time.time() - t0 > args.budget:
+                break
+            for name in (names if r % 2 else names[::-1]):
+                if name in fns:
+                    c = byname[name]
+                    got[name].append(bench_ms(fns[name]))
+                    if record:
+                        c["ms_rounds"].append(got[name][-1])
+                        c["ms"] = min(c["ms_rounds"])
+            if record:
+                table["rounds"] += 1
+                save()
+        return got
+
+    configs = [("stock", ())] + [(p, (p,)) for p in candidates]
+    if len(candidates) > 1:
+        configs.append(("all", candidates))
+    if selected and all(tuple(selected) != c for _, c in configs):
+        configs.append(("--patches", tuple(selected)))  # the set the default mode applies
+    for name, patches in configs:
+        build(name, patches)
+    more_rounds([n for n, _ in configs], args.rounds - 1)
+
+    byname = {c["name"]: c for c in table["configs"]}
+    stock = byname["stock"]
+    if "ms" not in stock:
+        table["error"] = "the stock model did not compile or run"
+        return
+
+    def judge(c, stock_ms):
+        c["speedup_vs_stock"] = stock_ms / c["ms"]
+        c["no_less_accurate"] = c["rel_l2_vs_fp32"] <= (1 + args.accuracy_slack) * stock["rel_l2_vs_fp32"]
+
+    for c in table["configs"]:
+        if "ms" in c:
+            judge(c, stock["ms"])
+    helps, hurts = [], []
+    for p in candidates:
+        c = byname.get(p, {})
+        if "ms" not in c:
+            continue
+        if c["speedup_vs_stock"] >= 1 + args.min_gain and c["no_less_accurate"]:
+            helps.append(p)
+        elif c["speedup_vs_stock"] <= 1 - args.min_gain or not c["no_less_accurate"]:
+            hurts.append(p)
+    table["helps"], table["hurts"] = helps, hurts
+    table["neutral"] = [p for p in candidates if p not in helps and p not in hurts and "ms" in byname.get(p, {})]
+    table["default_patches"] = helps
+    if helps:
+        if tuple(helps) == candidates and "all" in byname:
+            name = "all"
+        elif len(helps) == 1:
+            name = helps[0]
+        else:
+            name = "default"
+            build(name, tuple(helps))
+        d = {c["name"]: c for c in table["configs"]}[name]
+        d["is_default"] = True
+        # the default set and the stock model again, side by side, in rounds of their own
+        if "speedup_vs_stock" not in d and "ms" in d:
+            judge(d, stock["ms"])
+        got = more_rounds(["stock", name], args.rounds, record=False)
+        if "ms" in d:
+            if got["stock"] and got[name]:
+                s_ms, d_ms = min(got["stock"]), min(got[name])
+                table["default"] = {"config": name, "patches": list(helps), "ms": d_ms, "stock_ms": s_ms,
+                                    "speedup_vs_stock": s_ms / d_ms, "rel_l2_vs_fp32": d["rel_l2_vs_fp32"],
+                                    "stock_rel_l2_vs_fp32": stock["rel_l2_vs_fp32"],
+                                    "no_less_accurate": d["no_less_accurate"]}
+                table["default"]["meets_target"] = bool(s_ms / d_ms >= args.target and d["no_less_accurate"])
+    for c in table["configs"]:
+        if "rel_l2_vs_stock_eager" in c:
+            c["within_tol"] = c["rel_l2_vs_stock_eager"] <= args.tol
+    if args.profile:
+        for name in ("stock", table.get("default", {}).get("config"), "all"):
+            if name and name in fns and name not in table.get("profile", {}):
+                try:
+                    table.setdefault("profile", {})[name] = kernel_profile(fns[name])
+                except Exception as e:  # noqa: BLE001
+                    table.setdefault("profile_errors", []).append(f"{name}: {e!r}"[:500])
+                save()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
@@ -279,19 +640,41 @@ def main():
     ap.add_argument("--kernels", default=os.environ.get("LIT_KERNELS_PATH"))
     ap.add_argument("--diffusers-commit", default=os.environ.get("DIFFUSERS_COMMIT", "unknown"))
     ap.add_argument("--tol", type=float, default=2e-2)
+    ap.add_argument("--patches", default=",".join(DEFAULT_PATCHES),
+                    help=f"comma-separated, or 'all': {', '.join(PATCHES)}")
     ap.add_argument("--attention", choices=("sdpa", "lit"), default="sdpa",
-                    help="lit: the processors also run lit_kernels.attention (unmasked calls)")
+                    help="lit: add the 'attention' patch (unmasked calls through lit_kernels.attention)")
+    ap.add_argument("--frames", type=int, default=FRAMES)
+    ap.add_argument("--height", type=int, default=HEIGHT)
+    ap.add_argument("--width", type=int, default=WIDTH)
+    ap.add_argument("--per-token-timesteps", action="store_true",
+                    help="a timestep per latent token (the modulation gets a token dimension)")
+    ap.add_argument("--compiled", action="store_true", help="the compiled table instead of the default mode")
+    ap.add_argument("--candidates", default="all", help="--compiled: the patches to measure one by one")
+    ap.add_argument("--min-gain", type=float, default=0.01)
+    ap.add_argument("--accuracy-slack", type=float, default=0.05)
+    ap.add_argument("--target", type=float, default=1.05, help="--compiled: the speed-up the default set aims at")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--budget", type=float, default=None, help="seconds after which no further round starts")
+    ap.add_argument("--profile", action="store_true", help="--compiled: GPU time per kind of kernel")
     args = ap.parse_args()
     t0 = time.time()
-    torch._dynamo.config.cache_size_limit = 64
+    for name in ("cache_size_limit", "recompile_limit"):
+        if hasattr(torch._dynamo.config, name):
+            setattr(torch._dynamo.config, name, 256)
+    patches = parse_patches(args.patches)
+    if args.attention == "lit" and "attention" not in patches:
+        patches += ("attention",)
 
     lk = import_lit_kernels(args.kernels)
     from diffusers import LTXVideoTransformer3DModel
 
     res = {"script": "kernels/scripts/ltx_kernel_injection.py", "env": environment(args.diffusers_commit),
            "kernels_package": os.path.dirname(lk.__file__), "layers": args.layers,
-           "shape": {"batch": BATCH, "frames": FRAMES, "height": HEIGHT, "width": WIDTH,
-                     "tokens": FRAMES * HEIGHT * WIDTH, "text_tokens": TEXT_TOKENS},
+           "mode": "compiled" if args.compiled else "check",
+           "shape": {"batch": BATCH, "frames": args.frames, "height": args.height, "width": args.width,
+                     "tokens": args.frames * args.height * args.width, "text_tokens": TEXT_TOKENS},
+           "per_token_timesteps": args.per_token_timesteps,
            "tolerance_rel_l2": args.tol, "errors": [], "compile_s": {}}
 
     def save():
@@ -310,7 +693,7 @@ def main():
                 m.weight.uniform_(0.5, 1.5)
     res["config"] = {k: v for k, v in dict(model.config).items() if not k.startswith("_")}
     res["census_before"] = census(model)
-    inputs = make_inputs(model.config)
+    inputs = make_inputs(model.config, args.frames, args.height, args.width, args.per_token_timesteps)
     print(f"built LTX-Video transformer, {args.layers} blocks ({time.time() - t0:.0f}s)", flush=True)
 
     ref32_model = copy.deepcopy(model).float()
@@ -321,6 +704,18 @@ def main():
     del ref32_model
     torch.cuda.empty_cache()
     ref = step_fn(model, inputs)().float()
+
+    if args.compiled:
+        res["rel_l2_stock_eager_vs_fp32"] = rel_l2(ref, ref32)
+        res["default_patches_constant"] = list(DEFAULT_PATCHES)
+        compiled_table(args, lk, model, inputs, ref32, ref, res, save, t0, patches)
+        save()
+        table = res["compiled"]
+        print(json.dumps({k: table.get(k) for k in ("helps", "hurts", "neutral", "default")}, indent=1))
+        ok = ("ms" in table["configs"][0] and not any("error" in c for c in table["configs"])
+              and all(c.get("within_tol", False) for c in table["configs"]))
+        print("ltx_kernel_injection --compiled:", "PASS" if ok else "FAIL", flush=True)
+        return 0 if ok else 1
 
     times = {}
     times["eager_ms"] = bench_ms(step_fn(model, inputs))
@@ -339,13 +734,11 @@ def main():
         traceback.print_exc()
     save()
 
-    counts = patch_model(model, lk, args.attention)
+    counts = apply_patches(model, lk, patches)
+    res["patches"] = list(patches)
     res["patched"] = counts
-    res["attention"] = args.attention
-    L = args.layers
-    expect = {"diffusers_rmsnorm_no_weight": 2 * L, "torch_rmsnorm_weighted": 4 * L,
-              "diffusers_gelu_tanh": L, "torch_gelu_tanh": 1,
-              "rope_3d_attention_processors": 2 * L, "ada_layer_norm_final": 1}
+    res["attention"] = "lit" if "attention" in patches else "sdpa"
+    expect = expected_counts(patches, args.layers)
     assert counts == expect, (counts, expect)
     res["census_after"] = census(model)
     print(f"patched: {counts}", flush=True)
