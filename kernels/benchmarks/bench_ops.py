@@ -159,6 +159,15 @@ def make_cases(quick):
     ltx_shapes = [(1, 2688), (2, 2688), (1, 8064), (2, 8064)]
     if quick:
         ltx_shapes = [(1, 2688), (2, 8064)]
+    # LayerNorm rows wider than one warp's 2048 elements: a block per row
+    # (4096 and 8192) and the three-sweep kernel (65536).
+    for rows, width in [(4096, 8192)] if quick else [(8192, 4096), (4096, 8192), (256, 65536)]:
+        def ln_wide(rows=rows, width=width):
+            x, w, b = rn(rows, width, scale=2.0), rn(width), rn(width)
+            return dict(ours=lambda: lk.layer_norm(x, w, b, 1e-5),
+                        eager=lambda x=x: F.layer_norm(x, (width,), w, b, 1e-5),
+                        bytes=2 * nbytes(x) + nbytes(w, b))
+        cases.append(("layer_norm", "wide rows", f"{rows}x{width}", ln_wide))
     for B, T in ltx_shapes:
         shape = f"{B}x{T}x{D}"
 

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Everything that has not yet run on a GPU, in calls that each fit the device
+# tool's 10 minutes (see tests/gpu/PENDING.md for the order and what each
+# result unblocks). Each call builds the package as tangled, then runs one
+# phase; every step's limit is cut to what is left before DEADLINE (530 s).
+#   OUT=dir bash tests/gpu/run_pending_device.sh [GPU_TAG] PHASE
+# PHASE:
+#   tests   every GPU test suite, the existing ones and the new ones
+#   bench   bench_ops (GEGLU's erff form, LayerNorm's merged kernel and its
+#           wide rows, qk_norm_rope, the DiT block norms) and the norm benchmark
+#   sanitize  compute-sanitizer memcheck and racecheck on the new ops, then on
+#           the LayerNorm / activation subset
+# The compiled model tables have their own scripts: run_dit_device.sh (LTX-Video)
+# and run_decoder_device.sh (Qwen3, LLaMA).
+set -u
+TAG=${1:-h100}
+PHASE=${2:?phase: tests, bench or sanitize}
+OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
+LOGS=$(mktemp -d)
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+DEADLINE=${DEADLINE:-530}
+limit() { local left=$(( DEADLINE - $(el) )); if (( left < $1 )); then echo $(( left > 0 ? left : 1 )); else echo "$1"; fi; }
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+finish() { tar -czf "$OUT/logs.tar.gz" -C "$LOGS" . ; echo "done ($(el)s)"; }
+trap finish EXIT
+DIFFUSERS_SRC=${DIFFUSERS_SRC:-$PWD/.fetched/diffusers/src}
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+  python3 -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__)"
+} > "$LOGS/env.txt" 2>&1; cat "$LOGS/env.txt"
+
+BUILD_DIR=${BUILD_DIR:-/tmp/litbuild}
+if [ -n "${REUSE_BUILD:-}" ] && ls "$BUILD_DIR"/torch*-linux/lit_kernels/_lit_kernels.so >/dev/null 2>&1; then
+  echo "build reused from $BUILD_DIR"
+else
+  timeout "$(limit 260)" python3 kernels/build_local.py --archs 9.0 --out "$BUILD_DIR" --ptxas-report \
+    > "$LOGS/build.txt" 2>&1
+  rc=$?; echo "build rc=$rc ($(el)s)"; [ $rc = 0 ] || { tail -30 "$LOGS/build.txt"; exit 1; }
+  cp "$LOGS/build.txt" "$OUT/build_$TAG.txt"
+fi
+export LIT_KERNELS_PATH=$(ls -d "$BUILD_DIR"/torch*-linux | head -1)
+export PYTHONPATH=$LIT_KERNELS_PATH:$DIFFUSERS_SRC
+
+suite() {  # suite NAME CAP FILES...: one pytest run, its summary line and failures
+  local name=$1 cap=$2; shift 2
+  local L; L=$(limit "$cap")
+  if (( L < 20 )); then echo "$name skipped: not enough time left"; return; fi
+  timeout "$L" python3 -m pytest -q -p no:cacheprovider "$@" > "$LOGS/tests_$name.txt" 2>&1
+  echo "$name rc=$? ($(el)s)"; grep -E "passed|failed|error" "$LOGS/tests_$name.txt" | tail -1
+  grep -E "^FAILED|^ERROR" "$LOGS/tests_$name.txt" | head -15
+  cp "$LOGS/tests_$name.txt" "$OUT/tests_${name}_$TAG.txt"
+}
+sanitize() {  # sanitize SCRIPT CAP: memcheck and racecheck
+  for tool in memcheck racecheck; do
+    local L; L=$(limit "$2")
+    if (( L < 20 )); then echo "$1 $tool skipped"; continue; fi
+    timeout "$L" compute-sanitizer --tool $tool --error-exitcode 9 python3 "tests/gpu/$1.py" \
+      > "$LOGS/${1}_$tool.txt" 2>&1
+    echo "$1 $tool rc=$? ($(el)s)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/${1}_$tool.txt" | tail -1
+    cp "$LOGS/${1}_$tool.txt" "$OUT/sanitize_${1}_${tool}_$TAG.txt"
+  done
+}
+
+case $PHASE in
+  tests)
+    # the new suites first: they are what has never run
+    suite qk_norm_rope 60 tests/gpu/test_qk_norm_rope.py
+    suite dit_block 170 tests/gpu/test_dit_block.py
+    suite ops 90 tests/gpu/test_ops.py
+    suite norms_layers 90 tests/gpu/test_norms.py tests/gpu/test_layers.py
+    suite gemm 90 tests/gpu/test_gemm.py
+    suite attention 90 tests/gpu/test_attention.py tests/gpu/test_attention_decode.py
+    suite decoder_layers 170 tests/gpu/test_decoder_layers.py
+    ;;
+  bench)
+    L=$(limit 200)
+    timeout "$L" python3 kernels/benchmarks/bench_ops.py --out "$OUT/ops_$TAG.json" > "$LOGS/bench_ops.txt" 2>&1
+    echo "bench_ops rc=$? ($(el)s)"; tail -40 "$LOGS/bench_ops.txt"; cp "$LOGS/bench_ops.txt" "$OUT/bench_ops_$TAG.txt"
+    B=$(( $(limit 240) - 40 ))
+    if (( B > 60 )); then
+      timeout $(( B + 40 )) python3 kernels/benchmarks/bench_norms.py --out "$OUT/rmsnorm_$TAG.json" --budget "$B" \
+        > "$LOGS/bench_norms.txt" 2>&1
+      echo "bench_norms rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_norms.txt" | tail -30
+    fi
+    ;;
+  sanitize)
+    sanitize sanitize_qk_norm_rope 60
+    sanitize sanitize_dit_block 75
+    sanitize sanitize_ops 60
+    sanitize sanitize_norms 60
+    ;;
+  *) echo "unknown phase $PHASE"; exit 2 ;;
+esac
