@@ -169,6 +169,8 @@ def ltx_apply_rotary_emb(x: torch.Tensor, freqs) -> torch.Tensor:
 
 __all__ += ["rope", "rope_", "rope_cos_sin_cache", "rope_3d", "rope_3d_grid", "ltx_rope_freqs",
             "ltx_video_coords", "ltx_apply_rotary_emb"]
+
+
 # ---- gemm ----
 _GATED_EPILOGUES = ("swiglu", "geglu", "geglu_tanh")
 
@@ -358,6 +360,8 @@ def _rope_3d_fake(x, cos, sin):
 @_register_fake("rope_3d_grid")
 def _rope_3d_grid_fake(query, key, grid, freqs):
     return _contig_like(query), _contig_like(key)
+
+
 # ---- gemm ----
 @_register_fake("gemm")
 def _gemm_fake(a, b, bias=None, epilogue="none", backend="auto"):
