@@ -39,6 +39,8 @@ def fused_add_rms_norm(
 
 
 __all__ += ["rms_norm", "fused_add_rms_norm"]
+
+
 # ---- layer_norm, ada_layer_norm, activations, rope ----
 import math  # noqa: E402
 from typing import Sequence, Union  # noqa: E402
@@ -217,6 +219,8 @@ def gemm_path(a: torch.Tensor, b: torch.Tensor) -> str:
 
 
 __all__ += ["gemm", "gemm_gated", "linear", "gemm_path"]
+
+
 # ---- attention ----
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
               scale: Optional[float] = None, return_lse: bool = False, *,
@@ -246,6 +250,8 @@ def attention_path(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bo
 
 
 __all__ += ["attention", "attention_path"]
+
+
 # ---- attention_decode ----
 def attention_decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
                      cache_seqlens: torch.Tensor, scale: Optional[float] = None,
@@ -302,6 +308,8 @@ def _rms_norm_fake(x, weight, eps=1e-6):
 @_register_fake("fused_add_rms_norm")
 def _fused_add_rms_norm_fake(x, residual, weight, eps=1e-6):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
 # ---- layer_norm, ada_layer_norm, activations, rope ----
 def _contig_like(t: torch.Tensor) -> torch.Tensor:
     return t.new_empty(t.shape)
@@ -372,11 +380,15 @@ def _gemm_fake(a, b, bias=None, epilogue="none", backend="auto"):
 @_register_fake("gemm_gated")
 def _gemm_gated_fake(a, b_gate, b_up, bias_gate=None, bias_up=None, activation="silu", backend="auto"):
     return a.new_empty((a.shape[0], b_gate.shape[1]))
+
+
 # ---- attention ----
 @_register_fake("attention")
 def _attention_fake(q, k, v, causal=False, scale=None, return_lse=False, backend="auto"):
     lse_shape = tuple(q.shape[:3]) if return_lse else (0,)
     return q.new_empty(q.shape), q.new_empty(lse_shape, dtype=torch.float32)
+
+
 # ---- attention_decode ----
 @_register_fake("attention_decode")
 def _attention_decode_fake(q, k_cache, v_cache, cache_seqlens, scale=None, return_lse=False):
