@@ -39,6 +39,8 @@ def fused_add_rms_norm(
 
 
 __all__ += ["rms_norm", "fused_add_rms_norm"]
+
+
 # ---- layer_norm, ada_layer_norm, activations, rope ----
 import math  # noqa: E402
 from typing import Sequence, Union  # noqa: E402
@@ -225,6 +227,8 @@ def ltx_apply_rotary_emb(x: torch.Tensor, freqs) -> torch.Tensor:
 
 __all__ += ["rope", "rope_", "rope_cos_sin_cache", "rope_3d", "rope_3d_grid", "ltx_rope_freqs",
             "ltx_video_coords", "ltx_apply_rotary_emb"]
+
+
 def qk_norm_rope(q: torch.Tensor, k: torch.Tensor, q_weight: torch.Tensor, k_weight: torch.Tensor,
                  cos: torch.Tensor, sin: torch.Tensor, eps: float = 1e-6) -> Tuple[torch.Tensor, torch.Tensor]:
     """Qwen3's q_norm / k_norm followed by transformers' apply_rotary_pos_emb, in
@@ -237,6 +241,8 @@ def qk_norm_rope(q: torch.Tensor, k: torch.Tensor, q_weight: torch.Tensor, k_wei
 
 
 __all__ += ["qk_norm_rope"]
+
+
 # ---- gemm ----
 _GATED_EPILOGUES = ("swiglu", "geglu", "geglu_tanh")
 
@@ -283,6 +289,8 @@ def gemm_path(a: torch.Tensor, b: torch.Tensor) -> str:
 
 
 __all__ += ["gemm", "gemm_gated", "linear", "gemm_path"]
+
+
 # ---- attention ----
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
               scale: Optional[float] = None, return_lse: bool = False, *,
@@ -312,6 +320,8 @@ def attention_path(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bo
 
 
 __all__ += ["attention", "attention_path"]
+
+
 # ---- attention_decode ----
 def attention_decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
                      cache_seqlens: torch.Tensor, scale: Optional[float] = None,
@@ -368,6 +378,8 @@ def _rms_norm_fake(x, weight, eps=1e-6):
 @_register_fake("fused_add_rms_norm")
 def _fused_add_rms_norm_fake(x, residual, weight, eps=1e-6):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
 # ---- layer_norm, ada_layer_norm, activations, rope ----
 def _contig_like(t: torch.Tensor) -> torch.Tensor:
     return t.new_empty(t.shape)
@@ -444,6 +456,8 @@ def _rope_3d_fake(x, cos, sin):
 @_register_fake("rope_3d_grid")
 def _rope_3d_grid_fake(query, key, grid, freqs):
     return _contig_like(query), _contig_like(key)
+
+
 @_register_fake("qk_norm_rope")
 def _qk_norm_rope_fake(q, k, q_weight, k_weight, cos, sin, eps=1e-6):
     d = q_weight.shape[0]
@@ -453,6 +467,8 @@ def _qk_norm_rope_fake(q, k, q_weight, k_weight, cos, sin, eps=1e-6):
         return x.new_empty((x.shape[0], heads, x.shape[1], d))
 
     return heads_first(q), heads_first(k)
+
+
 # ---- gemm ----
 @_register_fake("gemm")
 def _gemm_fake(a, b, bias=None, epilogue="none", backend="auto"):
@@ -463,11 +479,15 @@ def _gemm_fake(a, b, bias=None, epilogue="none", backend="auto"):
 @_register_fake("gemm_gated")
 def _gemm_gated_fake(a, b_gate, b_up, bias_gate=None, bias_up=None, activation="silu", backend="auto"):
     return a.new_empty((a.shape[0], b_gate.shape[1]))
+
+
 # ---- attention ----
 @_register_fake("attention")
 def _attention_fake(q, k, v, causal=False, scale=None, return_lse=False, backend="auto"):
     lse_shape = tuple(q.shape[:3]) if return_lse else (0,)
     return q.new_empty(q.shape), q.new_empty(lse_shape, dtype=torch.float32)
+
+
 # ---- attention_decode ----
 @_register_fake("attention_decode")
 def _attention_decode_fake(q, k_cache, v_cache, cache_seqlens, scale=None, return_lse=False):
