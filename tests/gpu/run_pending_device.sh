@@ -56,7 +56,7 @@ sanitize() {  # sanitize SCRIPT CAP: memcheck and racecheck
     timeout "$L" compute-sanitizer --tool $tool --error-exitcode 9 python3 "tests/gpu/$1.py" \
       > "$LOGS/${1}_$tool.txt" 2>&1
     echo "$1 $tool rc=$? ($(el)s)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/${1}_$tool.txt" | tail -1
-    cp "$LOGS/${1}_$tool.txt" "$OUT/sanitize_${1}_${tool}_$TAG.txt"
+    cp "$LOGS/${1}_$tool.txt" "$OUT/${1}_${tool}_$TAG.txt"
   done
 }
 
