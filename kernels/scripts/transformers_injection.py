@@ -40,7 +40,6 @@ import platform
 import sys
 import time
 import traceback
-import types
 from collections import Counter
 
 import torch
