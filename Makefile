@@ -25,7 +25,7 @@ DOCS    := index.md $(wildcard references/*.md)
 # Debian 12 packages everything here needs; `make deps` installs them.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
   liblua5.4-dev libxxhash-dev libmicrohttpd-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
-  cppcheck clang-format python3-venv
+  cppcheck clang-format python3-venv python3-pyflakes
 
 PREFIX  ?= /usr/local
 MANPAGE := $(BUILD)/lit.1
@@ -105,9 +105,16 @@ check-share: $(LIT)
 check: all lint check-tangle check-share check-kernels check-line-directives $(CHECK_TARGETS) asan
 	@echo "make check: all suites ran"
 
+# pyflakes over the Python the project ships and runs (tangled scripts and
+# benchmarks, tests): undefined names, unused imports and variables. Most of
+# it runs only on a GPU, so this is its one check in CI.
+PYFLAKES ?= python3 -m pyflakes
+PY_SOURCES = $(shell find kernels tests -name '*.py' -not -path '*/node_modules/*' -not -path 'tests/golden/*')
+
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --suppress=missingIncludeSystem -Igen gen/*.c
 	clang-format --dry-run --Werror gen/*.c gen/*.h
+	$(PYFLAKES) $(PY_SOURCES)
 
 format:
 	clang-format -i gen/*.c gen/*.h
@@ -145,6 +152,6 @@ help:
 	@echo "  make check-cli       the command line: help, options, exit codes, lit(1)"
 	@echo "  make check-crash     tangle and install killed or failed at every write step"
 	@echo "  make asan            unit and golden suites under ASan and UBSan"
-	@echo "  make lint            cppcheck and clang-format --dry-run"
+	@echo "  make lint            cppcheck, clang-format --dry-run, and pyflakes on the Python"
 	@echo "  make format          clang-format the generator"
 	@echo "  make valgrind | tsan | fuzz FUZZ_SECONDS=N | bench-tangle | bench-weave"

@@ -100,7 +100,7 @@ def main():
                 rec["tflops"] = flops / (rec["ms"] * 1e-3) / 1e12
         line = " ".join(f"{i}={r.get('tflops', float('nan')):.0f}" for i, r in recs.items())
         print(f"# {name} TFLOP/s {line}", flush=True)
-        del q, k, v, ref
+        q = k = v = ref = None  # frees them; not del: the lambdas above close over them
         torch.cuda.empty_cache()
         bench.write()
         if bench.out_of_time():

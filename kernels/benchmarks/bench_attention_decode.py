@@ -124,7 +124,7 @@ def main():
         line = " ".join(f"{i}={r.get('gbps', float('nan')):.0f}GB/s({r.get('pct_copy', float('nan')):.0f}%)"
                         for i, r in recs.items())
         print(f"# {group} b{b} {hq}/{hkv} d{d} ctx {ctx} sq {sq}: {line}", flush=True)
-        del q, k, v, ref
+        q = k = v = ref = None  # frees them; not del: the lambdas above close over them
         torch.cuda.empty_cache()
         bench.write()
     lk.ops._attention_decode_tuning(0, 0)

@@ -85,7 +85,7 @@ def main():
         record(recs, 2.0 * m * n * k, {})
         line = " ".join(f"{i}={r.get('tflops', float('nan')):.0f}" for i, r in recs.items())
         print(f"# {group} {m}x{n}x{k} TFLOP/s {line}", flush=True)
-        del a, w, ref
+        a = w = ref = None  # frees them; not del: the lambdas above close over them
         torch.cuda.empty_cache()
         bench.write()
         if bench.out_of_time():

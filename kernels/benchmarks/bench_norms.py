@@ -185,7 +185,7 @@ def main():
                    {"impl": "torch_compile", "fn": lambda: compiled_add_norm(x, res, w, EPS)}]
         report(tag, "fused", bench.measure_set(group="fused_add_rms_norm", shape=shape, dtype=dtype,
                                                entries=entries, nbytes=nbf), err_f)
-        del x, w, res, res_k, yk, new_res
+        x = w = res = res_k = yk = new_res = None  # frees them; not del: the lambdas above close over them
         torch.cuda.empty_cache()
 
     def sweep():
@@ -223,7 +223,7 @@ def main():
                                         graph=False)
                     rows.append((shape, add, vpt, tpr, block, rec.get("pct_copy", 0), err))
                 lk.ops._rms_norm_tuning(0, 0, 0)
-                del x, w, res
+                x = w = res = None  # frees them; not del: the lambdas above close over them
         print("# sweep (bf16): shape add vpt tpr block %copy err")
         for r in rows:
             print("#", "x".join(map(str, r[0])), int(r[1]), *r[2:5], f"{r[5]:.1f}", f"{r[6]:.1e}")

@@ -17,7 +17,6 @@ every case so a cut-off run keeps what it measured.
 """
 import argparse
 import json
-import math
 import os
 import platform
 import subprocess
@@ -68,7 +67,7 @@ def copy_ceiling_gbps():
     src = torch.randn(n, device=DEV, dtype=torch.float32).to(BF)
     dst = torch.empty_like(src)
     ms = bench_ms(lambda: dst.copy_(src))
-    del src, dst
+    src = dst = None  # frees them; not del: the lambdas above close over them
     torch.cuda.empty_cache()
     return 2 * 2**30 / (ms * 1e-3) / 1e9, ms
 
@@ -227,7 +226,7 @@ def make_cases(quick):
                         note="peers read the float32 cos/sin tables as well; bytes count q, k and grid only")
         cases.append(("rope_3d_grid", "LTX-Video", shape, r3dg))
 
-    H, I, HQ, HKV, HS = 4096, 12288, 32, 8, 128
+    I, HQ, HKV, HS = 12288, 32, 8, 128  # Qwen3-8B: intermediate, heads, head size
     qwen_tokens = [128, 512, 1024, 2048, 4096, 8192]
     if quick:
         qwen_tokens = [128, 8192]

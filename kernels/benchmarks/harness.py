@@ -97,7 +97,7 @@ def copy_ceiling_gbps(nbytes=1 << 30):
     src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 255)
     dst = torch.empty_like(src)
     ms = do_bench_ms(lambda: dst.copy_(src))
-    del src, dst
+    src = dst = None  # frees them; not del: the lambdas above close over them
     torch.cuda.empty_cache()
     return 2 * nbytes / (ms * 1e-3) / 1e9
 

@@ -158,9 +158,10 @@ def make_processor(lk, rope=True, attention="sdpa"):
     and with attention="lit" the attention itself through lit_kernels.attention
     (integrations.diffusers_attention, which hands masked calls to diffusers'
     dispatch_attention_fn)."""
-    from diffusers.models.attention_dispatch import dispatch_attention_fn
     if attention == "lit":
-        dispatch_attention_fn = lk.integrations.diffusers_attention  # noqa: F811
+        dispatch_attention_fn = lk.integrations.diffusers_attention
+    else:
+        from diffusers.models.attention_dispatch import dispatch_attention_fn
     from diffusers.models.transformers.transformer_ltx import LTXVideoAttnProcessor, apply_rotary_emb
 
     class LitLTXVideoAttnProcessor(LTXVideoAttnProcessor):

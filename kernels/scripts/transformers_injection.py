@@ -959,7 +959,7 @@ def run_compiled_table(family, args, lk, t_start, deadline, log, save):
             run("default", default, rest)
     res["targets"] = targets_of(rows, headline, decode_case)
     res["pass"] = bool(rows) and all(r.get("pass") for r in rows) and not res["errors"]
-    del model, work, ref, ref32
+    model = work = ref = ref32 = None  # frees them; not del: run() above closes over them
     torch._dynamo.reset()
     torch.cuda.empty_cache()
     return res

@@ -7,7 +7,6 @@ dtype's tolerance, with the output memory poisoned with NaN first so that an
 element the kernels do not write fails. The log-sum-exp is checked too.
 Needs a CUDA GPU and a build of lit_kernels.
 """
-import math
 
 import pytest
 import torch

@@ -7,7 +7,6 @@ element the kernel does not write fails the check. Needs a CUDA GPU and the
 built extension (import lit_kernels). Tests that compare with diffusers'
 own modules run when diffusers is importable (PYTHONPATH to its src/).
 """
-import math
 
 import pytest
 import torch
@@ -422,7 +421,8 @@ def test_rope_3d_matches_diffusers(dtype):
     ref_k = ltx.apply_rotary_emb(k, (cos, sin))
     grid = lk.ltx_video_coords(B, Fr, H, W, scale, device=DEV)
     # the kernel's table-driven form against diffusers' own output
-    assert_close(lk.rope_3d(q, cos, sin), ref_q.double(), dtype, "rope_3d vs diffusers")
+    assert_close(lk.rope_3d(q, cos, sin), ref_q.double(), dtype, "rope_3d q vs diffusers")
+    assert_close(lk.rope_3d(k, cos, sin), ref_k.double(), dtype, "rope_3d k vs diffusers")
     # the in-kernel cos/sin against diffusers' float64-applied rotation
     qo, ko = lk.rope_3d_grid(q, k, grid, lk.ltx_rope_freqs(D, device=DEV))
     assert_close(qo, ltx_apply_ref(q, cos, sin), dtype, "rope_3d_grid q vs diffusers table")
