@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import TOLERANCE, Bench, load_package, rel_err  # noqa: E402
+from harness import TOLERANCE, Bench, TuningHook, load_package, rel_err  # noqa: E402
 
 # name, batch, q heads, kv heads, seq, head_dim, causal
 CASES = [
@@ -49,17 +49,7 @@ def main():
     bench = Bench(args.out, op="attention")
     dtype = torch.bfloat16
     hopper = torch.cuda.get_device_capability() == (9, 0)
-    current = [-1]
-
-    def scheduled(sched, fn):
-        """fn with the Hopper schedule set (only when it changes: the hook is
-        a host call, kept out of the timed region)."""
-        def run():
-            if current[0] != sched:
-                lk.ops._attention_tuning(sched)
-                current[0] = sched
-            return fn()
-        return run
+    schedule = TuningHook(lk.ops._attention_tuning)  # the Hopper kernel's consumer schedule
 
     for name, b, hq, hkv, s, d, causal in CASES[:1] if args.quick else CASES:
         q = torch.randn(b, hq, s, d, device="cuda", dtype=dtype)
@@ -81,10 +71,10 @@ def main():
         entries = []
         impls = [("sdpa_default", sdpa), ("sdpa_fa2", sdpa_fa2)]
         if hopper:
-            impls.append(("lit_hopper", scheduled(-1, lambda: lk.attention(q, k, v, causal=causal, backend="hopper"))))
+            impls.append(("lit_hopper", schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="hopper"), -1)))
             for impl, sched in SCHEDULES.items():
-                impls.append((impl, scheduled(sched, lambda: lk.attention(q, k, v, causal=causal, backend="hopper"))))
-        impls.append(("lit_portable", scheduled(-1, lambda: lk.attention(q, k, v, causal=causal, backend="portable"))))
+                impls.append((impl, schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="hopper"), sched)))
+        impls.append(("lit_portable", schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="portable"), -1)))
         for impl, fn in impls:
             err = rel_err(fn(), ref)
             assert err < TOLERANCE[dtype], f"{impl} {name}: relative error {err:.2e}"

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import TOLERANCE, Bench, load_package, rel_err  # noqa: E402
+from harness import TOLERANCE, Bench, TuningHook, load_package, rel_err  # noqa: E402
 
 # (group, batch, q_heads, kv_heads, head_dim, context, seq_q)
 SHAPES = [
@@ -65,7 +65,7 @@ def main():
     from torch.nn.attention import SDPBackend, sdpa_kernel
     bench = Bench(args.out, op="attention_decode")
     dtype = torch.bfloat16
-    current = [0]  # the pipeline depth forced now (0: automatic); set only when it changes
+    tuning = TuningHook(lk.ops._attention_decode_tuning)  # (splits, pipeline depth); 0: automatic
     shapes = SHAPES[:2] if args.quick else SHAPES
     for group, b, hq, hkv, d, ctx, sq in shapes:
         q = torch.randn(b, hq, sq, d, device="cuda").to(dtype)
@@ -82,19 +82,8 @@ def main():
         def ours():
             return lk.attention_decode(q, k, v, n)
 
-        def forced(stages):
-            def run():
-                if current[0] != stages:  # a host call: only when it changes
-                    lk.ops._attention_decode_tuning(0, stages)
-                    current[0] = stages
-                return lk.attention_decode(q, k, v, n)
-            return run
-
-        def ours_auto():
-            if current[0] != 0:
-                lk.ops._attention_decode_tuning(0, 0)
-                current[0] = 0
-            return ours()
+        def forced(stages):  # 0: the depth the launcher chooses
+            return tuning.wrap(ours, 0, stages)
 
         def sdpa():
             return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
@@ -104,7 +93,7 @@ def main():
                 return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
 
         entries = []
-        impls = (("lit_kernels", ours_auto), ("lit_kernels_stages2", forced(2)),
+        impls = (("lit_kernels", forced(0)), ("lit_kernels_stages2", forced(2)),
                  ("lit_kernels_stages3", forced(3)), ("sdpa", sdpa), ("sdpa_flash", sdpa_flash))
         for impl, fn in impls:
             try:

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import TOLERANCE, Bench, load_package, rel_err  # noqa: E402
+from harness import TOLERANCE, Bench, TuningHook, load_package, rel_err  # noqa: E402
 
 QWEN_NK = [(4096, 4096), (12288, 4096), (4096, 12288)]  # attention q/o, MLP gate/up, MLP down
 SHAPES = ([("square", (4096, 4096, 4096)), ("square", (8192, 8192, 8192))]
@@ -45,17 +45,7 @@ def main():
     torch._dynamo.config.cache_size_limit = 64
     bench = Bench(args.out, op="gemm")
     dtype = torch.bfloat16
-    current = [None]
-
-    def tuned(cluster, fn):
-        """fn with the Hopper kernel's cluster size set (only when it changes:
-        the hook is a host call, kept out of the timed region)."""
-        def run():
-            if current[0] != cluster:
-                lk.ops._gemm_tuning(cluster, 0)
-                current[0] = cluster
-            return fn()
-        return run
+    tuning = TuningHook(lk.ops._gemm_tuning)  # (cluster size, group rows) of the Hopper kernel
 
     def record(recs, flops, extra):
         for rec in recs.values():
@@ -75,7 +65,7 @@ def main():
                                        ("lit_hopper_cluster2", "hopper", 2)):
             if cluster and group == "small_m":
                 continue
-            fn = tuned(cluster, lambda b=backend: lk.gemm(a, w.t(), backend=b))
+            fn = tuning.wrap(lambda b=backend: lk.gemm(a, w.t(), backend=b), cluster, 0)
             err = rel_err(fn(), ref)
             assert err < TOLERANCE[dtype], f"{impl} {m}x{n}x{k}: relative error {err:.2e}"
             entries.append({"impl": impl, "fn": fn, "err": err})
@@ -91,8 +81,7 @@ def main():
         if bench.out_of_time():
             break
 
-    lk.ops._gemm_tuning(0, 0)
-    current[0] = 0
+    tuning.set(0, 0)
     cases = ["gelu_tanh_bias", "swiglu"]
     for case in cases[:1] if args.quick else cases:
         for m in EPILOGUE_M[:1] if args.quick else EPILOGUE_M:

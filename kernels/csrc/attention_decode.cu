@@ -387,11 +387,7 @@ cudaError_t launch_stages(const DecodeParams& p, cudaStream_t stream) {
 const char* attention_decode_refusal(DType dtype) {
   const DeviceInfo* d = nullptr;
   if (current_device_info(&d) != cudaSuccess) return "could not read the device's properties";
-  if (d->cc < 75) return "the decode kernels need compute capability 7.5 or newer (T4, A100, H100)";
-  if (d->cc < 80 && dtype == DType::BFloat16) {
-    return "bfloat16 tensor-core products need compute capability 8.0 or newer; use float16 here";
-  }
-  return nullptr;
+  return mma_sync_refusal(*d, dtype);
 }
 
 void attention_decode_set_tuning(int splits, int stages) {

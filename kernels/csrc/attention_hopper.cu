@@ -10,7 +10,6 @@
 // stub that is never launched.
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 
 #include "attention_common.cuh"
 #include "attention_kernels.h"
@@ -367,12 +366,8 @@ cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, in
 template <typename T, int HD, bool CAUSAL, int SCHED>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED>;
-  static std::once_flag once;
-  static cudaError_t attr_err = cudaSuccess;
-  std::call_once(once, [&] {
-    attr_err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes<HD, CAUSAL>);
-  });
+  const cudaError_t attr_err =
+      attn::allow_smem_once<attention_hopper_kernel<T, HD, CAUSAL, SCHED>, kSmemBytes<HD, CAUSAL>>();
   if (attr_err != cudaSuccess) return attr_err;
   CUtensorMap mq, mk, mv;
   cudaError_t err = make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride,

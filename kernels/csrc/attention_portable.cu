@@ -5,7 +5,6 @@
 // rows of one head; K and V tiles of 32 or 64 keys stream through a
 // double buffer of cp.async copies; S = Q K^T and O += P V are mma.sync
 // m16n8k16 products, and P stays in registers between them.
-#include <mutex>
 
 #include "attention_common.cuh"
 #include "attention_kernels.h"
@@ -186,12 +185,8 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
 template <typename T, int HD, bool CAUSAL>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   auto kernel = attention_portable_kernel<T, HD, CAUSAL>;
-  static std::once_flag once;
-  static cudaError_t attr_err = cudaSuccess;
-  std::call_once(once, [&] {
-    attr_err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes<HD, CAUSAL>);
-  });
+  const cudaError_t attr_err =
+      attn::allow_smem_once<attention_portable_kernel<T, HD, CAUSAL>, kSmemBytes<HD, CAUSAL>>();
   if (attr_err != cudaSuccess) return attr_err;
   const attn::AttnArgs a = attn::make_args(p, kBM);
   const dim3 grid(a.m_blocks, p.q_heads, p.batch);

@@ -46,11 +46,7 @@ const char* hopper_refusal(const GemmParams& p, const DeviceInfo& d) {
 }
 
 const char* portable_refusal(const GemmParams& p, const DeviceInfo& d) {
-  if (d.cc < 75) return "the tensor-core GEMM needs compute capability 7.5 or newer";
-  if (d.cc < 80 && p.dtype == DType::BFloat16) {
-    return "bf16 tensor-core products need compute capability 8.0 or newer; use fp16 here";
-  }
-  return nullptr;
+  return mma_sync_refusal(d, p.dtype);
 }
 
 }  // namespace

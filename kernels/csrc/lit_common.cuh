@@ -225,6 +225,17 @@ inline cudaError_t current_device_info(const DeviceInfo** out) {
   return device_info(device, out);
 }
 
+// Why mma.sync's m16n8k16 tensor-core products (the portable GEMM and both
+// attention kernels) cannot run on device d in dtype, or nullptr: fp16 needs
+// compute capability 7.5, bf16 8.0.
+inline const char* mma_sync_refusal(const DeviceInfo& d, DType dtype) {
+  if (d.cc < 75) return "tensor-core products (mma.sync) need compute capability 7.5 or newer";
+  if (d.cc < 80 && dtype == DType::BFloat16) {
+    return "bf16 tensor-core products need compute capability 8.0 or newer; use fp16 here";
+  }
+  return nullptr;
+}
+
 // Resident blocks per SM for one kernel at one block size (registers and
 // shared memory decide it), asked of the runtime once and remembered.
 inline cudaError_t blocks_per_sm(const void* kernel, int block, size_t dyn_smem, int device,

@@ -130,6 +130,12 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
+// Eight accumulator operands of a wgmma asm statement, d[i] .. d[i + 7]
+// (read and written): every wgmma below lists 32 to 128 of them.
+#define LIT_WGMMA_D8(i)                                                                    \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+
 // ------------------------------------------------------------- wgmma --
 // Shared-memory matrix descriptor for a K-major operand that TMA wrote with
 // the 128-byte swizzle: rows of 64 16-bit elements (128 bytes), groups of 8
@@ -165,9 +171,6 @@ __device__ __forceinline__ void fence_operands(float (&d)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-#define LIT_WGMMA_D8(i)                                                                    \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
 #define LIT_WGMMA_N256(TYPES)                                                                   \
   asm volatile(                                                                                 \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                             \
@@ -204,7 +207,6 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
 }
 
 #undef LIT_WGMMA_N256
-#undef LIT_WGMMA_D8
 
 // wgmma shapes beyond the GEMM's m64n256k16: the two products of
 // attention. S = Q K^T reads both operands from shared memory, K-major
@@ -231,9 +233,6 @@ __device__ __forceinline__ void fence_operands(uint32_t (&r)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 
-#define LIT_WGMMA_D8(i)                                                                 \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
 #define LIT_WGMMA_SS_N128(TYPES) \
   asm volatile( \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
@@ -337,6 +336,7 @@ __device__ __forceinline__ void wgmma_rs_tn(float (&d)[N / 2], const uint32_t (&
 #undef LIT_WGMMA_SS_N176
 #undef LIT_WGMMA_RS_N128
 #undef LIT_WGMMA_RS_N64
+
 #undef LIT_WGMMA_D8
 
 }  // namespace hopper

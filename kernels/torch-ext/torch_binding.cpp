@@ -53,6 +53,14 @@ void check_launch(cudaError_t err, const char* op) {
   TORCH_CHECK(err == cudaSuccess, op, ": CUDA error: ", cudaGetErrorString(err));
 }
 
+// A kernel family's path refusal (nullptr: the path can run) as an error
+// naming the op and, when the caller forced the backend, the backend.
+void check_path(const char* why, bool forced, const std::string& backend, const char* op) {
+  if (why == nullptr) return;
+  TORCH_CHECK(!forced, op, ": backend '", backend, "' cannot run this call: ", why);
+  TORCH_CHECK(false, op, ": ", why);
+}
+
 // A 1-D weight of x's last-dimension size, dtype and device, or nothing.
 const void* weight_ptr(const c10::optional<at::Tensor>& weight, const at::Tensor& x,
                        const char* op) {
@@ -233,12 +241,7 @@ lit::GemmParams gemm_params(const at::Tensor& a, const at::Tensor& b, int64_t n_
 // Refuses a forced path that cannot run here (naming why), then launches.
 void run_gemm(const lit::GemmParams& p, lit::GemmPath path, const std::string& backend,
               const char* op, cudaStream_t stream) {
-  const char* why = lit::gemm_path_refusal(p, path);
-  if (path == lit::GemmPath::kAuto) {
-    TORCH_CHECK(why == nullptr, op, ": ", why);
-  } else {
-    TORCH_CHECK(why == nullptr, op, ": backend '", backend, "' cannot run this call: ", why);
-  }
+  check_path(lit::gemm_path_refusal(p, path), path != lit::GemmPath::kAuto, backend, op);
   check_launch(lit::gemm(p, path, stream), op);
 }
 // ---- attention ----
@@ -1218,12 +1221,7 @@ std::tuple<at::Tensor, at::Tensor> attention(const at::Tensor& q, const at::Tens
   set_strides(p.o_stride, out);
   p.out = out.data_ptr();
   p.lse = return_lse ? lse.data_ptr<float>() : nullptr;
-  const char* why = lit::attention_path_refusal(p, path);
-  if (path == lit::AttentionPath::kAuto) {
-    TORCH_CHECK(why == nullptr, op, ": ", why);
-  } else {
-    TORCH_CHECK(why == nullptr, op, ": backend '", backend, "' cannot run this call: ", why);
-  }
+  check_path(lit::attention_path_refusal(p, path), path != lit::AttentionPath::kAuto, backend, op);
   lit::AttentionPath chosen = path;
   if (chosen == lit::AttentionPath::kAuto) check_launch(lit::attention_choose_path(p, &chosen), op);
   at::Tensor workspace;  // the Hopper kernel's tile counter (zero) and tile slots, one per launch
