@@ -96,25 +96,7 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
         float o[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) o[j] = (v[it][j] - mean) * rstd;
-        if (w) {
-          float t[V];
-          load_f32<T, V>(w + col, t);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] *= t[j];
-        }
-        if (bias) {
-          float t[V];
-          load_f32<T, V>(bias + col, t);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] += t[j];
-        }
-        if (sc) {
-          float t[V], u[V];
-          load_f32<T, V>(sc + col, t);
-          load_f32<T, V>(sh + col, u);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + t[j]) + u[j];
-        }
+        affine_modulate<T, V>(o, w, bias, sc, sh, col);
         store_f32<T, V>(yr + col, o);
       }
     }

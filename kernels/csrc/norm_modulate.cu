@@ -145,23 +145,7 @@ __global__ void __launch_bounds__(MAXT, MAXT >= 512 ? 1 : 512 / MAXT)
         float o[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) o[j] = (v[it][j] - mean) * rstd;
-        if (w) {
-          float u[V];
-          load_f32<T, V>(w + col, u);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] *= u[j];
-        }
-        if (bias) {
-          float u[V];
-          load_f32<T, V>(bias + col, u);
-#pragma unroll
-          for (int j = 0; j < V; ++j) o[j] += u[j];
-        }
-        float s1[V], s0[V];
-        load_f32<T, V>(sc + col, s1);
-        load_f32<T, V>(sh + col, s0);
-#pragma unroll
-        for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + s1[j]) + s0[j];
+        affine_modulate<T, V>(o, w, bias, sc, sh, col);
         store_f32<T, V>(yr + col, o);
       }
     }
