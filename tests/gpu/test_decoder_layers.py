@@ -34,10 +34,14 @@ def script():
     for path in (os.path.join(HERE, "..", "..", "kernels", "scripts", "transformers_injection.py"),
                  os.path.join(HERE, "..", "scripts", "transformers_injection.py")):
         if os.path.exists(path):
-            spec = importlib.util.spec_from_file_location("transformers_injection", path)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-            return mod
+            # Registered by name: Dynamo resolves a traced function's globals
+            # by importing its module, which a file loaded by path is not.
+            if "transformers_injection" not in sys.modules:
+                spec = importlib.util.spec_from_file_location("transformers_injection", path)
+                mod = importlib.util.module_from_spec(spec)
+                sys.modules["transformers_injection"] = mod
+                spec.loader.exec_module(mod)
+            return sys.modules["transformers_injection"]
     pytest.skip("kernels/scripts/transformers_injection.py not found")
 
 

@@ -409,10 +409,13 @@ def _injection_script():
     for path in (os.path.join(here, "..", "..", "kernels", "scripts", "ltx_kernel_injection.py"),
                  os.path.join(here, "..", "scripts", "ltx_kernel_injection.py")):
         if os.path.exists(path):
-            spec = importlib.util.spec_from_file_location("ltx_kernel_injection", path)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-            return mod
+            # Registered by name, as Dynamo imports a traced function's module.
+            if "ltx_kernel_injection" not in sys.modules:
+                spec = importlib.util.spec_from_file_location("ltx_kernel_injection", path)
+                mod = importlib.util.module_from_spec(spec)
+                sys.modules["ltx_kernel_injection"] = mod
+                spec.loader.exec_module(mod)
+            return sys.modules["ltx_kernel_injection"]
     return None
 
 
