@@ -466,10 +466,12 @@ def timed_first(fn):
 
 # Kernel names by kind, for the profile of a compiled step (first match wins).
 KERNEL_KINDS = (
+    # Inductor's names come first: they quote the fused ops' names
+    # (triton_red_fused__fused_rms_norm_...), which the next pattern matches.
+    ("inductor (triton)", r"^triton"),
     ("lit_kernels", r"lit::|norm_modulate|rms_norm|ln_reg|rope_|_act_"),
     ("attention", r"flash|fmha|attn|attention|sdpa|cudnn"),
     ("gemm", r"gemm|xmma|cutlass|nvjet|cublas|s16816|h16816|wgmma|sm90_|sm80_"),
-    ("inductor (triton)", r"^triton"),
 )
 
 

@@ -294,3 +294,37 @@ def test_diffusers_attention_matches_sdpa():
     ref = F.scaled_dot_product_attention(q.transpose(1, 2).double(), k.transpose(1, 2).double(),
                                          v.transpose(1, 2).double()).transpose(1, 2)
     check(out, ref, torch.bfloat16, "diffusers_attention")
+
+
+def test_diffusers_attention_masked_fallback():
+    """A call with an attention mask goes to diffusers' dispatch_attention_fn:
+    eagerly it warns once and is counted; under torch.compile(fullgraph=True)
+    it is traced into the graph (no warning, which Dynamo cannot trace) and
+    gives the same result."""
+    import importlib.util
+    import warnings
+
+    import torch.nn.functional as F
+    if importlib.util.find_spec("diffusers") is None:
+        pytest.skip("diffusers is not importable")
+    integ = lk.integrations
+    q, k, v = (rand((2, 40, 4, 64), torch.bfloat16) for _ in range(3))
+    mask = torch.rand(2, 1, 40, 40, device=DEV) > 0.4
+    mask |= torch.eye(40, dtype=torch.bool, device=DEV)  # no row fully masked
+    ref = F.scaled_dot_product_attention(q.transpose(1, 2).double(), k.transpose(1, 2).double(),
+                                         v.transpose(1, 2).double(),
+                                         attn_mask=mask).transpose(1, 2)
+    integ.FALLBACKS.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = integ.diffusers_attention(q, k, v, attn_mask=mask)
+        integ.diffusers_attention(q, k, v, attn_mask=mask)
+    check(out, ref, torch.bfloat16, "masked fallback, eager")
+    assert integ.FALLBACKS["attention mask"] == 2
+    assert sum("attention mask" in str(w.message) for w in caught) == 1
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda a, b, c, m: integ.diffusers_attention(a, b, c, attn_mask=m),
+                             fullgraph=True)
+    check(compiled(q, k, v, mask), ref, torch.bfloat16, "masked fallback, compiled")
+    assert integ.FALLBACKS["attention mask"] == 2
+    torch._dynamo.reset()

@@ -174,10 +174,13 @@ def diffusers_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Ten
         out = ops.attention(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
                             is_causal, scale, False)[0]
         return out.transpose(1, 2)
-    if not FALLBACKS[reason]:
-        warnings.warn(f"lit_kernels.integrations.diffusers_attention: {reason}: "
-                      "this call runs diffusers' dispatch_attention_fn instead")
-    FALLBACKS[reason] += 1
+    if not torch.compiler.is_compiling():
+        # Dynamo cannot trace warnings.warn (fullgraph would fail), and a
+        # count kept while tracing counts traces, not calls.
+        if not FALLBACKS[reason]:
+            warnings.warn(f"lit_kernels.integrations.diffusers_attention: {reason}: "
+                          "this call runs diffusers' dispatch_attention_fn instead")
+        FALLBACKS[reason] += 1
     from diffusers.models.attention_dispatch import dispatch_attention_fn
     return dispatch_attention_fn(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p,
                                  is_causal=is_causal, scale=scale, enable_gqa=enable_gqa, **kwargs)
