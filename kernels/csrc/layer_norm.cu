@@ -117,9 +117,10 @@ cudaError_t launch_warp(const LnArgs& a, cudaStream_t stream) {
 }
 
 // Rows too long for registers (over 32768 elements): three sweeps over the
-// row (mean, variance, write), the later two mostly from L2.
-template <typename T>
-__global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
+// row (mean, variance, write), the later two mostly from L2. V elements a
+// vector (1 when the row or a pointer is not aligned for vectors).
+template <typename T, int V>
+__global__ void __launch_bounds__(1024) ln_long_kernel(LnArgs a) {
   __shared__ float red[2][32];  // block_sum's two alternating slots
   int parity = 0;
   const T* __restrict__ x = static_cast<const T*>(a.x);
@@ -129,28 +130,43 @@ __global__ void __launch_bounds__(512) ln_long_kernel(LnArgs a) {
   const T* __restrict__ scale = static_cast<const T*>(a.scale);
   const T* __restrict__ shift = static_cast<const T*>(a.shift);
   const int D = a.hidden;
+  const int nvec = D / V;  // the vector path is only taken when V divides D
   const float inv_d = 1.f / static_cast<float>(D);
   for (int64_t row = blockIdx.x; row < a.rows; row += gridDim.x) {
     const T* xr = x + row * D;
     float s = 0.f;
-    for (int c = threadIdx.x; c < D; c += blockDim.x) s += to_float(xr[c]);
+#pragma unroll 4
+    for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
+      float f[V];
+      load_f32<T, V>(xr + i * V, f);
+#pragma unroll
+      for (int j = 0; j < V; ++j) s += f[j];
+    }
     const float mean = block_sum(s, red, parity) * inv_d;
     float q = 0.f;
-    for (int c = threadIdx.x; c < D; c += blockDim.x) {
-      const float d = to_float(xr[c]) - mean;
-      q += d * d;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
+      float f[V];
+      load_f32<T, V>(xr + i * V, f);
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float d = f[j] - mean;
+        q += d * d;
+      }
     }
     const float rstd = rsqrtf(block_sum(q, red, parity) * inv_d + a.eps);
     const int64_t bidx = row / a.tokens_per_batch;
     const T* sc = scale ? scale + bidx * a.scale_stride : nullptr;
     const T* sh = shift ? shift + bidx * a.shift_stride : nullptr;
     T* yr = y + row * D;
-    for (int c = threadIdx.x; c < D; c += blockDim.x) {
-      float o = (to_float(xr[c]) - mean) * rstd;
-      if (w) o *= to_float(w[c]);
-      if (bias) o += to_float(bias[c]);
-      if (sc) o = o * (1.f + to_float(sc[c])) + to_float(sh[c]);
-      yr[c] = from_float<T>(o);
+#pragma unroll 4
+    for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
+      float o[V];
+      load_f32<T, V>(xr + i * V, o);
+#pragma unroll
+      for (int j = 0; j < V; ++j) o[j] = (o[j] - mean) * rstd;
+      affine_modulate<T, V>(o, w, bias, sc, sh, i * V);
+      store_f32<T, V>(yr + i * V, o);
     }
   }
 }
@@ -197,9 +213,13 @@ cudaError_t dispatch(const LnArgs& a, bool vec_ok, cudaStream_t stream) {
   if (threads64 > maxt) {
     const DeviceInfo* di = nullptr;
     if (const cudaError_t err = current_device_info(&di); err != cudaSuccess) return err;
-    const int64_t cap = static_cast<int64_t>(di->sm_count) * 4 * 16;
+    const int64_t cap = static_cast<int64_t>(di->sm_count) * 2 * 16;
     const int64_t grid = a.rows < cap ? a.rows : cap;
-    ln_long_kernel<T><<<static_cast<unsigned>(grid), 512, 0, stream>>>(a);
+    if (vec_ok) {
+      ln_long_kernel<T, VV><<<static_cast<unsigned>(grid), 1024, 0, stream>>>(a);
+    } else {
+      ln_long_kernel<T, 1><<<static_cast<unsigned>(grid), 1024, 0, stream>>>(a);
+    }
     return cudaGetLastError();
   }
   const int threads = round_up32(threads64);

@@ -31,7 +31,10 @@ for dt in (torch.bfloat16, torch.float32):
         x = r(3, 5, D, dtype=dt)
         check(f"layer_norm {D}", lk.layer_norm(x, r(D, dtype=dt), r(D, dtype=dt)))
         check(f"ada {D}", lk.ada_layer_norm(x, r(3, 1, D, dtype=dt), r(3, D, dtype=dt)))
-    check("layer_norm long", lk.layer_norm(r(2, 40000, dtype=dt)))
+    check("layer_norm long", lk.layer_norm(r(2, 40000, dtype=dt)))  # three sweeps, vectors
+    check("layer_norm long scalar", lk.layer_norm(r(2, 40001, dtype=dt), r(40001, dtype=dt)))
+    check("ada long", lk.ada_layer_norm(r(2, 3, 40000, dtype=dt), r(2, 40000, dtype=dt),
+                                        r(2, 40000, dtype=dt)))
     for n in (4096 + 3, 1001):
         check(f"gelu {n}", lk.gelu(r(n, dtype=dt), "tanh"), lk.gelu(r(n, dtype=dt)))
     check("geglu", lk.geglu(r(5, 2 * 1024, dtype=dt)), lk.geglu(r(5, 2 * 13, dtype=dt)))

@@ -60,7 +60,8 @@ def randn(*shape, dtype=torch.float32, scale=1.0):
 
 # ------------------------------------------------------------- LayerNorm ----
 LN_SHAPES = [(4, 2048), (2, 33, 4096), (3, 7, 1000), (5, 64), (2, 5, 3), (1, 1, 1),
-             (2, 3, 40000), (7, 12289), (1, 6, 768)]
+             (2, 3, 40000), (7, 12289), (1, 6, 768),
+             (2, 40001), (3, 65536)]  # the three-sweep kernel: scalar, and vectors
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -91,7 +92,7 @@ def ada_ref(x, scale, shift, w, b, eps):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("B,T,D", [(2, 300, 2048), (1, 17, 1000), (3, 5, 64), (2, 1, 4096),
-                                   (4, 9, 7)])
+                                   (4, 9, 7), (1, 3, 40000)])
 @pytest.mark.parametrize("form", ["BD", "B1D", "chunks", "broadcast"])
 @pytest.mark.parametrize("affine", [False, True])
 def test_ada_layer_norm(dtype, B, T, D, form, affine):
