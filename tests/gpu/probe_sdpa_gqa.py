@@ -3,10 +3,14 @@ query heads, 32 query and 8 KV heads, head_dim 128) at a 1x4096 prefill, and
 how long SDPA takes on that call in its forms, against lit_kernels.attention.
 
 Prints one JSON object: the time of each form (best median of interleaved
-rounds, CUDA events) and the kernels the profiler saw for each SDPA form.
-Needs a CUDA GPU and a build of lit_kernels on PYTHONPATH.
+rounds, CUDA events), the kernels the profiler saw for each SDPA form, and
+the heaviest kernels of one layer of the stock Qwen3 model of the
+transformers script (kernels/scripts/transformers_injection.py), compiled
+with torch.compile(fullgraph=True) and called as that script calls it.
+Needs a CUDA GPU, transformers and a build of lit_kernels on PYTHONPATH.
 """
 import json
+import os
 import sys
 
 import torch
@@ -39,6 +43,30 @@ def kernels(fn):
     return sorted({e.key[:90] for e in prof.key_averages() if getattr(e, "self_device_time_total", 0)})
 
 
+def stock_layer_kernels():
+    """GPU time per kernel (us) of one compiled prefill of a one-layer stock
+    Qwen3, the heaviest first."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "..", "kernels", "scripts"))
+    import transformers_injection as ti
+    model = ti.build_model(ti.make_config("qwen3", 1))
+    ids = torch.randint(0, 1000, (1, S), device="cuda")
+    compiled = torch.compile(model, fullgraph=True, dynamic=False)
+
+    @torch.no_grad()
+    def call():
+        return compiled(input_ids=ids, use_cache=False, logits_to_keep=1).logits
+    call()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        call()
+        torch.cuda.synchronize()
+    rows = [(e.key[:120], e.self_device_time_total) for e in prof.key_averages()
+            if getattr(e, "self_device_time_total", 0)]
+    rows.sort(key=lambda r: -r[1])
+    return [[name, us] for name, us in rows[:12]]
+
+
 def main():
     g = torch.Generator(device="cuda").manual_seed(0)
     q = torch.randn(B, HQ, S, D, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -62,6 +90,10 @@ def main():
     out = {"shape": [B, HQ, HKV, S, D], "causal": True,
            "ms": best, "tflops": {n: flops / (t * 1e9) for n, t in best.items()},
            "kernels": {n: kernels(fn) for n, fn in forms.items() if n.startswith("sdpa")}}
+    try:
+        out["stock_qwen3_layer_compiled_us"] = stock_layer_kernels()
+    except Exception as e:  # recorded, not hidden
+        out["stock_qwen3_layer_error"] = repr(e)[:300]
     json.dump(out, sys.stdout, indent=1)
     print()
 
