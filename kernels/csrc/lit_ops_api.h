@@ -76,6 +76,19 @@ struct NormModulateParams {
 };
 cudaError_t norm_modulate(const NormModulateParams& p, DType dtype, cudaStream_t stream);
 
+// Tuning hook for benchmarks: forces the launch form of norm_modulate's
+// vector path (the scalar path keeps its rule). items 0: the rule
+// (block_row is then ignored). Otherwise the vectors a thread holds, 1, 2,
+// 4 or 8, with a warp per row (block_row 0: ungated only, items 2, 4 or 8,
+// rows of at most 32 * items vectors) or a block per row (block_row 1:
+// ceil(nvec / items) threads rounded up to whole warps, at most the
+// instantiation's MAXT: 1024 at 1 vector a thread, 256 at 2, 4 and 8; gated
+// rows at 4: 320 for 16-bit types, 512 for fp32; 8 only for ungated fp32
+// rows). A form without an instantiation, or one the row does not fit, makes
+// norm_modulate return cudaErrorInvalidValue. Host state, not thread-safe;
+// not for production.
+void norm_modulate_set_tuning(int items, int block_row);
+
 // y = act(x) over n contiguous elements.
 struct ActivationParams {
   void* y = nullptr;

@@ -182,15 +182,65 @@ cudaError_t launch_block_rows(const NormModulateParams& p, int64_t per_row, cuda
   return cudaGetLastError();
 }
 
-// The row length picks the instantiation. Without a residual: a warp per
-// row up to 256 vectors (2, 4 or 8 a lane), then a block per row of at most
-// 256 threads (2, 4 or 8 vectors each; 8 only for fp32, whose 16-byte vector
-// holds 4 elements). With a residual (GATED), whose residual, branch and
-// gate are all loaded before the first store: a block per row of up to 1024
-// threads with one vector each (fp32 rows over 1024 vectors: up to 512
-// threads with four). Without the vector path: one element per access, a
-// warp per row up to 256 elements (not GATED), else a block of up to 1024
-// threads with 8 each.
+// The launch form the tuning hook forces (norm_modulate_set_tuning); items
+// 0 leaves the choice to dispatch_rows' rule. Host state, set between
+// launches by a benchmark.
+struct NormModulateTuning {
+  int items = 0;      // vectors a thread: 0 (the rule), 1, 2, 4 or 8
+  int block_row = 0;  // 0: a warp per row; 1: a block per row
+};
+NormModulateTuning g_nm_tuning;
+
+// The forced form on the vector path: each (items, block_row) names one
+// instantiation. Warp rows: 2, 4 or 8 vectors a lane, ungated, rows of at
+// most 32 * items vectors. Block rows: 1 vector a thread (up to 1024
+// threads), 2 (up to 256), 4 (up to 256; gated: see below), 8 (ungated fp32
+// only, up to 256). Anything else, or a row that does not fit, is
+// cudaErrorInvalidValue.
+template <typename T, bool RMS, bool GATED>
+cudaError_t launch_forced(const NormModulateParams& p, int64_t nvec, int items, bool block_row,
+                          cudaStream_t stream) {
+  constexpr int VV = kVec16<T>;
+  if (!block_row) {
+    if constexpr (!GATED) {
+      if (nvec <= 32 * static_cast<int64_t>(items)) {
+        if (items == 2) return launch_warp_rows<T, VV, 2, RMS, GATED>(p, stream);
+        if (items == 4) return launch_warp_rows<T, VV, 4, RMS, GATED>(p, stream);
+        if (items == 8) return launch_warp_rows<T, VV, 8, RMS, GATED>(p, stream);
+      }
+    }
+    return cudaErrorInvalidValue;
+  }
+  if (items == 1) return launch_block_rows<T, VV, 1, 1024, RMS, GATED>(p, nvec, stream);
+  if (items == 2) return launch_block_rows<T, VV, 2, 256, RMS, GATED>(p, nvec, stream);
+  if (items == 4) {
+    // Gated fp32 rows take the rule's 512-thread form. Gated 16-bit rows
+    // need at most 256 threads, but a bound of 256 (two blocks an SM, 128
+    // registers) spilled on sm_90; 320 asks for one block an SM (512 / 320
+    // rounds down), up to 200 registers, of which sm_90 uses 155 to 168.
+    if constexpr (GATED && VV == 4) {
+      return launch_block_rows<T, VV, 4, 512, RMS, GATED>(p, nvec, stream);
+    } else if constexpr (GATED) {
+      return launch_block_rows<T, VV, 4, 320, RMS, GATED>(p, nvec, stream);
+    } else {
+      return launch_block_rows<T, VV, 4, 256, RMS, GATED>(p, nvec, stream);
+    }
+  }
+  if constexpr (!GATED && VV == 4) {
+    if (items == 8) return launch_block_rows<T, VV, 8, 256, RMS, GATED>(p, nvec, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+// The row length picks the instantiation, unless the tuning hook forces one
+// (launch_forced). Without a residual: a warp per row up to 256 vectors (2,
+// 4 or 8 a lane), then a block per row of at most 256 threads (2, 4 or 8
+// vectors each; 8 only for fp32, whose 16-byte vector holds 4 elements).
+// With a residual (GATED), whose residual, branch and gate are all loaded
+// before the first store: a block per row of up to 1024 threads with one
+// vector each (fp32 rows over 1024 vectors: up to 512 threads with four).
+// Without the vector path: one element per access, a warp per row up to 256
+// elements (not GATED), else a block of up to 1024 threads with 8 each.
 template <typename T, bool RMS, bool GATED>
 cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t stream) {
   constexpr int VV = kVec16<T>;
@@ -201,6 +251,9 @@ cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t
     return launch_block_rows<T, 1, 8, 1024, RMS, GATED>(p, p.hidden, stream);
   }
   const int64_t nvec = p.hidden / VV;
+  if (g_nm_tuning.items > 0)
+    return launch_forced<T, RMS, GATED>(p, nvec, g_nm_tuning.items, g_nm_tuning.block_row != 0,
+                                        stream);
   if constexpr (GATED) {
     if (nvec <= 1024) return launch_block_rows<T, VV, 1, 1024, RMS, GATED>(p, nvec, stream);
     if constexpr (VV == 4) {
@@ -254,6 +307,11 @@ cudaError_t norm_modulate(const NormModulateParams& p, DType dtype, cudaStream_t
     return gated ? dispatch_rows<scalar_t, false, true>(p, vec_ok, stream)
                  : dispatch_rows<scalar_t, false, false>(p, vec_ok, stream);
   });
+}
+
+void norm_modulate_set_tuning(int items, int block_row) {
+  g_nm_tuning.items = items;
+  g_nm_tuning.block_row = block_row;
 }
 
 }  // namespace lit

@@ -665,6 +665,20 @@ at::Tensor gated_residual_norm_modulate_(at::Tensor& residual, const at::Tensor&
                            scale, shift, weight, bias, norm, eps);
 }
 
+// _norm_modulate_tuning(items, block_row): the launch form the three ops'
+// vector path takes from now on (lit::norm_modulate_set_tuning); (0, 0)
+// restores the rule. A form the row does not fit fails the op's launch.
+void norm_modulate_tuning(int64_t items, int64_t block_row) {
+  TORCH_CHECK(items == 0 || items == 1 || items == 2 || items == 4 || items == 8,
+              "lit_kernels._norm_modulate_tuning: items must be 0 (the rule), 1, 2, 4 or 8, got ",
+              items);
+  TORCH_CHECK(block_row == 0 || block_row == 1,
+              "lit_kernels._norm_modulate_tuning: block_row must be 0 (a warp per row) or 1 (a "
+              "block per row), got ",
+              block_row);
+  lit::norm_modulate_set_tuning(static_cast<int>(items), static_cast<int>(block_row));
+}
+
 lit::Act parse_gelu(const std::string& approximate, const char* op) {
   if (approximate == "none") return lit::Act::kGeluErf;
   if (approximate == "tanh") return lit::Act::kGeluTanh;
@@ -1367,6 +1381,8 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "Tensor scale, Tensor shift, Tensor? weight, Tensor? bias, str norm, float eps) -> Tensor");
   ops.impl("gated_residual_norm_modulate_", c10::kCUDA, &lit_torch::gated_residual_norm_modulate_);
   ops.impl("gated_residual_norm_modulate_", c10::kCPU, &lit_torch::gated_residual_norm_modulate_);
+  ops.def("_norm_modulate_tuning(int items, int block_row) -> ()",
+          &lit_torch::norm_modulate_tuning);
   // Activations
   ops.def("gelu(Tensor x, str approximate='none') -> Tensor");
   ops.impl("gelu", c10::kCUDA, &lit_torch::gelu);

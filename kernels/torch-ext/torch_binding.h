@@ -42,6 +42,7 @@ at::Tensor gated_residual_norm_modulate_(at::Tensor& residual, const at::Tensor&
                                          const std::optional<at::Tensor>& weight,
                                          const std::optional<at::Tensor>& bias,
                                          const std::string& norm, double eps);
+void norm_modulate_tuning(int64_t items, int64_t block_row);
 at::Tensor gelu(const at::Tensor& x, const std::string& approximate);
 at::Tensor geglu(const at::Tensor& x, const std::string& approximate, bool gate_first);
 at::Tensor swiglu(const at::Tensor& x, bool gate_first);
