@@ -206,6 +206,49 @@ def test_gated_residual(dtype, norm, gate_form, shape):
           f"y {norm} {gate_form} {shape}")
 
 
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("gated", [False, True])
+def test_tuning_hook_forms(norm, gated):
+    """Every launch form the tuning hook forces on a 2048-wide bf16 row
+    (256 vectors) computes the op; a form the row does not fit (warp rows
+    of two vectors a lane hold 64, the gated op has no warp form) is an
+    error, not a wrong answer. The hook is reset to the rule afterwards."""
+    requires_cuda()
+    lk, dtype = lit(), torch.bfloat16
+    B, S, D = 2, 40, 2048
+    x = rand((B, S, D), dtype, scale=2.0)
+    br = rand((B, S, D), dtype)
+    gate = modulation("ada_per_token", B, S, D, dtype, which=2)
+    scale = modulation("ada_per_sample", B, S, D, dtype, which=1)
+    shift = modulation("ada_per_sample", B, S, D, dtype, which=0)
+    fits = [(1, 1), (2, 1), (4, 1)] + ([] if gated else [(8, 0)])
+    misfits = [(8, 0)] if gated else [(2, 0)]
+    r_ref = ref_residual(x, br, gate)
+    want = ref_norm_modulate(r_ref.to(dtype) if gated else x, scale, shift, norm, EPS)
+
+    def run():
+        if gated:
+            return lk.gated_residual_norm_modulate(x, br, gate, scale, shift, norm, EPS)
+        return (None, lk.norm_modulate(x, scale, shift, norm, EPS))
+    try:
+        for items, block_row in fits:
+            lk.ops._norm_modulate_tuning(items, block_row)
+            r, y = run()
+            torch.cuda.synchronize()
+            if gated:
+                check(r, r_ref, dtype, f"r, form {items}/{block_row}")
+            check(y, want, dtype, f"y, form {items}/{block_row}")
+        for items, block_row in misfits:
+            lk.ops._norm_modulate_tuning(items, block_row)
+            with pytest.raises(RuntimeError):
+                run()
+                torch.cuda.synchronize()
+    finally:
+        lk.ops._norm_modulate_tuning(0, 0)
+    with pytest.raises(RuntimeError):
+        lk.ops._norm_modulate_tuning(3, 1)  # not 1, 2, 4 or 8
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("norm", NORMS)
 def test_in_place(dtype, norm):
