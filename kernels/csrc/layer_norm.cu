@@ -192,6 +192,10 @@ cudaError_t dispatch(const LnArgs& a, bool vec_ok, cudaStream_t stream) {
   constexpr int VV = kVec16<T>;
   const int V = vec_ok ? VV : 1;
   const int64_t nvec = ceil_div(a.hidden, V);
+  // Modulated rows of 129 to 256 vectors: a 128-thread block of 2 vectors a
+  // thread instead of a warp of 8 a lane, as the DiT block norms measured.
+  if (vec_ok && a.scale != nullptr && nvec > 128 && nvec <= 256)
+    return launch_reg<T, VV, 2, 1024>(a, round_up32(ceil_div(nvec, 2)), stream);
   if (nvec <= 256) {  // one warp per row
     const int64_t per_lane = ceil_div(nvec, 32);
     if (vec_ok) {

@@ -233,8 +233,8 @@ cudaError_t launch_forced(const NormModulateParams& p, int64_t nvec, int items, 
 }
 
 // The row length picks the instantiation, unless the tuning hook forces one
-// (launch_forced). Without a residual: a warp per row up to 256 vectors (2,
-// 4 or 8 a lane), then a block per row of at most 256 threads (2, 4 or 8
+// (launch_forced). Without a residual: a warp per row up to 128 vectors (2
+// or 4 a lane), then a block per row of at most 256 threads (2, 4 or 8
 // vectors each; 8 only for fp32, whose 16-byte vector holds 4 elements).
 // With a residual (GATED), whose residual, branch and gate are all loaded
 // before the first store: a block per row of up to 1024 threads with one
@@ -264,7 +264,10 @@ cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t
   } else {
     if (nvec <= 64) return launch_warp_rows<T, VV, 2, RMS, GATED>(p, stream);
     if (nvec <= 128) return launch_warp_rows<T, VV, 4, RMS, GATED>(p, stream);
-    if (nvec <= 256) return launch_warp_rows<T, VV, 8, RMS, GATED>(p, stream);
+    // Not a warp of 8 vectors a lane from here: at 110-112 registers only
+    // four 128-thread blocks fit an SM, and bench_dit_forms.py measured the
+    // block of 2 vectors a thread (about 71) 8-21% faster on 2048-wide
+    // bf16 rows.
     if (nvec <= 512) return launch_block_rows<T, VV, 2, 256, RMS, GATED>(p, nvec, stream);
     if (nvec <= 1024) return launch_block_rows<T, VV, 4, 256, RMS, GATED>(p, nvec, stream);
     if constexpr (VV == 4) {
