@@ -26,10 +26,9 @@ import time
 import torch
 import torch.nn.functional as F
 import triton
-from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import load_package  # noqa: E402  ($LIT_KERNELS_PATH, or the newest build_local.py build)
+from harness import do_bench_ms, interleaved_medians, load_package  # noqa: E402  ($LIT_KERNELS_PATH, or the newest build_local.py build)
 
 lk = load_package()
 
@@ -59,15 +58,11 @@ def env_info():
     }
 
 
-def bench_ms(fn):
-    return do_bench(fn, warmup=25, rep=200, return_mode="median")
-
-
 def copy_ceiling_gbps():
     n = 2**30 // 2  # 1 GiB of bf16
     src = torch.randn(n, device=DEV, dtype=torch.float32).to(BF)
     dst = torch.empty_like(src)
-    ms = bench_ms(lambda: dst.copy_(src))
+    ms = do_bench_ms(lambda: dst.copy_(src))
     src = dst = None  # frees them; not del: the lambdas above close over them
     torch.cuda.empty_cache()
     return 2 * 2**30 / (ms * 1e-3) / 1e9, ms
@@ -384,10 +379,9 @@ def main():
         if "note" in c:
             row["note"] = c["note"]
         impls = (("lit", c["ours"]), ("eager", eager), ("compile", compiled))
-        rounds = {name: [] for name, _ in impls}
-        for rnd in range(ROUNDS):  # interleaved, so a clock dip hits one round of one peer
-            for name, fn in (impls if rnd % 2 == 0 else impls[::-1]):
-                rounds[name].append(bench_ms(fn))
+        rounds, errors = interleaved_medians(dict(impls), ROUNDS)
+        if errors:  # every implementation of a case must run
+            raise RuntimeError(f"{op} {shape}: {errors}")
         for name, fn in impls:
             ms = min(rounds[name])
             gbps = ws / (ms * 1e-3) / 1e9

@@ -62,6 +62,25 @@ def do_bench_ms(fn, warmup=25, rep=200):
     return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
 
 
+def interleaved_medians(fns, rounds=3):
+    """Time several functions side by side: `rounds` rounds of do_bench_ms
+    over all of them, the order reversed every round, so that a transient
+    (a clock dip, another process) hits one round of one function, not the
+    comparison. fns: {name: fn}. Returns ({name: [median ms per round]},
+    {name: error text}); a function that raises is timed no further."""
+    medians, errors = {name: [] for name in fns}, {}
+    order = list(fns)
+    for rnd in range(rounds):
+        for name in (order if rnd % 2 == 0 else order[::-1]):
+            if name in errors:
+                continue
+            try:
+                medians[name].append(do_bench_ms(fns[name]))
+            except Exception as exc:  # recorded for the caller, which decides
+                errors[name] = f"{type(exc).__name__}: {exc}"[:500]
+    return medians, errors
+
+
 def graph_latency_us(fn, calls=200, replays=20):
     """Microseconds per call of fn() with `calls` calls captured in one CUDA
     graph, median over `replays` replays: launch gaps removed, caches warm."""
@@ -213,21 +232,14 @@ class Bench:
         above it means a cache served it and is flagged), and graph latency
         when the working set is under 8 MB (or graph=True; never with
         graph=False). Returns {impl: record}."""
-        recs, medians = {}, {}
+        recs = {}
         for e in entries:
             recs[e["impl"]] = {"group": group, "shape": list(shape),
                                "dtype": DTYPE_NAME.get(dtype, str(dtype)), "impl": e["impl"],
                                "bytes": int(nbytes)}
-            medians[e["impl"]] = []
-        for rnd in range(passes):
-            for e in (entries if rnd % 2 == 0 else entries[::-1]):
-                rec = recs[e["impl"]]
-                if "error" in rec:
-                    continue
-                try:
-                    medians[e["impl"]].append(do_bench_ms(e["fn"]))
-                except Exception as exc:  # a peer that fails to run is recorded, not fatal
-                    rec["error"] = f"{type(exc).__name__}: {exc}"[:500]
+        medians, errors = interleaved_medians({e["impl"]: e["fn"] for e in entries}, passes)
+        for impl, text in errors.items():  # a peer that fails to run is recorded, not fatal
+            recs[impl]["error"] = text
         for e in entries:
             rec = recs[e["impl"]]
             if medians[e["impl"]] and "error" not in rec:

@@ -6,11 +6,13 @@
 - poison(): an output filled with NaN so unwritten elements show;
   poison_next(): the same for an op that allocates its own output;
 - check(): ||out - ref|| / ||ref|| against the float64 reference, under the
-  tolerance of BENCH.md for the dtype, and every element finite.
+  tolerance of BENCH.md for the dtype, and every element finite;
+- injection_script(): one of the model-injection scripts, imported by name.
 """
 
 import glob
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -41,6 +43,26 @@ def lit():
             sys.path.insert(0, path)
         _PKG = importlib.import_module("lit_kernels")
     return _PKG
+
+
+def injection_script(name):
+    """kernels/scripts/<name>.py from the repository, or scripts/<name>.py of
+    a package copy (beside tests/), imported once and registered in
+    sys.modules under its name: Dynamo resolves a traced function's globals
+    by importing its module, which a file loaded by path is not. None when
+    neither exists."""
+    if name in sys.modules:
+        return sys.modules[name]
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(REPO, "kernels", "scripts", name + ".py"),
+                 os.path.join(here, "..", "scripts", name + ".py")):
+        if os.path.exists(path):
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)
+            return mod
+    return None
 
 
 def gen():

@@ -23,29 +23,20 @@ set -u
 TAG=${1:-h100}
 STEPS=",${2:-build,tests,table},"
 want() { [[ $STEPS == *",$1,"* ]]; }
-OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
-LOGS=$(mktemp -d)
-T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 TOTAL=${TOTAL:-530}  # seconds the call may take, all steps together
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-finish() { tar -czf "$OUT/logs.tar.gz" -C "$LOGS" . ; echo "done ($(el)s)"; }
-trap finish EXIT
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
-  python3 -c "import torch, triton, transformers; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__, 'transformers', transformers.__version__)"
-} > "$LOGS/env.txt" 2>&1; cat "$LOGS/env.txt"
+DEADLINE=$TOTAL
+. tests/gpu/device_common.sh
+record_env "$(python3 -c "import transformers; print('transformers', transformers.__version__)" 2>&1)"
 
 BUILD_DIR=${BUILD_DIR:-$PWD/build/decoder}
 export TORCHINDUCTOR_CACHE_DIR=$BUILD_DIR/inductor-cache
-if [ -n "${REUSE_BUILD:-}" ] && ls "$BUILD_DIR"/torch*-linux/lit_kernels/_lit_kernels.so >/dev/null 2>&1; then
-  echo "build reused from $BUILD_DIR"
-elif want build; then
-  timeout 240 python3 kernels/build_local.py --archs 9.0 --out "$BUILD_DIR" --ptxas-report > "$LOGS/build.txt" 2>&1
-  rc=$?; echo "build rc=$rc ($(el)s)"; [ $rc = 0 ] || { tail -30 "$LOGS/build.txt"; exit 1; }
-  grep -A3 "qk_norm_rope_kernel" "$LOGS/build.txt" | grep -E "registers|spill" | sort | uniq -c | head -8
+if reusable "$BUILD_DIR" || want build; then
+  build_package "$BUILD_DIR" 240
+  [ "$BUILT" = 1 ] && grep -A3 "qk_norm_rope_kernel" "$LOGS/build.txt" | grep -E "registers|spill" \
+    | sort | uniq -c | head -8
 else
   echo "no build in $BUILD_DIR and the build step not asked for"; exit 1
 fi
-export LIT_KERNELS_PATH=$(ls -d "$BUILD_DIR"/torch*-linux | head -1)
 export PYTHONPATH=$LIT_KERNELS_PATH
 
 if want tests; then  # one file at a time, so a cut in the second keeps the first's summary

@@ -16,35 +16,16 @@ set -u
 TAG=${1:-h100}
 STEPS=",${2:-tests,bench,ltx,sanitize},"
 want() { [[ $STEPS == *",$1,"* ]]; }
-OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
-LOGS=$(mktemp -d)
-T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
-DEADLINE=${DEADLINE:-530}
-# limit CAP: the step's own cap in seconds, or what is left before the deadline if less
-limit() { local left=$(( DEADLINE - $(el) )); if (( left < $1 )); then echo $(( left > 0 ? left : 1 )); else echo "$1"; fi; }
-left() { echo $(( DEADLINE - $(el) )); }
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-finish() { tar -czf "$OUT/logs.tar.gz" -C "$LOGS" . ; echo "done ($(el)s)"; }
-trap finish EXIT
+. tests/gpu/device_common.sh
 DIFFUSERS_SRC=${DIFFUSERS_SRC:-$PWD/.fetched/diffusers/src}
 DIFFUSERS_COMMIT=$(cat .fetched/DIFFUSERS_COMMIT 2>/dev/null || echo unknown)
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
-  python3 -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__)"
-  echo "diffusers $DIFFUSERS_SRC at $DIFFUSERS_COMMIT"
-} > "$LOGS/env.txt" 2>&1; cat "$LOGS/env.txt"
+record_env "diffusers $DIFFUSERS_SRC at $DIFFUSERS_COMMIT"
 
 BUILD_DIR=${BUILD_DIR:-/tmp/litbuild}
-if [ -n "${REUSE_BUILD:-}" ] && ls "$BUILD_DIR"/torch*-linux/lit_kernels/_lit_kernels.so >/dev/null 2>&1; then
-  echo "build reused from $BUILD_DIR"
-else
-  timeout "$(limit 240)" python3 kernels/build_local.py --archs 9.0 --out "$BUILD_DIR" --ptxas-report \
-    > "$LOGS/build.txt" 2>&1
-  rc=$?; echo "build rc=$rc ($(el)s)"; [ $rc = 0 ] || { tail -30 "$LOGS/build.txt"; exit 1; }
-  # registers and spills of every norm_modulate_kernel instantiation on this GPU's target
-  grep -A3 "Compiling entry function '.*norm_modulate_kernel" "$LOGS/build.txt" \
-    | grep -E "Compiling entry|Used|spill" > "$OUT/norm_modulate_ptxas_$TAG.txt"
-fi
-export LIT_KERNELS_PATH=$(ls -d "$BUILD_DIR"/torch*-linux | head -1)
+build_package "$BUILD_DIR" "$(limit 240)"
+# registers and spills of every norm_modulate_kernel instantiation on this GPU's target
+[ "$BUILT" = 1 ] && grep -A3 "Compiling entry function '.*norm_modulate_kernel" "$LOGS/build.txt" \
+  | grep -E "Compiling entry|Used|spill" > "$OUT/norm_modulate_ptxas_$TAG.txt"
 export PYTHONPATH=$LIT_KERNELS_PATH:$DIFFUSERS_SRC
 
 if want tests; then

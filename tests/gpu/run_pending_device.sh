@@ -15,29 +15,13 @@
 set -u
 TAG=${1:-h100}
 PHASE=${2:?phase: tests, bench or sanitize}
-OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
-LOGS=$(mktemp -d)
-T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
-DEADLINE=${DEADLINE:-530}
-limit() { local left=$(( DEADLINE - $(el) )); if (( left < $1 )); then echo $(( left > 0 ? left : 1 )); else echo "$1"; fi; }
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-finish() { tar -czf "$OUT/logs.tar.gz" -C "$LOGS" . ; echo "done ($(el)s)"; }
-trap finish EXIT
+. tests/gpu/device_common.sh
 DIFFUSERS_SRC=${DIFFUSERS_SRC:-$PWD/.fetched/diffusers/src}
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
-  python3 -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__)"
-} > "$LOGS/env.txt" 2>&1; cat "$LOGS/env.txt"
+record_env
 
 BUILD_DIR=${BUILD_DIR:-/tmp/litbuild}
-if [ -n "${REUSE_BUILD:-}" ] && ls "$BUILD_DIR"/torch*-linux/lit_kernels/_lit_kernels.so >/dev/null 2>&1; then
-  echo "build reused from $BUILD_DIR"
-else
-  timeout "$(limit 260)" python3 kernels/build_local.py --archs 9.0 --out "$BUILD_DIR" --ptxas-report \
-    > "$LOGS/build.txt" 2>&1
-  rc=$?; echo "build rc=$rc ($(el)s)"; [ $rc = 0 ] || { tail -30 "$LOGS/build.txt"; exit 1; }
-  cp "$LOGS/build.txt" "$OUT/build_$TAG.txt"
-fi
-export LIT_KERNELS_PATH=$(ls -d "$BUILD_DIR"/torch*-linux | head -1)
+build_package "$BUILD_DIR" "$(limit 260)"
+[ "$BUILT" = 1 ] && cp "$LOGS/build.txt" "$OUT/build_$TAG.txt"
 export PYTHONPATH=$LIT_KERNELS_PATH:$DIFFUSERS_SRC
 
 suite() {  # suite NAME CAP FILES...: one pytest run, its summary line and failures

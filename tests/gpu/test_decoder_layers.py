@@ -12,7 +12,6 @@ the two bf16 errors together allow. Needs transformers 5.
 
     python3 -m pytest -q tests/gpu/test_decoder_layers.py   (from a package copy: tests/)
 """
-import importlib.util
 import os
 import sys
 from collections import Counter
@@ -20,29 +19,19 @@ from collections import Counter
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lit_testing import lit, pytest, requires_cuda  # noqa: E402
+from lit_testing import injection_script, lit, pytest, requires_cuda  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 LAYERS = 2
 TOL = 2e-2  # the script's floor for the distance from the unpatched bf16 logits
 CTX, STEPS = 24, 3  # decode: tokens prefilled into the static cache, steps checked
 
 
 def script():
-    """transformers_injection.py from the repository (kernels/scripts/) or from
-    a package copy (scripts/ beside tests/)."""
-    for path in (os.path.join(HERE, "..", "..", "kernels", "scripts", "transformers_injection.py"),
-                 os.path.join(HERE, "..", "scripts", "transformers_injection.py")):
-        if os.path.exists(path):
-            # Registered by name: Dynamo resolves a traced function's globals
-            # by importing its module, which a file loaded by path is not.
-            if "transformers_injection" not in sys.modules:
-                spec = importlib.util.spec_from_file_location("transformers_injection", path)
-                mod = importlib.util.module_from_spec(spec)
-                sys.modules["transformers_injection"] = mod
-                spec.loader.exec_module(mod)
-            return sys.modules["transformers_injection"]
-    pytest.skip("kernels/scripts/transformers_injection.py not found")
+    """transformers_injection.py from the repository or a package copy."""
+    mod = injection_script("transformers_injection")
+    if mod is None:
+        pytest.skip("kernels/scripts/transformers_injection.py not found")
+    return mod
 
 
 def needs_transformers():

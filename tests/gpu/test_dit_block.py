@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lit_testing import DTYPES, TOLERANCE, check, lit, pytest, rand, requires_cuda  # noqa: E402
+from lit_testing import DTYPES, TOLERANCE, check, injection_script, lit, pytest, rand, requires_cuda  # noqa: E402
 
 EPS = 1e-6
 NORMS = ["layer", "rms"]
@@ -446,22 +446,6 @@ def test_opcheck(idx):
 
 
 # --------------------------------------------------- LTX-Video's block ----
-def _injection_script():
-    """The LTX-Video injection script beside the package, or None."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in (os.path.join(here, "..", "..", "kernels", "scripts", "ltx_kernel_injection.py"),
-                 os.path.join(here, "..", "scripts", "ltx_kernel_injection.py")):
-        if os.path.exists(path):
-            # Registered by name, as Dynamo imports a traced function's module.
-            if "ltx_kernel_injection" not in sys.modules:
-                spec = importlib.util.spec_from_file_location("ltx_kernel_injection", path)
-                mod = importlib.util.module_from_spec(spec)
-                sys.modules["ltx_kernel_injection"] = mod
-                spec.loader.exec_module(mod)
-            return sys.modules["ltx_kernel_injection"]
-    return None
-
-
 def _tiny_ltx(dtype, layers=2):
     from diffusers import LTXVideoTransformer3DModel
     torch.manual_seed(0)
@@ -501,7 +485,7 @@ def test_ltx_block_patch_matches_diffusers(patch, per_token):
     requires_cuda()
     if importlib.util.find_spec("diffusers") is None:
         pytest.skip("diffusers is not importable")
-    inj = _injection_script()
+    inj = injection_script("ltx_kernel_injection")
     if inj is None:
         pytest.skip("ltx_kernel_injection.py is not beside the package")
     lk = lit()

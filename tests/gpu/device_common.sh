@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Sourced by the run_*_device.sh scripts, from the repository root: what every
+# device call shares. Sets OUT (created), LOGS (a fresh folder, packed into
+# $OUT/logs.tar.gz when the script exits), the call's clock and DEADLINE, and
+# the Python environment; defines the helpers below.
+
+OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
+LOGS=$(mktemp -d)
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+DEADLINE=${DEADLINE:-530}
+# limit CAP: the step's own cap in seconds, or what is left before the deadline if less
+limit() { local left=$(( DEADLINE - $(el) )); if (( left < $1 )); then echo $(( left > 0 ? left : 1 )); else echo "$1"; fi; }
+left() { echo $(( DEADLINE - $(el) )); }
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+finish() { tar -czf "$OUT/logs.tar.gz" -C "$LOGS" . ; echo "done ($(el)s)"; }
+trap finish EXIT
+
+# record_env [LINE...]: the GPU, its clocks and the torch stack, then the
+# caller's own lines, to $LOGS/env.txt and the output
+record_env() {
+  { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+    python3 -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__)"
+    for line in "$@"; do echo "$line"; done
+  } > "$LOGS/env.txt" 2>&1; cat "$LOGS/env.txt"
+}
+
+# reusable DIR: REUSE_BUILD is set and DIR holds a built package
+reusable() { [ -n "${REUSE_BUILD:-}" ] && ls "$1"/torch*-linux/lit_kernels/_lit_kernels.so >/dev/null 2>&1; }
+
+# build_package DIR CAP: reuse DIR's build (see reusable), else build the
+# package as tangled for sm_90 into DIR within CAP seconds, ptxas report in
+# $LOGS/build.txt, and exit on failure. Sets BUILT (1 when it built) and
+# exports LIT_KERNELS_PATH.
+build_package() {
+  if reusable "$1"; then
+    echo "build reused from $1"; BUILT=0
+  else
+    timeout "$2" python3 kernels/build_local.py --archs 9.0 --out "$1" --ptxas-report \
+      > "$LOGS/build.txt" 2>&1
+    local rc=$?; echo "build rc=$rc ($(el)s)"; [ $rc = 0 ] || { tail -30 "$LOGS/build.txt"; exit 1; }
+    # shellcheck disable=SC2034  # BUILT is read by the sourcing script
+    BUILT=1
+  fi
+  LIT_KERNELS_PATH=$(ls -d "$1"/torch*-linux | head -1); export LIT_KERNELS_PATH
+}
