@@ -77,7 +77,8 @@ static int S_data(lua_State *L) {
 
 /* ---- results(path) ---- */
 
-/* Checks rel and resolves it inside the project; 0, or -1 with why set. */
+/* Checks rel and resolves it inside the project; 0, or -1 with why set
+   (-2 when the file does not exist). */
 static int S_results_path(const lit_render *r, const char *rel, char *real, size_t *size, char *why, size_t whylen) {
   if (!rel[0] || rel[0] == '/') {
     snprintf(why, whylen, "results('%s'): give a path relative to the project root", rel);
@@ -95,9 +96,10 @@ static int S_results_path(const lit_render *r, const char *rel, char *real, size
   char full[PATH_MAX];
   snprintf(full, sizeof full, "%s/%s", r->p->root, rel);
   if (!realpath(full, real)) {
+    const int missing = errno == ENOENT;
     snprintf(why, whylen, "cannot read results file '%s': %s (run its benchmark, or fix the path)", rel,
              strerror(errno));
-    return -1;
+    return missing ? -2 : -1;
   }
   size_t rl = strlen(r->rootreal);
   if (strncmp(real, r->rootreal, rl) != 0 || (real[rl] != '/' && r->rootreal[rl - 1] != '/')) {
@@ -113,7 +115,10 @@ static int S_results_path(const lit_render *r, const char *rel, char *real, size
   return 0;
 }
 
-static int S_results(lua_State *L) {
+/* results(path) and optional_results(path): the JSON file as a table; the
+   optional form gives nil where the file does not exist (a benchmark not yet
+   run), and fails like the other on anything else. */
+static int S_load_results(lua_State *L, int optional) {
   const char *rel = luaL_checkstring(L, 1);
   lit_render *r = lua_touserdata(L, lua_upvalueindex(1));
   lua_settop(L, 1);
@@ -122,7 +127,12 @@ static int S_results(lua_State *L) {
   lua_pop(L, 1);
   char real[PATH_MAX], why[PATH_MAX + 200];
   size_t size = 0;
-  if (S_results_path(r, rel, real, &size, why, sizeof why)) return luaL_error(L, "%s", why);
+  const int found = S_results_path(r, rel, real, &size, why, sizeof why);
+  if (found == -2 && optional) {
+    lua_pushnil(L);
+    return 1;
+  }
+  if (found) return luaL_error(L, "%s", why);
   char *bytes = lua_newuserdatauv(L, size + 1, 0); /* rel cache buffer: Lua owns it, so an error leaks nothing */
   FILE *f = fopen(real, "rb");
   size_t got = f ? fread(bytes, 1, size, f) : 0;
@@ -135,6 +145,9 @@ static int S_results(lua_State *L) {
   lua_setfield(L, 2, rel);
   return 1;
 }
+
+static int S_results(lua_State *L) { return S_load_results(L, 0); }
+static int S_optional_results(lua_State *L) { return S_load_results(L, 1); }
 
 /* ---- the state ---- */
 
@@ -188,7 +201,7 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
   lua_setfield(L, LUA_REGISTRYINDEX, "lit.results");
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, "lit.filters");
-  static const luaL_Reg api[] = {{"data", S_data}, {"results", S_results}, {NULL, NULL}};
+  static const luaL_Reg api[] = {{"data", S_data}, {"results", S_results}, {"optional_results", S_optional_results}, {NULL, NULL}};
   lua_pushglobaltable(L);      /* _G */
   lua_pushlightuserdata(L, r); /* _G r */
   luaL_setfuncs(L, api, 1);    /* _G */

@@ -179,6 +179,12 @@ START_TEST(test_results) {
       {"return results('r/bad.json').a", NULL, "r/bad.json:1:13: bad number"},
       {"return fmt.num(results('r/results/x.json').none)", NULL, "fmt.num: expected a number, got JSON null"},
       {"return tostring(results('r/results/x.json').none == lit.null)", "true", ""},
+      /* optional_results: nil only where the file does not exist */
+      {"return tostring(optional_results('r/results/nope.json'))", "nil", ""},
+      {"return optional_results('r/results/x.json').gpu", "H100", ""},
+      {"return optional_results('r/results/escape.json').x", NULL, "the file lies outside the project"},
+      {"return optional_results('../etc/passwd').x", NULL, "may not contain '..'"},
+      {"return optional_results('r/bad.json').a", NULL, "r/bad.json:1:13: bad number"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *diags;
