@@ -201,7 +201,8 @@ lit_render *lit_render_new(const lit_project *p, const char *output, const lit_l
   lua_setfield(L, LUA_REGISTRYINDEX, "lit.results");
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, "lit.filters");
-  static const luaL_Reg api[] = {{"data", S_data}, {"results", S_results}, {"optional_results", S_optional_results}, {NULL, NULL}};
+  static const luaL_Reg api[] = {
+      {"data", S_data}, {"results", S_results}, {"optional_results", S_optional_results}, {NULL, NULL}};
   lua_pushglobaltable(L);      /* _G */
   lua_pushlightuserdata(L, r); /* _G r */
   luaL_setfuncs(L, api, 1);    /* _G */

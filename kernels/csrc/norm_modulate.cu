@@ -266,8 +266,8 @@ cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t
     if (nvec <= 128) return launch_warp_rows<T, VV, 4, RMS, GATED>(p, stream);
     // Not a warp of 8 vectors a lane from here: at 110-112 registers only
     // four 128-thread blocks fit an SM, and bench_dit_forms.py measured the
-    // block of 2 vectors a thread (about 71) 8-21% faster on 2048-wide
-    // bf16 rows.
+    // block of 2 vectors a thread (about 71) faster at every 2048-wide bf16
+    // case (the launch-form table under the benchmark).
     if (nvec <= 512) return launch_block_rows<T, VV, 2, 256, RMS, GATED>(p, nvec, stream);
     if (nvec <= 1024) return launch_block_rows<T, VV, 4, 256, RMS, GATED>(p, nvec, stream);
     if constexpr (VV == 4) {
