@@ -11,8 +11,9 @@ at 4096 and 16384 tokens, LLaMA (batch 4, 32/32 heads, 2048, causal), a DiT
 (24 heads, 4608, not causal), a video DiT (12 heads, 32760, not causal) and
 head_dim 64 (batch 2, 32 heads, 8192, not causal). Implementations: SDPA with
 its default backend (cuDNN on an H100), SDPA with FlashAttention-2 forced,
-the Hopper kernel with its default schedule and with each of the three
-consumer schedules, and the portable kernel. Every output is checked against
+the Hopper kernel with its default schedule, with each of the three
+consumer schedules, and (head_dim 128) with the overlap schedule's
+two-stage ring and late rescale, and the portable kernel. Every output is checked against
 the fp32 SDPA result first. TFLOP/s counts 4 batch heads seq_q seq_k
 head_dim, halved for a causal square.
 """
@@ -37,6 +38,8 @@ CASES = [
     ("head_dim_64", 2, 32, 32, 8192, 64, False),
 ]
 SCHEDULES = {"lit_hopper_serial": 0, "lit_hopper_overlap": 1, "lit_hopper_pingpong": 2}
+# The overlap schedule with one step undone (head_dim 128): (schedule, form).
+FORMS = {"lit_hopper_two_stages": (1, 1), "lit_hopper_late_rescale": (1, 2)}
 
 
 def main():
@@ -49,7 +52,7 @@ def main():
     bench = Bench(args.out, op="attention")
     dtype = torch.bfloat16
     hopper = torch.cuda.get_device_capability() == (9, 0)
-    schedule = TuningHook(lk.ops._attention_tuning)  # the Hopper kernel's consumer schedule
+    schedule = TuningHook(lk.ops._attention_tuning)  # the Hopper kernel's (schedule, form)
 
     for name, b, hq, hkv, s, d, causal in CASES[:1] if args.quick else CASES:
         q = torch.randn(b, hq, s, d, device="cuda", dtype=dtype)
@@ -71,10 +74,13 @@ def main():
         entries = []
         impls = [("sdpa_default", sdpa), ("sdpa_fa2", sdpa_fa2)]
         if hopper:
-            impls.append(("lit_hopper", schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="hopper"), -1)))
+            impls.append(("lit_hopper", schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="hopper"), -1, 0)))
             for impl, sched in SCHEDULES.items():
-                impls.append((impl, schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="hopper"), sched)))
-        impls.append(("lit_portable", schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="portable"), -1)))
+                impls.append((impl, schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="hopper"), sched, 0)))
+            if d == 128:
+                for impl, (sched, form) in FORMS.items():
+                    impls.append((impl, schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="hopper"), sched, form)))
+        impls.append(("lit_portable", schedule.wrap(lambda: lk.attention(q, k, v, causal=causal, backend="portable"), -1, 0)))
         for impl, fn in impls:
             err = rel_err(fn(), ref)
             assert err < TOLERANCE[dtype], f"{impl} {name}: relative error {err:.2e}"
@@ -95,7 +101,7 @@ def main():
         bench.write()
         if bench.out_of_time():
             break
-    lk.ops._attention_tuning(-1)
+    lk.ops._attention_tuning(-1, 0)
     bench.write()
     return 0
 

@@ -81,6 +81,6 @@ cudaError_t attention(const AttentionParams& p, AttentionPath path, cudaStream_t
   return attention_portable_launch(p, stream);
 }
 
-void attention_set_schedule(int schedule) { attention_hopper_set_schedule(schedule); }
+void attention_set_tuning(int schedule, int form) { attention_hopper_set_tuning(schedule, form); }
 
 }  // namespace lit

@@ -69,9 +69,12 @@ cudaError_t attention_choose_path(const AttentionParams& p, AttentionPath* chose
 // Why `path` cannot take `p` on the current device: nullptr when it can.
 const char* attention_path_refusal(const AttentionParams& p, AttentionPath path);
 
-// Benchmark hook: the Hopper kernel's consumer schedule for bf16 (0 serial,
-// 1 overlapped, 2 ping-pong; -1 the default, the fastest measured for the
-// head dim). See attention_hopper.cu.
-void attention_set_schedule(int schedule);
+// Benchmark hook for the Hopper kernel's bf16 launches: the consumer
+// schedule (0 serial, 1 overlapped, 2 ping-pong; -1 the default, the
+// fastest measured for the head dim) and the form (0 the default; with the
+// overlapped schedule at head_dim 128, 1 a two-stage K/V ring and 2 the
+// late rescale, each undoing one step to measure it). See
+// attention_hopper.cu.
+void attention_set_tuning(int schedule, int form);
 
 }  // namespace lit

@@ -6,8 +6,9 @@
 // query rows each, compute S = Q K^T and O += P V with wgmma and run the
 // online softmax in between. Three consumer schedules are compiled (serial, overlapped,
 // ping-pong; see kSerial below) and the default per head dim is the one
-// measured fastest. Compiled for sm_90a only; elsewhere the kernel is a
-// stub that is never launched.
+// measured fastest; two more forms of the overlapped schedule exist only
+// to be measured (see kFormDefault). Compiled for sm_90a only; elsewhere
+// the kernel is a stub that is never launched.
 #include <algorithm>
 #include <atomic>
 
@@ -21,9 +22,9 @@ namespace {
 namespace ptx = cuda::ptx;
 
 // A tile is 64 query rows per consumer warpgroup of one head; the keys come
-// in blocks of kBN (HopperTile). At head_dim 128 with 128-key blocks the
-// accumulators of S (64 x 128) and O (64 x 128) and P in 16 bits take
-// 64 + 64 + 32 registers a thread.
+// in blocks of 128 (HopperTile). At head_dim 128 the accumulators of
+// S (64 x 128) and O (64 x 128) and P in 16 bits take 64 + 64 + 32
+// registers a thread.
 // Consumer schedules. Serial: Q K^T, softmax, P V, one after the other in
 // each warpgroup; the two warpgroups interleave on their own. Overlap: the
 // next block's Q K^T is issued before this block's P V, so a warpgroup's
@@ -33,42 +34,54 @@ namespace ptx = cuda::ptx;
 constexpr int kSerial = 0, kOverlap = 1, kPingPong = 2;
 constexpr int kProducerRegs = 24;
 
+// Forms of the kernel. The default is what ships; the other two undo one
+// step of it each, so that the benchmark can measure what the step buys
+// (bf16, head_dim 128, overlap schedule only). Two stages: the K/V ring
+// two deep instead of three. Late rescale: O is multiplied by the softmax's
+// correction after P V completes, on the path to the next issue, instead
+// of while the next Q K^T runs.
+constexpr int kFormDefault = 0, kFormTwoStages = 1, kFormLateRescale = 2;
+
 // Consumer warpgroups own 64 query rows each: two at head_dim 128 (S, O
 // and P take 160 registers a thread; each gets 240), three at head_dim 64
 // (96 registers; each gets 160), where the products are half as long and
 // a third warpgroup keeps the tensor cores busier. 128 x 24 + 256 x 240 and
 // 128 x 24 + 384 x 160 both fit the SM's 64K registers.
-template <int HD, bool CAUSAL>
+template <int HD, int FORM = kFormDefault>
 struct HopperTile {
   static constexpr int kConsumers = HD == 64 ? 3 : 2;
   static constexpr int kBM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kConsumerRegs = HD == 64 ? 160 : 240;
-  static constexpr int kStages = HD == 64 ? 4 : 2;
+  // The overlapped schedules hold K of block j + 1 and V of block j at
+  // once, so the producer can load ahead only into a third stage: three at
+  // head_dim 128 (32 KB of Q + 3 x 64 KB of K and V), four at 64.
+  static constexpr int kStages = FORM == kFormTwoStages ? 2 : (HD == 64 ? 4 : 3);
   static constexpr int kQBytes = kBM * HD * 2;
-  // Keys a block: 176 for non-causal attention at head_dim 128 (fewer
-  // softmax passes and barrier round trips per product), else 128.
-  static constexpr int kBN = HD == 128 && !CAUSAL ? 176 : 128;
+  static constexpr int kBN = 128;                // keys a block
   static constexpr int kKVBytes = kBN * HD * 2;  // K, or V, of one stage
 };
 
-template <int HD, bool CAUSAL>
+template <int HD>
 constexpr bool kRegistersFit =
-    128 * kProducerRegs +
-        128 * HopperTile<HD, CAUSAL>::kConsumers* HopperTile<HD, CAUSAL>::kConsumerRegs <=
+    128 * kProducerRegs + 128 * HopperTile<HD>::kConsumers * HopperTile<HD>::kConsumerRegs <=
     65536;
-static_assert(kRegistersFit<64, false> && kRegistersFit<64, true> && kRegistersFit<128, false> &&
-                  kRegistersFit<128, true>,
+static_assert(kRegistersFit<64> && kRegistersFit<128>,
               "setmaxnreg asks for more registers than an SM has");
 
-template <int HD, bool CAUSAL>
+template <int HD, int FORM>
 struct alignas(1024) HopperSmem {  // 1024: the 128-byte swizzle repeats every 8 rows
-  uint8_t q[HopperTile<HD, CAUSAL>::kQBytes];
-  uint8_t k[HopperTile<HD, CAUSAL>::kStages][HopperTile<HD, CAUSAL>::kKVBytes];
-  uint8_t v[HopperTile<HD, CAUSAL>::kStages][HopperTile<HD, CAUSAL>::kKVBytes];
+  uint8_t q[HopperTile<HD, FORM>::kQBytes];
+  uint8_t k[HopperTile<HD, FORM>::kStages][HopperTile<HD, FORM>::kKVBytes];
+  uint8_t v[HopperTile<HD, FORM>::kStages][HopperTile<HD, FORM>::kKVBytes];
 };
-template <int HD, bool CAUSAL>
-constexpr int kSmemBytes = sizeof(HopperSmem<HD, CAUSAL>) + 1024;
+template <int HD, int FORM>
+constexpr int kSmemBytes = sizeof(HopperSmem<HD, FORM>) + 1024;  // + the alignment slack
+// 227 KB: what a CTA of an H100 may opt in to; 128 bytes for the kernel's
+// static barriers.
+static_assert(kSmemBytes<128, kFormDefault> + 128 <= 227 * 1024 &&
+                  kSmemBytes<64, kFormDefault> + 128 <= 227 * 1024,
+              "the Q tile and the K/V ring exceed a CTA's shared memory");
 
 // Tile t of the launch: its first query row, head and batch. Causal tiles
 // go longest first within groups of heads: the last rows of every head of
@@ -95,14 +108,17 @@ __device__ __forceinline__ void tile_coords(const attn::AttnArgs& a, int t, int&
   b = head / a.q_heads;
 }
 
-template <typename T, int HD, bool CAUSAL, int SCHED>
-__global__ void __launch_bounds__(HopperTile<HD, CAUSAL>::kThreads, 1)
+template <typename T, int HD, bool CAUSAL, int SCHED, int FORM>
+__global__ void __launch_bounds__(HopperTile<HD, FORM>::kThreads, 1)
     attention_hopper_kernel(const __grid_constant__ CUtensorMap map_q,
                             const __grid_constant__ CUtensorMap map_k,
                             const __grid_constant__ CUtensorMap map_v, const attn::AttnArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tile = HopperTile<HD, CAUSAL>;
+  using Tile = HopperTile<HD, FORM>;
   constexpr int kBN = Tile::kBN;
+  // The overlapped schedules multiply O by the softmax's correction while
+  // the next Q K^T runs, just before the P V that adds to it.
+  constexpr bool kEarlyRescale = SCHED != kSerial && FORM != kFormLateRescale;
   constexpr int S = Tile::kStages, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
   constexpr int kBoxes = HD / 64;  // TMA boxes are 64 columns (128 bytes) wide
   __shared__ alignas(8) uint64_t q_full;
@@ -111,7 +127,7 @@ __global__ void __launch_bounds__(HopperTile<HD, CAUSAL>::kThreads, 1)
   __shared__ alignas(8) uint64_t v_full[S];
   __shared__ alignas(8) uint64_t empty[S];
   extern __shared__ uint8_t smem_raw[];
-  HopperSmem<HD, CAUSAL>& buf = *reinterpret_cast<HopperSmem<HD, CAUSAL>*>(
+  HopperSmem<HD, FORM>& buf = *reinterpret_cast<HopperSmem<HD, FORM>*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
 
   if (threadIdx.x == 0) {
@@ -319,7 +335,10 @@ __global__ void __launch_bounds__(HopperTile<HD, CAUSAL>::kThreads, 1)
         hopper::wait(&k_full[next.stage], next.phase);
         hopper::wait(&v_full[pos.stage], pos.phase);
         my_turn();
-        issue_qk(next.stage);        // S of block j ...
+        issue_qk(next.stage);  // S of block j ...
+        // O takes block j - 1's correction while the tensor cores compute
+        // S (at j == 1, P V below starts O afresh).
+        if (kEarlyRescale && j > 1) attn::rescale<HD / 8>(o, corr);
         issue_pv(pos.stage, j > 1);  // ... while O takes block j - 1
         their_turn();
         hopper::wgmma_wait<1>();  // S is ready; P V may still run
@@ -329,12 +348,13 @@ __global__ void __launch_bounds__(HopperTile<HD, CAUSAL>::kThreads, 1)
         hopper::fence_operands(o);
         release(pos.stage);
       }
-      attn::rescale<HD / 8>(o, corr);
+      if (!kEarlyRescale) attn::rescale<HD / 8>(o, corr);
       to_p();
       pos = next;
     }
     release_q();  // every Q K^T of this tile has completed
     hopper::wait(&v_full[pos.stage], pos.phase);
+    if (kEarlyRescale && n_blocks > 1) attn::rescale<HD / 8>(o, corr);  // the last block's
     my_turn();
     issue_pv(pos.stage, n_blocks > 1);
     their_turn();
@@ -363,28 +383,28 @@ cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, in
   return hopper::make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
 }
 
-template <typename T, int HD, bool CAUSAL, int SCHED>
+template <typename T, int HD, bool CAUSAL, int SCHED, int FORM = kFormDefault>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
-  auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED>;
+  using Tile = HopperTile<HD, FORM>;
+  auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM>;
   const cudaError_t attr_err =
-      attn::allow_smem_once<attention_hopper_kernel<T, HD, CAUSAL, SCHED>, kSmemBytes<HD, CAUSAL>>();
+      attn::allow_smem_once<attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM>,
+                            kSmemBytes<HD, FORM>>();
   if (attr_err != cudaSuccess) return attr_err;
   CUtensorMap mq, mk, mv;
-  cudaError_t err = make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride,
-                             HopperTile<HD, CAUSAL>::kBM);
+  cudaError_t err =
+      make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride, Tile::kBM);
   if (err == cudaSuccess) {
-    err = make_map(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride,
-                   HopperTile<HD, CAUSAL>::kBN);
+    err = make_map(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride, Tile::kBN);
   }
   if (err == cudaSuccess) {
-    err = make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride,
-                   HopperTile<HD, CAUSAL>::kBN);
+    err = make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride, Tile::kBN);
   }
   if (err != cudaSuccess) return err;
   const DeviceInfo* d = nullptr;
   err = current_device_info(&d);
   if (err != cudaSuccess) return err;
-  attn::AttnArgs a = attn::make_args(p, HopperTile<HD, CAUSAL>::kBM);
+  attn::AttnArgs a = attn::make_args(p, Tile::kBM);
   const int grid =
       std::min(a.tiles, d->sm_count);  // one CTA an SM: its shared memory allows no second
   // Causal tiles go longest first within groups of heads whose K and V
@@ -393,24 +413,38 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   const int64_t fit =
       std::max<int64_t>(1, d->l2_bytes / 2 / std::max<int64_t>(kv_bytes, 1));
   a.group_heads = static_cast<int>(std::min<int64_t>(p.q_heads * p.batch, fit * a.group));
-  kernel<<<grid, HopperTile<HD, CAUSAL>::kThreads, kSmemBytes<HD, CAUSAL>, stream>>>(mq, mk, mv, a);
+  kernel<<<grid, Tile::kThreads, kSmemBytes<HD, FORM>, stream>>>(mq, mk, mv, a);
   return cudaGetLastError();
 }
 
 // -1: the measured best for the head dim (see launch_scheduled).
 std::atomic<int> g_schedule{-1};
+std::atomic<int> g_form{kFormDefault};
 
 template <typename T, int HD, bool CAUSAL>
 cudaError_t launch_scheduled(const AttentionParams& p, cudaStream_t stream) {
-  // The schedule hook reaches the bf16 kernels only: the other schedules
-  // exist to be measured, and one dtype is enough for that.
+  // The tuning hook reaches the bf16 kernels only: the other schedules and
+  // forms exist to be measured, and one dtype is enough for that.
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     const int sched = g_schedule.load(std::memory_order_relaxed);
+    const int form = g_form.load(std::memory_order_relaxed);
+    if (form != kFormDefault) {
+      // Compiled for the overlap schedule at head_dim 128 only (the hook
+      // checks the schedule).
+      if constexpr (HD == 128) {
+        if (form == kFormTwoStages) {
+          return launch<T, HD, CAUSAL, kOverlap, kFormTwoStages>(p, stream);
+        }
+        return launch<T, HD, CAUSAL, kOverlap, kFormLateRescale>(p, stream);
+      } else {
+        return cudaErrorNotSupported;
+      }
+    }
     if (sched == kSerial) return launch<T, HD, CAUSAL, kSerial>(p, stream);
     if (sched == kOverlap) return launch<T, HD, CAUSAL, kOverlap>(p, stream);
     if (sched == kPingPong) return launch<T, HD, CAUSAL, kPingPong>(p, stream);
   }
-  return launch < T, HD, CAUSAL, HD == 64 ? kPingPong : kSerial > (p, stream);
+  return launch < T, HD, CAUSAL, HD == 64 ? kPingPong : kOverlap > (p, stream);
 }
 
 template <typename T>
@@ -430,15 +464,17 @@ cudaError_t attention_hopper_launch(const AttentionParams& p, cudaStream_t strea
                                     : launch_typed<__half>(p, stream);
 }
 
-void attention_hopper_set_schedule(int schedule) {
+void attention_hopper_set_tuning(int schedule, int form) {
   g_schedule.store(schedule >= 0 && schedule <= 2 ? schedule : -1, std::memory_order_relaxed);
+  g_form.store(form >= 0 && form <= 2 ? form : kFormDefault, std::memory_order_relaxed);
 }
 
 bool attention_hopper_compiled() {
   // The real kernel declares static shared memory (its barriers); the stub
   // declares none.
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, attention_hopper_kernel<__nv_bfloat16, 128, false, kPingPong>) !=
+  if (cudaFuncGetAttributes(
+          &attr, attention_hopper_kernel<__nv_bfloat16, 128, false, kOverlap, kFormDefault>) !=
       cudaSuccess) {
     (void)cudaGetLastError();
     return false;

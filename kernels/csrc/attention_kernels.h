@@ -17,6 +17,7 @@ cudaError_t attention_hopper_launch(const AttentionParams& p, cudaStream_t strea
 // every other target compiles to).
 bool attention_hopper_compiled();
 
-void attention_hopper_set_schedule(int schedule);
+// Benchmark hook: see attention_set_tuning in attention.h.
+void attention_hopper_set_tuning(int schedule, int form);
 
 }  // namespace lit

@@ -210,7 +210,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
 
 // wgmma shapes beyond the GEMM's m64n256k16: the two products of
 // attention. S = Q K^T reads both operands from shared memory, K-major
-// (m64n128k16 or m64n176k16: 64 or 88 accumulators a thread). O += P V takes P from registers
+// (m64n128k16: 64 accumulators a thread). O += P V takes P from registers
 // (the S accumulators converted to 16 bits, the same fragment layout as
 // mma.sync's A) and V from shared memory MN-major: V is stored [key, dim]
 // with dim contiguous, which for the product's B operand (k = key, n = dim)
@@ -247,22 +247,6 @@ __device__ __forceinline__ void fence_operands(uint32_t (&r)[N]) {
         LIT_WGMMA_D8(32), LIT_WGMMA_D8(40), LIT_WGMMA_D8(48), LIT_WGMMA_D8(56) \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-#define LIT_WGMMA_SS_N176(TYPES) \
-  asm volatile( \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n" \
-      "wgmma.mma_async.sync.aligned.m64n176k16.f32" TYPES " " \
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, " \
-      "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, " \
-      "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, " \
-      "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, " \
-      "%77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, " \
-      "%88, %89, p, 1, 1, 0, 0;\n}\n" \
-      : LIT_WGMMA_D8(0), LIT_WGMMA_D8(8), LIT_WGMMA_D8(16), LIT_WGMMA_D8(24), \
-        LIT_WGMMA_D8(32), LIT_WGMMA_D8(40), LIT_WGMMA_D8(48), LIT_WGMMA_D8(56), \
-        LIT_WGMMA_D8(64), LIT_WGMMA_D8(72), LIT_WGMMA_D8(80) \
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
-
 #define LIT_WGMMA_RS_N128(TYPES) \
   asm volatile( \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
@@ -288,24 +272,16 @@ __device__ __forceinline__ void fence_operands(uint32_t (&r)[N]) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate))
 
 // d (64 x N fp32) = A (64 x 16, K-major, shared) * B (16 x N, K-major,
-// shared) + (accumulate ? d : 0), N = 128 or 176 (S = Q K^T over a block of
+// shared) + (accumulate ? d : 0), N = 128 (S = Q K^T over a block of
 // keys). Accumulator layout as wgmma_m64n256k16.
 template <typename T, int N>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                          int accumulate) {
-  static_assert(N == 128 || N == 176, "attention's Q K^T product: N is the key block, 128 or 176");
-  if constexpr (N == 128) {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-      LIT_WGMMA_SS_N128(".bf16.bf16");
-    } else {
-      LIT_WGMMA_SS_N128(".f16.f16");
-    }
+  static_assert(N == 128, "attention's Q K^T product: N is the key block, 128");
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    LIT_WGMMA_SS_N128(".bf16.bf16");
   } else {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-      LIT_WGMMA_SS_N176(".bf16.bf16");
-    } else {
-      LIT_WGMMA_SS_N176(".f16.f16");
-    }
+    LIT_WGMMA_SS_N128(".f16.f16");
   }
 }
 
@@ -333,7 +309,6 @@ __device__ __forceinline__ void wgmma_rs_tn(float (&d)[N / 2], const uint32_t (&
 }
 
 #undef LIT_WGMMA_SS_N128
-#undef LIT_WGMMA_SS_N176
 #undef LIT_WGMMA_RS_N128
 #undef LIT_WGMMA_RS_N64
 

@@ -1258,11 +1258,17 @@ std::string attention_path(const at::Tensor& q, const at::Tensor& k, const at::T
   return chosen == lit::AttentionPath::kHopper ? "hopper" : "portable";
 }
 
-void attention_tuning(int64_t schedule) {
+void attention_tuning(int64_t schedule, int64_t form) {
   TORCH_CHECK(schedule >= -1 && schedule <= 2,
               "lit_kernels._attention_tuning: schedule must be -1 (default), 0 (serial), "
               "1 (overlap) or 2 (ping-pong), got ", schedule);
-  lit::attention_set_schedule(static_cast<int>(schedule));
+  TORCH_CHECK(form >= 0 && form <= 2,
+              "lit_kernels._attention_tuning: form must be 0 (default), 1 (two stages) or "
+              "2 (late rescale), got ", form);
+  TORCH_CHECK(form == 0 || schedule == 1,
+              "lit_kernels._attention_tuning: forms 1 and 2 exist for the overlap schedule (1) "
+              "only, got schedule ", schedule);
+  lit::attention_set_tuning(static_cast<int>(schedule), static_cast<int>(form));
 }
 // ---- attention_decode ----
 std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const at::Tensor& k_cache,
@@ -1433,7 +1439,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("attention_path(Tensor q, Tensor k, Tensor v, bool causal=False) -> str");
   ops.impl("attention_path", c10::kCUDA, &attention_path);
   ops.impl("attention_path", c10::kCPU, &attention_path);
-  ops.def("_attention_tuning(int schedule) -> ()", &attention_tuning);
+  ops.def("_attention_tuning(int schedule, int form=0) -> ()", &attention_tuning);
   // ---- attention_decode ----
   ops.def(
       "attention_decode(Tensor q, Tensor k_cache, Tensor v_cache, Tensor cache_seqlens, "

@@ -86,7 +86,7 @@ std::tuple<at::Tensor, at::Tensor> attention(const at::Tensor& q, const at::Tens
                                              const std::string& backend);
 std::string attention_path(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                            bool causal);
-void attention_tuning(int64_t schedule);
+void attention_tuning(int64_t schedule, int64_t form);
 // --- attention_decode ---
 #include <cmath>
 #include <tuple>

@@ -32,10 +32,11 @@ for backend in ["portable"] + (["hopper"] if hopper else []):
             out, lse = lk.attention(q, k, v, causal=causal, return_lse=True, backend=backend)
             check(f"{backend} d={d} {sq}x{sk} causal={causal}", out)
 if hopper:
-    for sched in (0, 1, 2):
-        lk.ops._attention_tuning(sched)
-        check(f"hopper schedule {sched}", lk.attention(r(1, 2, 300, 128), r(1, 2, 300, 128),
-                                                       r(1, 2, 300, 128), causal=True, backend="hopper"))
-    lk.ops._attention_tuning(-1)
+    for sched, form in ((0, 0), (1, 0), (2, 0), (1, 1), (1, 2)):
+        lk.ops._attention_tuning(sched, form)
+        check(f"hopper schedule {sched} form {form}",
+              lk.attention(r(1, 2, 300, 128), r(1, 2, 300, 128), r(1, 2, 300, 128), causal=True,
+                           backend="hopper"))
+    lk.ops._attention_tuning(-1, 0)
 print("sanitize_attention:", "FAILED " + ", ".join(bad) if bad else "all outputs finite")
 sys.exit(1 if bad else 0)

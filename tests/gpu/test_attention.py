@@ -138,16 +138,38 @@ def test_default_backend_and_path():
 
 
 @pytest.mark.skipif(not HOPPER, reason="the schedules are the Hopper kernel's")
-def test_schedules_agree():
-    """Every Hopper consumer schedule computes the same thing."""
-    q, k, v = qkv(1, 4, 2, 600, 600, 128, torch.bfloat16)
-    ref, _ = reference(q, k, v, True, 1 / math.sqrt(128))
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("d", [64, 128])
+def test_schedules_agree(d, causal):
+    """Every Hopper consumer schedule, and each measured form of the overlap
+    schedule (head_dim 128: the two-stage ring, the late rescale), computes
+    the same thing."""
+    q, k, v = qkv(1, 4, 2, 600, 600, d, torch.bfloat16)
+    ref, _ = reference(q, k, v, causal, 1 / math.sqrt(d))
+    tunings = [(s, 0) for s in (0, 1, 2)] + ([(1, 1), (1, 2)] if d == 128 else [])
     try:
-        for sched in (0, 1, 2):
-            lk.ops._attention_tuning(sched)
-            check(lk.attention(q, k, v, causal=True, backend="hopper"), ref, q.dtype, f"schedule {sched}")
+        for sched, form in tunings:
+            lk.ops._attention_tuning(sched, form)
+            out = lk.attention(q, k, v, causal=causal, backend="hopper")
+            check(out, ref, q.dtype, f"schedule {sched} form {form}")
     finally:
-        lk.ops._attention_tuning(-1)
+        lk.ops._attention_tuning(-1, 0)
+
+
+@pytest.mark.skipif(not HOPPER, reason="the forms are the Hopper kernel's")
+def test_tuning_hook_rejects():
+    """The forms exist for the overlap schedule at head_dim 128 only."""
+    try:
+        with pytest.raises(RuntimeError, match="overlap schedule"):
+            lk.ops._attention_tuning(2, 1)
+        with pytest.raises(RuntimeError, match="form must be"):
+            lk.ops._attention_tuning(1, 3)
+        lk.ops._attention_tuning(1, 1)
+        q, k, v = qkv(1, 4, 4, 64, 64, 64, torch.bfloat16)
+        with pytest.raises(RuntimeError, match="not supported"):
+            lk.attention(q, k, v, backend="hopper")
+    finally:
+        lk.ops._attention_tuning(-1, 0)
 
 
 def test_empty_inputs():
