@@ -81,6 +81,33 @@ def interleaved_medians(fns, rounds=3):
     return medians, errors
 
 
+def clean_l2_us(fn, reps=100):
+    """Median microseconds of fn() after an L2 flush whose dirty lines have
+    been written back. do_bench flushes by writing a 256 MB buffer, which
+    leaves the L2 full of dirty lines; the timed kernel then pays for their
+    write-back. Reading another buffer twice the L2's size after the flush
+    evicts them (the write-back happens there, untimed) and leaves clean
+    lines. Used beside do_bench, to say how much of a short call's time is
+    that write-back."""
+    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    clean = torch.ones(2 * l2, dtype=torch.int8, device="cuda")
+    fn()
+    times = []
+    for _ in range(reps):
+        flush.zero_()
+        clean.sum()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
 def graph_latency_us(fn, calls=200, replays=20):
     """Microseconds per call of fn() with `calls` calls captured in one CUDA
     graph, median over `replays` replays: launch gaps removed, caches warm."""
