@@ -529,6 +529,22 @@ GRAPH_WARMUP = 3  # calls on a side stream before a CUDA graph is captured
 DECODE_SLOTS = 256  # cache slots past the prompt: more than the calls a decode case makes
 
 
+def host_ms(fn, reps=50):
+    """Host milliseconds a call: `reps` calls back to back, timed on the
+    host's clock up to the last one's return, without waiting for the GPU.
+    When this is as long as the call measured on the GPU's clock, the call
+    is bound by the host (Python, the dispatcher, kernel launches), not by
+    the kernels."""
+    fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    ms = (time.perf_counter() - t) / reps * 1e3
+    torch.cuda.synchronize()
+    return ms
+
+
 def bench_fixed_ms(fn, warmup=DECODE_WARMUP, reps=DECODE_REPS):
     """do_bench's method with a fixed number of calls: L2 flushed before each
     call, CUDA events around it, the median."""
@@ -653,6 +669,7 @@ def evaluate(model, runnable, work, full_prefill, deadline=None, save=None, sink
         times[case] = bench_fixed_ms(call)
         if sink is not None:
             sink[0].setdefault(case, {})[sink[1]] = times[case]
+            sink[0][case][sink[1].replace("_ms", "_host_ms")] = host_ms(call)
     if save is not None:
         save()
     return outs, times, first_s
@@ -772,7 +789,9 @@ def run_family(family, args, lk, t_start, deadline, log, save):
 
     res["timings"] = []
     for case, row in times.items():
-        row = {k: row.get(k) for k in ("eager_ms", "eager_patched_ms", "compile_ms", "compile_patched_ms")}
+        row = {k: row.get(k) for k in ("eager_ms", "eager_patched_ms", "compile_ms", "compile_patched_ms",
+                                       "compile_host_ms", "compile_patched_host_ms")
+               if k in row or not k.endswith("_host_ms")}
         row["case"] = case
         res["timings"].append(row)
     del res["timings_by_case"]
