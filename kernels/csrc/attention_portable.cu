@@ -2,9 +2,11 @@
 // Edit that document, not this file: `make tangle` rewrites it.
 // The portable attention kernel (sm_80 and newer; fp16 also on sm_75):
 // FlashAttention-2's structure on mma.sync. A CTA of 4 warps owns 128 query
-// rows of one head; K and V tiles of 32 or 64 keys stream through a
-// double buffer of cp.async copies; S = Q K^T and O += P V are mma.sync
-// m16n8k16 products, and P stays in registers between them.
+// rows of one head; K and V blocks of 64 keys (128 in one head_dim 64 form)
+// stream through a double buffer of cp.async copies; S = Q K^T and O += P V
+// are mma.sync m16n8k16 products, and P stays in registers between them.
+
+#include <cstdlib>
 
 #include "attention_common.cuh"
 #include "attention_kernels.h"
@@ -19,45 +21,100 @@ namespace {
 // tile.
 constexpr int kMT = 2, kBM = 64 * kMT;
 constexpr int kWarps = 4, kThreads = 32 * kWarps;
-// Keys a block (one cp.async stage) and a step (one S, softmax and P V):
-// at head_dim 128 S is computed 32 keys at a time, which keeps the two row
-// tiles' accumulators within 255 registers; the causal kernel, whose mask
-// needs a few more, also loads 32 keys a block.
-template <int HD, bool CAUSAL>
-constexpr int kBlockN = HD == 128 && CAUSAL ? 32 : 64;
-template <int HD>
-constexpr int kSubStep = HD == 128 ? 32 : 64;
 
-// Tiles are stored as whole rows of HD elements, swizzled (swizzle_rows).
-// Copy rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into a tile;
-// rows at or past `rows` are zero-filled.
+// Launch forms (LIT_ATTENTION_PORTABLE_FORM, read at the first launch) differ
+// at head_dim 64 only: 64-key blocks with Q in shared memory (the default),
+// 128-key blocks (FlashAttention-2's), or 64-key blocks with Q's fragments
+// held in registers. At head_dim 128 O and a 64-key S already take 192 of the
+// 255 registers, and Q's fragments would take 64 more.
+enum Form : int { kFormDefault = 0, kFormBlock128 = 1, kFormQInRegs = 2 };
+template <int HD, int FORM>
+constexpr int kBlockN = HD == 64 && FORM == kFormBlock128 ? 128 : 64;
+template <int HD, int FORM>
+constexpr bool kQInRegs = HD == 64 && FORM == kFormQInRegs;
+
+// Shared memory: the Q tile, then two stages of [K block | V block], each
+// tile stored as whole rows of HD elements, swizzled; plus one row of slack
+// to start them on a row boundary.
+template <int HD, int FORM>
+constexpr int kSmemBytes = (kBM + 4 * kBlockN<HD, FORM>) * HD * 2 + HD * 2;
+
+// Byte offset of 16-byte chunk `chunk` of row `row` in a tile of HD-element
+// rows: mma::swizzle_rows, in bytes.
+template <int HD>
+__device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
+  return row * (HD * 2) + ((chunk ^ (row & 7)) << 4);
+}
+
+// lit_mma.cuh's ldmatrix_x4, ldmatrix_x4_trans and copy16 on 32-bit shared
+// addresses, which the kernel computes itself (below).
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void copy16(uint32_t dst, const void* src, bool valid) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 16 : 0)
+               : "memory");
+#else
+  const uint4 v = valid ? *reinterpret_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y),
+               "r"(v.z), "r"(v.w)
+               : "memory");
+#endif
+}
+
+// Copy rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into the tile at
+// `tile`; rows at or past `rows` are zero-filled. Thread i copies chunk
+// i % (HD / 8) of rows i / (HD / 8) + n kRowsPer, whose low 3 bits, and so
+// whose swizzle, are the same for every n.
 template <typename T, int HD, int ROWS>
-__device__ __forceinline__ void load_tile(T* tile, const T* src, int64_t row_stride, int r0,
+__device__ __forceinline__ void load_tile(uint32_t tile, const T* src, int64_t row_stride, int r0,
                                           int rows) {
-  constexpr int kChunks = HD / 8;
+  constexpr int kChunks = HD / 8, kRowsPer = kThreads / kChunks;
+  const int r = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
+  const T* g = src + (r0 + r) * row_stride + c * 8;
 #pragma unroll
-  for (int i = threadIdx.x; i < ROWS * kChunks; i += kThreads) {
-    const int r = i / kChunks, c = i % kChunks;
-    const bool valid = r0 + r < rows;
-    const T* g = src + (valid ? (r0 + r) * row_stride : 0) + c * 8;
-    mma::copy16(tile + mma::swizzle_rows<HD>(r, c), g, valid);
+  for (int n = 0; n < ROWS / kRowsPer; ++n) {
+    const bool valid = r0 + r + n * kRowsPer < rows;
+    copy16(tile + swizzled<HD>(r, c) + n * kRowsPer * HD * 2,
+           valid ? g + n * kRowsPer * row_stride : src, valid);
   }
 }
 
-template <typename T, int HD, int BN>
-struct PortableSmem {
-  T q[kBM * HD];
-  T k[2][BN * HD];
-  T v[2][BN * HD];
-};
-template <int HD, bool CAUSAL>
-constexpr int kSmemBytes = sizeof(PortableSmem<__half, HD, kBlockN<HD, CAUSAL>>);
+// One K/V block, the same way: kp and vp point at this thread's chunk of the
+// block's row r (r = threadIdx.x / (HD / 8)), dst at that chunk in the K tile
+// (the V tile follows it). Rows from `left` rows past r on lie past seq_k
+// and are zero-filled, instead read from k0 or v0; FULL: every row exists.
+template <typename T, int HD, int BN, bool FULL>
+__device__ __forceinline__ void load_kv(uint32_t dst, const T* kp, const T* vp,
+                                        const attn::AttnArgs& a, int left, const T* k0,
+                                        const T* v0) {
+  constexpr int kRowsPer = kThreads / (HD / 8);
+#pragma unroll
+  for (int n = 0; n < BN / kRowsPer; ++n) {
+    const bool valid = FULL || n * kRowsPer < left;
+    copy16(dst + n * kRowsPer * HD * 2, valid ? kp + n * kRowsPer * a.k_stride[2] : k0, valid);
+    copy16(dst + (BN + n * kRowsPer) * HD * 2, valid ? vp + n * kRowsPer * a.v_stride[2] : v0,
+           valid);
+  }
+}
 
-template <typename T, int HD, bool CAUSAL>
+template <typename T, int HD, bool CAUSAL, int FORM>
 __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const attn::AttnArgs a) {
-  constexpr int kSubN = kSubStep<HD>, kBN = kBlockN<HD, CAUSAL>;
+  constexpr int kBN = kBlockN<HD, FORM>;
+  constexpr bool kQRegs = kQInRegs<HD, FORM>;
+  constexpr int kRowBytes = HD * 2, kKSteps = HD / 16, kNSteps = kBN / 16;
+  constexpr int kQBytes = kBM * kRowBytes, kKVBytes = kBN * kRowBytes;
   extern __shared__ uint8_t smem_raw[];
-  PortableSmem<T, HD, kBN>& sm = *reinterpret_cast<PortableSmem<T, HD, kBN>*>(smem_raw);
+  const uint32_t smem = (smem_u32(smem_raw) + kRowBytes - 1) & ~uint32_t(kRowBytes - 1);
   const int m_block = CAUSAL ? a.m_blocks - 1 - static_cast<int>(blockIdx.x) : blockIdx.x;
   const int h = blockIdx.y, b = blockIdx.z, kvh = h / a.group;
   const int m0 = m_block * kBM;
@@ -72,6 +129,21 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
   const T* k = static_cast<const T*>(a.k) + b * a.k_stride[0] + kvh * a.k_stride[1];
   const T* v = static_cast<const T*>(a.v) + b * a.v_stride[0] + kvh * a.v_stride[1];
 
+  // ldmatrix addresses at 16-column step 0; step kk's is the same XOR kk * 32.
+  // A operands (Q) and V (read transposed) take rows lane % 16 and columns
+  // 8 (lane / 16) of a 16 x 16 piece: matrices rows 0-7 / 8-15 (lanes 0-15)
+  // x columns 0-7 / 8-15 (lanes 16-31). K takes keys lane % 8 + 8 (lane / 16)
+  // and dims 8 ((lane / 8) % 2): keys 0-7 x dims 0-7, keys 0-7 x dims 8-15,
+  // keys 8-15 x dims 0-7, keys 8-15 x dims 8-15.
+  const uint32_t lane_a = swizzled<HD>(lane % 16, lane / 16);
+  const uint32_t lane_k = swizzled<HD>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+  const uint32_t q_addr = smem + warp * 16 * kRowBytes + lane_a;
+  // This thread's K/V copies: chunk ld_c of rows ld_r + n kRowsPer of a block.
+  const int ld_r = threadIdx.x / (HD / 8), ld_c = threadIdx.x % (HD / 8);
+  const uint32_t ld_off = swizzled<HD>(ld_r, ld_c);
+  const T* kp = k + ld_r * a.k_stride[2] + ld_c * 8;
+  const T* vp = v + ld_r * a.v_stride[2] + ld_c * 8;
+
   float o[kMT][HD / 2];
   float row_max[kMT][2], row_sum[kMT][2], corr[kMT][2];
 #pragma unroll
@@ -81,124 +153,172 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
     row_max[t][0] = row_max[t][1] = -INFINITY;
     row_sum[t][0] = row_sum[t][1] = 0.f;
   }
-  // Q and the first K/V block in one group; each later block is issued one
-  // iteration ahead, into the other half of the double buffer. A tile with
-  // no key to visit skips the loop and stores zeros (and lse = -inf).
+  // Q's A fragments for the whole loop (form kFormQInRegs): step kk, tile t.
+  [[maybe_unused]] uint32_t q_regs[kQRegs ? kKSteps : 1][kMT][4];
+  // Q and the first K/V block (Q in a group of its own when it goes to
+  // registers); each later block is issued one iteration ahead, into the
+  // other stage. A tile with no key to visit skips the loop and stores zeros
+  // (and lse = -inf).
   if (n_blocks > 0) {
-    load_tile<T, HD, kBM>(sm.q, q, a.q_stride[2], m0, a.seq_q);
-    load_tile<T, HD, kBN>(sm.k[0], k, a.k_stride[2], 0, a.seq_k);
-    load_tile<T, HD, kBN>(sm.v[0], v, a.v_stride[2], 0, a.seq_k);
+    load_tile<T, HD, kBM>(smem, q, a.q_stride[2], m0, a.seq_q);
+    if constexpr (kQRegs) mma::copy_commit();
+    if (a.seq_k >= kBN) {
+      load_kv<T, HD, kBN, true>(smem + kQBytes + ld_off, kp, vp, a, 0, k, v);
+    } else {
+      load_kv<T, HD, kBN, false>(smem + kQBytes + ld_off, kp, vp, a, a.seq_k - ld_r, k, v);
+    }
     mma::copy_commit();
+    if constexpr (kQRegs) {
+      mma::copy_wait<1>();  // Q landed
+      __syncthreads();
+#pragma unroll
+      for (int kk = 0; kk < kKSteps; ++kk) {
+#pragma unroll
+        for (int t = 0; t < kMT; ++t) {
+          ldsm_x4(q_regs[kk][t], (q_addr ^ (kk << 5)) + t * 64 * kRowBytes);
+        }
+      }
+    }
   }
 
   for (int j = 0; j < n_blocks; ++j) {
-    const int buf = j & 1;
+    const uint32_t stage = smem + kQBytes + (j & 1) * 2 * kKVBytes;
     if (j + 1 < n_blocks) {
-      load_tile<T, HD, kBN>(sm.k[buf ^ 1], k, a.k_stride[2], (j + 1) * kBN, a.seq_k);
-      load_tile<T, HD, kBN>(sm.v[buf ^ 1], v, a.v_stride[2], (j + 1) * kBN, a.seq_k);
+      const uint32_t next = smem + kQBytes + ((j + 1) & 1) * 2 * kKVBytes + ld_off;
+      kp += kBN * a.k_stride[2];
+      vp += kBN * a.v_stride[2];
+      const int left = a.seq_k - (j + 1) * kBN;  // keys from the block's first on
+      if (left >= kBN) {
+        load_kv<T, HD, kBN, true>(next, kp, vp, a, 0, k, v);
+      } else {
+        load_kv<T, HD, kBN, false>(next, kp, vp, a, left - ld_r, k, v);
+      }
     }
     mma::copy_commit();
     mma::copy_wait<1>();  // block j (and Q) landed; block j + 1 may be in flight
     __syncthreads();
 
-    // The block in steps of kSubN keys: S, softmax and P V for each step,
-    // so that S takes kSubN / 2 registers a tile.
-#pragma unroll 1
-    for (int key0 = 0; key0 < kBN; key0 += kSubN) {
-      // S = Q K^T: kMT x (16 rows x kSubN keys) a warp, fragments of 16 x 8.
-      float s[kMT][kSubN / 2];
+    // S = Q K^T: kMT x (16 rows x kBN keys) a warp, fragments of 16 x 8. Each
+    // K fragment (16 keys x 16 dims) feeds both tiles.
+    float s[kMT][kBN / 2];
+#pragma unroll
+    for (int t = 0; t < kMT; ++t) {
+#pragma unroll
+      for (int i = 0; i < kBN / 2; ++i) s[t][i] = 0.f;
+    }
+    const uint32_t k_addr = stage + lane_k;
+#pragma unroll
+    for (int kk = 0; kk < kKSteps; ++kk) {
+      uint32_t qf[kMT][4];
 #pragma unroll
       for (int t = 0; t < kMT; ++t) {
+        if constexpr (kQRegs) {
 #pragma unroll
-        for (int i = 0; i < kSubN / 2; ++i) s[t][i] = 0.f;
+          for (int r = 0; r < 4; ++r) qf[t][r] = q_regs[kk][t][r];
+        } else {
+          ldsm_x4(qf[t], (q_addr ^ (kk << 5)) + t * 64 * kRowBytes);
+        }
       }
 #pragma unroll
-      for (int kk = 0; kk < HD / 16; ++kk) {
-        uint32_t qf[kMT][4];
+      for (int np = 0; np < kNSteps; ++np) {
+        uint32_t kf[4];
+        ldsm_x4(kf, (k_addr ^ (kk << 5)) + np * 16 * kRowBytes);
+        const uint32_t b0[2] = {kf[0], kf[1]}, b1[2] = {kf[2], kf[3]};
 #pragma unroll
         for (int t = 0; t < kMT; ++t) {
-          // matrices: rows 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
-          mma::ldmatrix_x4(qf[t],
-                           sm.q + mma::swizzle_rows<HD>(64 * t + warp * 16 + lane % 16, 2 * kk + lane / 16));
-        }
-#pragma unroll
-        for (int np = 0; np < kSubN / 16; ++np) {
-          // matrices: keys 0-7 x dims 0-7, keys 0-7 x dims 8-15, keys 8-15 x
-          // dims 0-7, keys 8-15 x dims 8-15 (of this 16-key, 16-dim step)
-          uint32_t kf[4];
-          const int key = key0 + np * 16 + (lane & 7) + ((lane >> 4) << 3);
-          mma::ldmatrix_x4(kf, sm.k[buf] + mma::swizzle_rows<HD>(key, 2 * kk + ((lane >> 3) & 1)));
-          const uint32_t b0[2] = {kf[0], kf[1]}, b1[2] = {kf[2], kf[3]};
-#pragma unroll
-          for (int t = 0; t < kMT; ++t) {
-            float(&s0)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np]);
-            float(&s1)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np + 4]);
-            mma::mma_16816<T>(s0, qf[t], b0);
-            mma::mma_16816<T>(s1, qf[t], b1);
-          }
-        }
-      }
-
-#pragma unroll
-      for (int t = 0; t < kMT; ++t) {
-        if (j >= first_masked) {
-          attn::apply_mask<CAUSAL, kSubN / 8>(s[t], a, row_of(t), j * kBN + key0 + 2 * (lane % 4));
-        }
-        attn::online_softmax<kSubN / 8>(s[t], row_max[t], row_sum[t], corr[t], a.scale_log2);
-        attn::rescale<HD / 8>(o[t], corr[t]);
-      }
-
-      // O += P V: P's 16 x 16 A fragments come straight from s.
-#pragma unroll
-      for (int kk = 0; kk < kSubN / 16; ++kk) {
-        uint32_t pf[kMT][4];
-#pragma unroll
-        for (int t = 0; t < kMT; ++t) {
-#pragma unroll
-          for (int r = 0; r < 4; ++r)
-            pf[t][r] = attn::pack2<T>(s[t][8 * kk + 2 * r], s[t][8 * kk + 2 * r + 1]);
-        }
-#pragma unroll
-        for (int dp = 0; dp < HD / 16; ++dp) {
-          // matrices: keys 0-7 / 8-15 (lanes 0-15) x dims 0-7 / 8-15 (lanes 16-31)
-          uint32_t vf[4];
-          const int key = key0 + kk * 16 + (lane & 15);
-          mma::ldmatrix_x4_trans(vf, sm.v[buf] + mma::swizzle_rows<HD>(key, 2 * dp + (lane >> 4)));
-          const uint32_t b0[2] = {vf[0], vf[1]}, b1[2] = {vf[2], vf[3]};
-#pragma unroll
-          for (int t = 0; t < kMT; ++t) {
-            float(&o0)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp]);
-            float(&o1)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp + 4]);
-            mma::mma_16816<T>(o0, pf[t], b0);
-            mma::mma_16816<T>(o1, pf[t], b1);
-          }
+          float(&s0)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np]);
+          float(&s1)[4] = *reinterpret_cast<float(*)[4]>(&s[t][8 * np + 4]);
+          mma::mma_16816<T>(s0, qf[t], b0);
+          mma::mma_16816<T>(s1, qf[t], b1);
         }
       }
     }
-    __syncthreads();  // every warp is done with this buffer before it is refilled
+
+    // Softmax, then P packed to 16-bit pairs at once: the float S is dead
+    // from here on. p[t][4 kk + r] is register r of 16-key step kk's A
+    // fragment.
+    uint32_t p[kMT][kBN / 4];
+#pragma unroll
+    for (int t = 0; t < kMT; ++t) {
+      if (j >= first_masked) {
+        attn::apply_mask<CAUSAL, kBN / 8>(s[t], a, row_of(t), j * kBN + 2 * (lane % 4));
+      }
+      attn::online_softmax<kBN / 8>(s[t], row_max[t], row_sum[t], corr[t], a.scale_log2);
+#pragma unroll
+      for (int i = 0; i < kBN / 4; ++i) p[t][i] = attn::pack2<T>(s[t][2 * i], s[t][2 * i + 1]);
+      attn::rescale<HD / 8>(o[t], corr[t]);
+    }
+
+    // O += P V: each V fragment (16 keys x 16 dims, read transposed) feeds
+    // both tiles.
+    const uint32_t v_addr = stage + kKVBytes + lane_a;
+#pragma unroll
+    for (int kk = 0; kk < kNSteps; ++kk) {
+#pragma unroll
+      for (int dp = 0; dp < kKSteps; ++dp) {
+        uint32_t vf[4];
+        ldsm_x4_trans(vf, (v_addr ^ (dp << 5)) + kk * 16 * kRowBytes);
+        const uint32_t b0[2] = {vf[0], vf[1]}, b1[2] = {vf[2], vf[3]};
+#pragma unroll
+        for (int t = 0; t < kMT; ++t) {
+          const uint32_t(&pf)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&p[t][4 * kk]);
+          float(&o0)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp]);
+          float(&o1)[4] = *reinterpret_cast<float(*)[4]>(&o[t][8 * dp + 4]);
+          mma::mma_16816<T>(o0, pf, b0);
+          mma::mma_16816<T>(o1, pf, b1);
+        }
+      }
+    }
+    __syncthreads();  // every warp is done with this stage before it is refilled
   }
 #pragma unroll
   for (int t = 0; t < kMT; ++t)
     attn::store_rows<T, HD / 8>(a, o[t], row_max[t], row_sum[t], b, h, row_of(t), lane);
 }
 
-template <typename T, int HD, bool CAUSAL>
+template <typename T, int HD, bool CAUSAL, int FORM>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
-  auto kernel = attention_portable_kernel<T, HD, CAUSAL>;
+  auto kernel = attention_portable_kernel<T, HD, CAUSAL, FORM>;
   const cudaError_t attr_err =
-      attn::allow_smem_once<attention_portable_kernel<T, HD, CAUSAL>, kSmemBytes<HD, CAUSAL>>();
+      attn::allow_smem_once<attention_portable_kernel<T, HD, CAUSAL, FORM>,
+                            kSmemBytes<HD, FORM>>();
   if (attr_err != cudaSuccess) return attr_err;
   const attn::AttnArgs a = attn::make_args(p, kBM);
   const dim3 grid(a.m_blocks, p.q_heads, p.batch);
-  kernel<<<grid, kThreads, kSmemBytes<HD, CAUSAL>, stream>>>(a);
+  kernel<<<grid, kThreads, kSmemBytes<HD, FORM>, stream>>>(a);
   return cudaGetLastError();
+}
+
+// The head_dim 64 form: LIT_ATTENTION_PORTABLE_FORM=1 or 2 in the
+// environment at the first launch picks kFormBlock128 or kFormQInRegs, for
+// timing them; anything else the default.
+int launch_form() {
+  static const int form = [] {
+    const char* s = std::getenv("LIT_ATTENTION_PORTABLE_FORM");
+    return s != nullptr && (s[0] == '1' || s[0] == '2') && s[1] == '\0' ? s[0] - '0'
+                                                                        : int{kFormDefault};
+  }();
+  return form;
+}
+
+template <typename T, bool CAUSAL>
+cudaError_t launch_hd64(const AttentionParams& p, cudaStream_t stream) {
+  switch (launch_form()) {
+    case kFormBlock128:
+      return launch<T, 64, CAUSAL, kFormBlock128>(p, stream);
+    case kFormQInRegs:
+      return launch<T, 64, CAUSAL, kFormQInRegs>(p, stream);
+    default:
+      return launch<T, 64, CAUSAL, kFormDefault>(p, stream);
+  }
 }
 
 template <typename T>
 cudaError_t launch_typed(const AttentionParams& p, cudaStream_t stream) {
   if (p.head_dim == 64)
-    return p.causal ? launch<T, 64, true>(p, stream) : launch<T, 64, false>(p, stream);
-  return p.causal ? launch<T, 128, true>(p, stream) : launch<T, 128, false>(p, stream);
+    return p.causal ? launch_hd64<T, true>(p, stream) : launch_hd64<T, false>(p, stream);
+  return p.causal ? launch<T, 128, true, kFormDefault>(p, stream)
+                  : launch<T, 128, false, kFormDefault>(p, stream);
 }
 
 }  // namespace
