@@ -44,7 +44,12 @@ const char* hopper_refusal(const AttentionParams& p, const DeviceInfo& d) {
 }
 
 const char* portable_refusal(const AttentionParams& p, const DeviceInfo& d) {
-  return mma_sync_refusal(d, p.dtype);
+  if (const char* why = mma_sync_refusal(d, p.dtype)) return why;
+  if (attention_portable_smem_bytes(p.head_dim) > d.smem_optin) {
+    return "at head_dim 128 the portable kernel needs 96.25 KB of shared memory a block, more than "
+           "this GPU allows (a T4 has 64 KB); use head_dim 64, or F.scaled_dot_product_attention";
+  }
+  return nullptr;
 }
 
 }  // namespace

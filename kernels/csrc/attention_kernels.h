@@ -13,6 +13,10 @@ namespace lit {
 cudaError_t attention_portable_launch(const AttentionParams& p, cudaStream_t stream);
 cudaError_t attention_hopper_launch(const AttentionParams& p, cudaStream_t stream);
 
+// The least shared memory a block of the portable kernel needs at head_dim
+// (64 or 128), in bytes: the refusal compares it with the device's.
+int attention_portable_smem_bytes(int head_dim);
+
 // Whether this build carries the real sm_90a Hopper kernel (not the stub
 // every other target compiles to).
 bool attention_hopper_compiled();

@@ -2,11 +2,10 @@
 // Edit that document, not this file: `make tangle` rewrites it.
 // The portable attention kernel (sm_80 and newer; fp16 also on sm_75):
 // FlashAttention-2's structure on mma.sync. A CTA of 4 warps owns 128 query
-// rows of one head; K and V blocks of 64 keys (128 in one head_dim 64 form)
+// rows of one head; K and V blocks of 64 keys (128 at head_dim 64 where the
+// shared memory allows)
 // stream through a double buffer of cp.async copies; S = Q K^T and O += P V
 // are mma.sync m16n8k16 products, and P stays in registers between them.
-
-#include <cstdlib>
 
 #include "attention_common.cuh"
 #include "attention_kernels.h"
@@ -22,16 +21,14 @@ namespace {
 constexpr int kMT = 2, kBM = 64 * kMT;
 constexpr int kWarps = 4, kThreads = 32 * kWarps;
 
-// Launch forms (LIT_ATTENTION_PORTABLE_FORM, read at the first launch) differ
-// at head_dim 64 only: 64-key blocks with Q in shared memory (the default),
-// 128-key blocks (FlashAttention-2's), or 64-key blocks with Q's fragments
-// held in registers. At head_dim 128 O and a 64-key S already take 192 of the
-// 255 registers, and Q's fragments would take 64 more.
-enum Form : int { kFormDefault = 0, kFormBlock128 = 1, kFormQInRegs = 2 };
+// Launch forms, which differ at head_dim 64 only: 64-key blocks, or 128-key
+// blocks (FlashAttention-2's choice there), measured faster on an H100 and
+// taken wherever a block may have their 80 KB of shared memory (not the T4's
+// 64 KB). At head_dim 128 O and a 64-key S already take 192 of the 255
+// registers.
+enum Form : int { kFormBlock64 = 0, kFormBlock128 = 1 };
 template <int HD, int FORM>
 constexpr int kBlockN = HD == 64 && FORM == kFormBlock128 ? 128 : 64;
-template <int HD, int FORM>
-constexpr bool kQInRegs = HD == 64 && FORM == kFormQInRegs;
 
 // Shared memory: the Q tile, then two stages of [K block | V block], each
 // tile stored as whole rows of HD elements, swizzled; plus one row of slack
@@ -110,7 +107,6 @@ __device__ __forceinline__ void load_kv(uint32_t dst, const T* kp, const T* vp,
 template <typename T, int HD, bool CAUSAL, int FORM>
 __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const attn::AttnArgs a) {
   constexpr int kBN = kBlockN<HD, FORM>;
-  constexpr bool kQRegs = kQInRegs<HD, FORM>;
   constexpr int kRowBytes = HD * 2, kKSteps = HD / 16, kNSteps = kBN / 16;
   constexpr int kQBytes = kBM * kRowBytes, kKVBytes = kBN * kRowBytes;
   extern __shared__ uint8_t smem_raw[];
@@ -153,32 +149,17 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
     row_max[t][0] = row_max[t][1] = -INFINITY;
     row_sum[t][0] = row_sum[t][1] = 0.f;
   }
-  // Q's A fragments for the whole loop (form kFormQInRegs): step kk, tile t.
-  [[maybe_unused]] uint32_t q_regs[kQRegs ? kKSteps : 1][kMT][4];
-  // Q and the first K/V block (Q in a group of its own when it goes to
-  // registers); each later block is issued one iteration ahead, into the
-  // other stage. A tile with no key to visit skips the loop and stores zeros
-  // (and lse = -inf).
+  // Q and the first K/V block; each later block is issued one iteration
+  // ahead, into the other stage. A tile with no key to visit skips the loop
+  // and stores zeros (and lse = -inf).
   if (n_blocks > 0) {
     load_tile<T, HD, kBM>(smem, q, a.q_stride[2], m0, a.seq_q);
-    if constexpr (kQRegs) mma::copy_commit();
     if (a.seq_k >= kBN) {
       load_kv<T, HD, kBN, true>(smem + kQBytes + ld_off, kp, vp, a, 0, k, v);
     } else {
       load_kv<T, HD, kBN, false>(smem + kQBytes + ld_off, kp, vp, a, a.seq_k - ld_r, k, v);
     }
     mma::copy_commit();
-    if constexpr (kQRegs) {
-      mma::copy_wait<1>();  // Q landed
-      __syncthreads();
-#pragma unroll
-      for (int kk = 0; kk < kKSteps; ++kk) {
-#pragma unroll
-        for (int t = 0; t < kMT; ++t) {
-          ldsm_x4(q_regs[kk][t], (q_addr ^ (kk << 5)) + t * 64 * kRowBytes);
-        }
-      }
-    }
   }
 
   for (int j = 0; j < n_blocks; ++j) {
@@ -212,12 +193,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
       uint32_t qf[kMT][4];
 #pragma unroll
       for (int t = 0; t < kMT; ++t) {
-        if constexpr (kQRegs) {
-#pragma unroll
-          for (int r = 0; r < 4; ++r) qf[t][r] = q_regs[kk][t][r];
-        } else {
-          ldsm_x4(qf[t], (q_addr ^ (kk << 5)) + t * 64 * kRowBytes);
-        }
+        ldsm_x4(qf[t], (q_addr ^ (kk << 5)) + t * 64 * kRowBytes);
       }
 #pragma unroll
       for (int np = 0; np < kNSteps; ++np) {
@@ -289,39 +265,32 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-// The head_dim 64 form: LIT_ATTENTION_PORTABLE_FORM=1 or 2 in the
-// environment at the first launch picks kFormBlock128 or kFormQInRegs, for
-// timing them; anything else the default.
-int launch_form() {
-  static const int form = [] {
-    const char* s = std::getenv("LIT_ATTENTION_PORTABLE_FORM");
-    return s != nullptr && (s[0] == '1' || s[0] == '2') && s[1] == '\0' ? s[0] - '0'
-                                                                        : int{kFormDefault};
-  }();
-  return form;
-}
-
+// head_dim 64 takes 128-key blocks where a block may have their shared
+// memory, else 64-key blocks.
 template <typename T, bool CAUSAL>
 cudaError_t launch_hd64(const AttentionParams& p, cudaStream_t stream) {
-  switch (launch_form()) {
-    case kFormBlock128:
-      return launch<T, 64, CAUSAL, kFormBlock128>(p, stream);
-    case kFormQInRegs:
-      return launch<T, 64, CAUSAL, kFormQInRegs>(p, stream);
-    default:
-      return launch<T, 64, CAUSAL, kFormDefault>(p, stream);
+  const DeviceInfo* d = nullptr;
+  const cudaError_t err = current_device_info(&d);
+  if (err != cudaSuccess) return err;
+  if (d->smem_optin >= kSmemBytes<64, kFormBlock128>) {
+    return launch<T, 64, CAUSAL, kFormBlock128>(p, stream);
   }
+  return launch<T, 64, CAUSAL, kFormBlock64>(p, stream);
 }
 
 template <typename T>
 cudaError_t launch_typed(const AttentionParams& p, cudaStream_t stream) {
   if (p.head_dim == 64)
     return p.causal ? launch_hd64<T, true>(p, stream) : launch_hd64<T, false>(p, stream);
-  return p.causal ? launch<T, 128, true, kFormDefault>(p, stream)
-                  : launch<T, 128, false, kFormDefault>(p, stream);
+  return p.causal ? launch<T, 128, true, kFormBlock64>(p, stream)
+                  : launch<T, 128, false, kFormBlock64>(p, stream);
 }
 
 }  // namespace
+
+int attention_portable_smem_bytes(int head_dim) {
+  return head_dim == 64 ? kSmemBytes<64, kFormBlock64> : kSmemBytes<128, kFormBlock64>;
+}
 
 cudaError_t attention_portable_launch(const AttentionParams& p, cudaStream_t stream) {
   return p.dtype == DType::BFloat16 ? launch_typed<__nv_bfloat16>(p, stream)

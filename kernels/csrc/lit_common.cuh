@@ -185,6 +185,7 @@ struct DeviceInfo {
   int max_threads_per_sm = 0;
   double peak_dram_bytes_per_s = 0;  // from the memory clock and bus width; 0 if not reported
   int64_t l2_bytes = 0;              // the L2's size
+  int smem_optin = 0;  // shared memory a block may opt in to (cudaFuncSetAttribute), bytes
 };
 
 inline cudaError_t device_info(int device, const DeviceInfo** out) {
@@ -203,6 +204,7 @@ inline cudaError_t device_info(int device, const DeviceInfo** out) {
     d.device = device;
     d.cc = 10 * p.major + p.minor;
     d.l2_bytes = p.l2CacheSize;
+    d.smem_optin = static_cast<int>(p.sharedMemPerBlockOptin);
     int mem_khz = 0, bus_bits = 0;  // double data rate: two transfers a clock
     const cudaError_t e1 = cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
     const cudaError_t e2 = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
