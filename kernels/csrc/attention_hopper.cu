@@ -62,11 +62,12 @@ struct HopperTile {
   static constexpr int kKVBytes = kBN * HD * 2;  // K, or V, of one stage
 };
 
-template <int HD>
-constexpr bool kRegistersFit =
-    128 * kProducerRegs + 128 * HopperTile<HD>::kConsumers * HopperTile<HD>::kConsumerRegs <=
-    65536;
-static_assert(kRegistersFit<64> && kRegistersFit<128>,
+template <int HD, int FORM = kFormDefault>
+constexpr bool kRegistersFit = 128 * kProducerRegs + 128 * HopperTile<HD, FORM>::kConsumers *
+                                                         HopperTile<HD, FORM>::kConsumerRegs <=
+                               65536;
+static_assert(kRegistersFit<64> && kRegistersFit<128> && kRegistersFit<128, kFormTwoStages> &&
+                  kRegistersFit<128, kFormLateRescale>,
               "setmaxnreg asks for more registers than an SM has");
 
 template <int HD, int FORM>
