@@ -47,34 +47,36 @@ constexpr int kFormDefault = 0, kFormTwoStages = 1, kFormLateRescale = 2;
 // (96 registers; each gets 160), where the products are half as long and
 // a third warpgroup keeps the tensor cores busier. 128 x 24 + 256 x 240 and
 // 128 x 24 + 384 x 160 both fit the SM's 64K registers.
-template <int HD, int FORM = kFormDefault>
+template <int HD>
 struct HopperTile {
   static constexpr int kConsumers = HD == 64 ? 3 : 2;
   static constexpr int kBM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kConsumerRegs = HD == 64 ? 160 : 240;
-  // The overlapped schedules hold K of block j + 1 and V of block j at
-  // once, so the producer can load ahead only into a third stage: three at
-  // head_dim 128 (32 KB of Q + 3 x 64 KB of K and V), four at 64.
-  static constexpr int kStages = FORM == kFormTwoStages ? 2 : (HD == 64 ? 4 : 3);
   static constexpr int kQBytes = kBM * HD * 2;
   static constexpr int kBN = 128;                // keys a block
   static constexpr int kKVBytes = kBN * HD * 2;  // K, or V, of one stage
 };
 
-template <int HD, int FORM = kFormDefault>
-constexpr bool kRegistersFit = 128 * kProducerRegs + 128 * HopperTile<HD, FORM>::kConsumers *
-                                                         HopperTile<HD, FORM>::kConsumerRegs <=
-                               65536;
-static_assert(kRegistersFit<64> && kRegistersFit<128> && kRegistersFit<128, kFormTwoStages> &&
-                  kRegistersFit<128, kFormLateRescale>,
+// Stages of the K/V ring. The overlapped schedules hold K of block j + 1
+// and V of block j at once, so the producer can load ahead only into a
+// third stage: three at head_dim 128 (32 KB of Q + 3 x 64 KB of K and V),
+// four at 64.
+template <int HD, int FORM>
+constexpr int kStages = FORM == kFormTwoStages ? 2 : (HD == 64 ? 4 : 3);
+
+template <int HD>
+constexpr bool kRegistersFit =
+    128 * kProducerRegs + 128 * HopperTile<HD>::kConsumers * HopperTile<HD>::kConsumerRegs <=
+    65536;
+static_assert(kRegistersFit<64> && kRegistersFit<128>,
               "setmaxnreg asks for more registers than an SM has");
 
 template <int HD, int FORM>
 struct alignas(1024) HopperSmem {  // 1024: the 128-byte swizzle repeats every 8 rows
-  uint8_t q[HopperTile<HD, FORM>::kQBytes];
-  uint8_t k[HopperTile<HD, FORM>::kStages][HopperTile<HD, FORM>::kKVBytes];
-  uint8_t v[HopperTile<HD, FORM>::kStages][HopperTile<HD, FORM>::kKVBytes];
+  uint8_t q[HopperTile<HD>::kQBytes];
+  uint8_t k[kStages<HD, FORM>][HopperTile<HD>::kKVBytes];
+  uint8_t v[kStages<HD, FORM>][HopperTile<HD>::kKVBytes];
 };
 template <int HD, int FORM>
 constexpr int kSmemBytes = sizeof(HopperSmem<HD, FORM>) + 1024;  // + the alignment slack
@@ -110,17 +112,17 @@ __device__ __forceinline__ void tile_coords(const attn::AttnArgs& a, int t, int&
 }
 
 template <typename T, int HD, bool CAUSAL, int SCHED, int FORM>
-__global__ void __launch_bounds__(HopperTile<HD, FORM>::kThreads, 1)
+__global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     attention_hopper_kernel(const __grid_constant__ CUtensorMap map_q,
                             const __grid_constant__ CUtensorMap map_k,
                             const __grid_constant__ CUtensorMap map_v, const attn::AttnArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tile = HopperTile<HD, FORM>;
+  using Tile = HopperTile<HD>;
   constexpr int kBN = Tile::kBN;
   // The overlapped schedules multiply O by the softmax's correction while
   // the next Q K^T runs, just before the P V that adds to it.
   constexpr bool kEarlyRescale = SCHED != kSerial && FORM != kFormLateRescale;
-  constexpr int S = Tile::kStages, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
+  constexpr int S = kStages<HD, FORM>, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
   constexpr int kBoxes = HD / 64;  // TMA boxes are 64 columns (128 bytes) wide
   __shared__ alignas(8) uint64_t q_full;
   __shared__ alignas(8) uint64_t q_empty;
@@ -386,7 +388,7 @@ cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, in
 
 template <typename T, int HD, bool CAUSAL, int SCHED, int FORM = kFormDefault>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
-  using Tile = HopperTile<HD, FORM>;
+  using Tile = HopperTile<HD>;
   auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM>;
   const cudaError_t attr_err =
       attn::allow_smem_once<attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM>,

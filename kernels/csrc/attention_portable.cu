@@ -43,31 +43,6 @@ __device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
   return row * (HD * 2) + ((chunk ^ (row & 7)) << 4);
 }
 
-// lit_mma.cuh's ldmatrix_x4, ldmatrix_x4_trans and copy16 on 32-bit shared
-// addresses, which the kernel computes itself (below).
-__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-__device__ __forceinline__ void copy16(uint32_t dst, const void* src, bool valid) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(valid ? 16 : 0)
-               : "memory");
-#else
-  const uint4 v = valid ? *reinterpret_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
-  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y),
-               "r"(v.z), "r"(v.w)
-               : "memory");
-#endif
-}
-
 // Copy rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into the tile at
 // `tile`; rows at or past `rows` are zero-filled. Thread i copies chunk
 // i % (HD / 8) of rows i / (HD / 8) + n kRowsPer, whose low 3 bits, and so
@@ -81,8 +56,8 @@ __device__ __forceinline__ void load_tile(uint32_t tile, const T* src, int64_t r
 #pragma unroll
   for (int n = 0; n < ROWS / kRowsPer; ++n) {
     const bool valid = r0 + r + n * kRowsPer < rows;
-    copy16(tile + swizzled<HD>(r, c) + n * kRowsPer * HD * 2,
-           valid ? g + n * kRowsPer * row_stride : src, valid);
+    mma::copy16(tile + swizzled<HD>(r, c) + n * kRowsPer * HD * 2,
+                valid ? g + n * kRowsPer * row_stride : src, valid);
   }
 }
 
@@ -98,9 +73,9 @@ __device__ __forceinline__ void load_kv(uint32_t dst, const T* kp, const T* vp,
 #pragma unroll
   for (int n = 0; n < BN / kRowsPer; ++n) {
     const bool valid = FULL || n * kRowsPer < left;
-    copy16(dst + n * kRowsPer * HD * 2, valid ? kp + n * kRowsPer * a.k_stride[2] : k0, valid);
-    copy16(dst + (BN + n * kRowsPer) * HD * 2, valid ? vp + n * kRowsPer * a.v_stride[2] : v0,
-           valid);
+    mma::copy16(dst + n * kRowsPer * HD * 2, valid ? kp + n * kRowsPer * a.k_stride[2] : k0, valid);
+    mma::copy16(dst + (BN + n * kRowsPer) * HD * 2,
+                valid ? vp + n * kRowsPer * a.v_stride[2] : v0, valid);
   }
 }
 
@@ -193,12 +168,12 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
       uint32_t qf[kMT][4];
 #pragma unroll
       for (int t = 0; t < kMT; ++t) {
-        ldsm_x4(qf[t], (q_addr ^ (kk << 5)) + t * 64 * kRowBytes);
+        mma::ldmatrix_x4(qf[t], (q_addr ^ (kk << 5)) + t * 64 * kRowBytes);
       }
 #pragma unroll
       for (int np = 0; np < kNSteps; ++np) {
         uint32_t kf[4];
-        ldsm_x4(kf, (k_addr ^ (kk << 5)) + np * 16 * kRowBytes);
+        mma::ldmatrix_x4(kf, (k_addr ^ (kk << 5)) + np * 16 * kRowBytes);
         const uint32_t b0[2] = {kf[0], kf[1]}, b1[2] = {kf[2], kf[3]};
 #pragma unroll
         for (int t = 0; t < kMT; ++t) {
@@ -233,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
 #pragma unroll
       for (int dp = 0; dp < kKSteps; ++dp) {
         uint32_t vf[4];
-        ldsm_x4_trans(vf, (v_addr ^ (dp << 5)) + kk * 16 * kRowBytes);
+        mma::ldmatrix_x4_trans(vf, (v_addr ^ (dp << 5)) + kk * 16 * kRowBytes);
         const uint32_t b0[2] = {vf[0], vf[1]}, b1[2] = {vf[2], vf[3]};
 #pragma unroll
         for (int t = 0; t < kMT; ++t) {

@@ -25,17 +25,23 @@ namespace mma {
 // the copy bypasses registers and L1 (.cg), and the thread goes on issuing
 // while it is in flight. sm_75 has no cp.async: there the copy is an
 // ordinary load and store, so the pipeline below still works but only
-// overlaps what the compiler can.
-__device__ __forceinline__ void copy16(void* smem, const void* gmem, bool valid) {
+// overlaps what the compiler can. `smem_addr` is a shared-memory address
+// (smem_u32); a kernel that computes its own addresses keeps them in 32 bits.
+__device__ __forceinline__ void copy16(uint32_t smem_addr, const void* gmem, bool valid) {
 #if __CUDA_ARCH__ >= 800
   const int src_bytes = valid ? 16 : 0;  // 0: read nothing, zero-fill 16
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem)),
-               "l"(gmem), "r"(src_bytes)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr), "l"(gmem),
+               "r"(src_bytes)
                : "memory");
 #else
   const uint4 v = valid ? *reinterpret_cast<const uint4*>(gmem) : make_uint4(0, 0, 0, 0);
-  *reinterpret_cast<uint4*>(smem) = v;
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_addr), "r"(v.x), "r"(v.y),
+               "r"(v.z), "r"(v.w)
+               : "memory");
 #endif
+}
+__device__ __forceinline__ void copy16(void* smem, const void* gmem, bool valid) {
+  copy16(smem_u32(smem), gmem, valid);
 }
 
 // Close the group of copies issued since the last commit.
@@ -83,20 +89,27 @@ __device__ __forceinline__ int swizzle_rows(int row, int chunk) {
 // 2 (l % 4) and 2 (l % 4) + 1). That is exactly the register layout
 // mma.sync expects for a 16x16 A fragment (matrices: rows 0-7 / 8-15 x
 // k 0-7 / 8-15) or for two 8-column B fragments.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem) {
+// (Also on a 32-bit shared address, as copy16.)
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_u32(smem)));
+               : "r"(smem_addr));
+}
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem) {
+  ldmatrix_x4(r, smem_u32(smem));
 }
 
 // The same with each 8x8 matrix transposed: lane l receives the two
 // elements of column l / 4 at rows 2 (l % 4) and 2 (l % 4) + 1. Reading a
 // tile whose rows are the K dimension (attention's V, [key, dim]) this way
 // yields mma.sync's B fragment (k = key, n = dim).
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_u32(smem)));
+               : "r"(smem_addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem) {
+  ldmatrix_x4_trans(r, smem_u32(smem));
 }
 
 // ------------------------------------------------------------- mma.sync --
