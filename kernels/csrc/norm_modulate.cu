@@ -2,11 +2,22 @@
 // Edit that document, not this file: `make tangle` rewrites it.
 // DiT block norms: LayerNorm or RMSNorm with the adaptive modulation, and
 // optionally the gated residual add before it, in one pass.
+#include <type_traits>
+
 #include "ops_common.cuh"
 #include "lit_ops_api.h"
 
 namespace lit {
 namespace {
+
+// A vector of zeros: the part of a lane's vectors past the end of the row.
+template <typename T, int V>
+__device__ __forceinline__ Vec<T, V> zero_vec() {
+  Vec<T, V> z;
+#pragma unroll
+  for (int j = 0; j < V; ++j) z.v[j] = from_float<T>(0.f);
+  return z;
+}
 
 // Row (b, t) of a modulation tensor.
 template <typename T>
@@ -16,19 +27,31 @@ __device__ __forceinline__ const T* modulation_row(const ModulationRows& m, uint
                           : static_cast<const T*>(m.ptr) + b * m.batch_stride + t * m.token_stride;
 }
 
-// One row in registers as floats. A row belongs to a warp (BLOCK_ROW false:
-// four rows per 128-thread block) or to a whole block (BLOCK_ROW true). Lane
-// l of the row's group owns vectors l, l + group, ... (ITEMS of them) of V
+// Blocks of MAXT threads an SM the launch bound asks for, which caps the
+// registers a thread at 65536 / (MAXT * blocks). Ungated forms of one or
+// two vectors a thread get 64 registers (1024 / MAXT blocks): their raw
+// row is 8 to 16 registers for 16-bit types, and 64 lets twice as many
+// 128-thread blocks onto an SM as the 71 that ptxas took at 128. Gated
+// forms hold three raw vectors per vector of the row before the first
+// store; at 64 (and at 85) the bf16 block of 2 spilled on sm_90. They and
+// the wider forms get 128 (200 in the 320-thread gated form, one block an
+// SM): left to itself, ptxas picked 64 for some of the 256-thread forms
+// and spilled.
+template <int MAXT, int ITEMS, bool GATED>
+constexpr int nm_min_blocks() {
+  return ITEMS <= 2 && MAXT <= 512 && !GATED ? 1024 / MAXT : (MAXT >= 512 ? 1 : 512 / MAXT);
+}
+
+// One row in registers, as the 16-bit (or fp32) vectors it was loaded as;
+// each use converts to fp32. A row belongs to a warp (BLOCK_ROW false: four
+// rows per 128-thread block) or to a whole block (BLOCK_ROW true). Lane l of
+// the row's group owns vectors l, l + group, ... (ITEMS of them) of V
 // elements, so a warp's accesses are contiguous. RMS: RMSNorm (one sum)
 // instead of LayerNorm (mean, then the sum of squared deviations from the
 // registers). GATED: the row is residual + branch * gate, rounded, stored to
 // residual_out and normed as stored.
-//
-// The second launch bound caps registers at 128 (64 for 1024-thread blocks)
-// explicitly: left to itself, ptxas picked 64 for some of the 256-thread
-// forms and spilled.
 template <typename T, int V, int ITEMS, bool BLOCK_ROW, int MAXT, bool RMS, bool GATED>
-__global__ void __launch_bounds__(MAXT, MAXT >= 512 ? 1 : 512 / MAXT)
+__global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED>())
     norm_modulate_kernel(const NormModulateParams p) {
   __shared__ float red[2][32];  // block_sum's two alternating slots (block rows only)
   int parity = 0;
@@ -61,7 +84,7 @@ __global__ void __launch_bounds__(MAXT, MAXT >= 512 ? 1 : 512 / MAXT)
     const uint32_t b = static_cast<uint32_t>(row) / tokens;
     const uint32_t t = static_cast<uint32_t>(row) - b * tokens;
     const int64_t base = row * D;
-    float v[ITEMS][V];
+    Vec<T, V> v[ITEMS];  // the row as stored: half the registers of fp32 for 16-bit types
     if constexpr (GATED) {
       const T* __restrict__ g = modulation_row<T>(p.gate, b, t);
       Vec<T, V> xr[ITEMS], br[ITEMS], gr[ITEMS];
@@ -90,34 +113,29 @@ __global__ void __launch_bounds__(MAXT, MAXT >= 512 ? 1 : 512 / MAXT)
 #pragma unroll
             for (int j = 0; j < V; ++j) a[j] += c[j];
           }
-          const Vec<T, V> rv = vec_from_float<T, V>(a);
-          store_vec(r_out + base + col, rv);
-          vec_to_float(rv, v[it]);
+          v[it] = vec_from_float<T, V>(a);
+          store_vec(r_out + base + col, v[it]);
         } else {
-#pragma unroll
-          for (int j = 0; j < V; ++j) v[it][j] = 0.f;
+          v[it] = zero_vec<T, V>();
         }
       }
     } else {
 #pragma unroll
       for (int it = 0; it < ITEMS; ++it) {
         const int col = (it * group + lane) * V;
-        if (col < D) {
-          load_f32<T, V>(x + base + col, v[it]);
-        } else {
-#pragma unroll
-          for (int j = 0; j < V; ++j) v[it][j] = 0.f;
-        }
+        v[it] = col < D ? load_vec<T, V>(x + base + col) : zero_vec<T, V>();
       }
     }
 
     float mean = 0.f;  // RMSNorm: stays 0, and the compiler folds it away
     if constexpr (!RMS) {
-      float s = 0.f;
+      float s = 0.f;  // vectors past the row are zeros
 #pragma unroll
       for (int it = 0; it < ITEMS; ++it) {
+        float f[V];
+        vec_to_float(v[it], f);
 #pragma unroll
-        for (int j = 0; j < V; ++j) s += v[it][j];
+        for (int j = 0; j < V; ++j) s += f[j];
       }
       mean = row_sum(s) * inv_d;
     }
@@ -126,9 +144,11 @@ __global__ void __launch_bounds__(MAXT, MAXT >= 512 ? 1 : 512 / MAXT)
     for (int it = 0; it < ITEMS; ++it) {
       const int col = (it * group + lane) * V;
       if (col < D) {
+        float f[V];
+        vec_to_float(v[it], f);
 #pragma unroll
         for (int j = 0; j < V; ++j) {
-          const float d = v[it][j] - mean;
+          const float d = f[j] - mean;
           q += d * d;
         }
       }
@@ -138,16 +158,37 @@ __global__ void __launch_bounds__(MAXT, MAXT >= 512 ? 1 : 512 / MAXT)
     const T* __restrict__ sc = modulation_row<T>(p.scale, b, t);
     const T* __restrict__ sh = modulation_row<T>(p.shift, b, t);
     T* yr = y + base;
+    // Scale and shift are always there (the entry point checks); weight and
+    // bias are optional, and that is decided once a row, outside the loop
+    // over the vectors: a branch inside it keeps the compiler from issuing
+    // the modulation loads of all of a thread's vectors together, which
+    // cost 2-5% on 2048-element rows.
+    auto write_row = [&](auto affine) {
 #pragma unroll
-    for (int it = 0; it < ITEMS; ++it) {
-      const int col = (it * group + lane) * V;
-      if (col < D) {
-        float o[V];
+      for (int it = 0; it < ITEMS; ++it) {
+        const int col = (it * group + lane) * V;
+        if (col < D) {
+          float o[V];
+          vec_to_float(v[it], o);
 #pragma unroll
-        for (int j = 0; j < V; ++j) o[j] = (v[it][j] - mean) * rstd;
-        affine_modulate<T, V>(o, w, bias, sc, sh, col);
-        store_f32<T, V>(yr + col, o);
+          for (int j = 0; j < V; ++j) o[j] = (o[j] - mean) * rstd;
+          if constexpr (decltype(affine)::value) {
+            affine_modulate<T, V>(o, w, bias, sc, sh, col);
+          } else {
+            float s1[V], s2[V];
+            load_f32<T, V>(sc + col, s1);
+            load_f32<T, V>(sh + col, s2);
+#pragma unroll
+            for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + s1[j]) + s2[j];
+          }
+          store_f32<T, V>(yr + col, o);
+        }
       }
+    };
+    if (w == nullptr && bias == nullptr) {
+      write_row(std::false_type{});
+    } else {
+      write_row(std::true_type{});
     }
   }
 }
@@ -264,9 +305,9 @@ cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t
   } else {
     if (nvec <= 64) return launch_warp_rows<T, VV, 2, RMS, GATED>(p, stream);
     if (nvec <= 128) return launch_warp_rows<T, VV, 4, RMS, GATED>(p, stream);
-    // Not a warp of 8 vectors a lane from here: at 110-112 registers only
-    // four 128-thread blocks fit an SM, and bench_dit_forms.py measured the
-    // block of 2 vectors a thread (about 71) faster at every 2048-wide bf16
+    // Not a warp of 8 vectors a lane from here: at about 94 registers only
+    // five 128-thread blocks fit an SM, and bench_dit_forms.py measured the
+    // block of 2 vectors a thread (at most 64) faster at every 2048-wide bf16
     // case (the launch-form table under the benchmark).
     if (nvec <= 512) return launch_block_rows<T, VV, 2, 256, RMS, GATED>(p, nvec, stream);
     if (nvec <= 1024) return launch_block_rows<T, VV, 4, 256, RMS, GATED>(p, nvec, stream);
