@@ -79,7 +79,10 @@ __device__ __forceinline__ Vec<T, N> load_vec_ro(const T* p) {
 
 // Whole-vector conversions. 16-bit types go two at a time through the
 // packed __half2 / __nv_bfloat162 forms (one instruction per pair and no
-// unpacking of the vector into one register per element).
+// unpacking of the vector into one register per element). A bf16 is the
+// top half of the fp32 with the same value, so a pair widens with one
+// shift and one mask: __bfloat1622float2 compiles to a byte permute plus a
+// shift for the upper element, an extra instruction and a temporary.
 template <typename T, int N>
 __device__ __forceinline__ void vec_to_float(const Vec<T, N>& v, float (&f)[N]) {
   if constexpr (sizeof(T) == 2 && N % 2 == 0) {
@@ -89,7 +92,8 @@ __device__ __forceinline__ void vec_to_float(const Vec<T, N>& v, float (&f)[N]) 
       if constexpr (std::is_same_v<T, __half>) {
         t = __half22float2(reinterpret_cast<const __half2*>(v.v)[i]);
       } else {
-        t = __bfloat1622float2(reinterpret_cast<const __nv_bfloat162*>(v.v)[i]);
+        const uint32_t u = reinterpret_cast<const uint32_t*>(v.v)[i];
+        t = make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
       }
       f[2 * i] = t.x;
       f[2 * i + 1] = t.y;

@@ -28,18 +28,17 @@ __device__ __forceinline__ const T* modulation_row(const ModulationRows& m, uint
 }
 
 // Blocks of MAXT threads an SM the launch bound asks for, which caps the
-// registers a thread at 65536 / (MAXT * blocks). Ungated forms of one or
-// two vectors a thread get 64 registers (1024 / MAXT blocks): their raw
-// row is 8 to 16 registers for 16-bit types, and 64 lets twice as many
-// 128-thread blocks onto an SM as the 71 that ptxas took at 128. Gated
-// forms hold three raw vectors per vector of the row before the first
-// store; at 64 (and at 85) the bf16 block of 2 spilled on sm_90. They and
-// the wider forms get 128 (200 in the 320-thread gated form, one block an
-// SM): left to itself, ptxas picked 64 for some of the 256-thread forms
-// and spilled.
-template <int MAXT, int ITEMS, bool GATED>
+// registers a thread at 65536 / (MAXT * blocks). Forms of one or two
+// vectors a thread get 64 registers (1024 / MAXT blocks): their raw row is
+// 8 to 16 registers for 16-bit types, and at 64 nine 128-thread blocks of
+// the ungated block of 2 fit an SM where seven fitted at the 71 ptxas took
+// under 128. The gated fp32 block of 2 spilled at 64 on sm_75 and sm_80,
+// so it keeps 128 with the wider forms (200 in the 320-thread gated form,
+// one block an SM): left to itself, ptxas picked 64 for some of the
+// 256-thread forms and spilled.
+template <int MAXT, int ITEMS, bool GATED_FP32>
 constexpr int nm_min_blocks() {
-  return ITEMS <= 2 && MAXT <= 512 && !GATED ? 1024 / MAXT : (MAXT >= 512 ? 1 : 512 / MAXT);
+  return ITEMS <= 2 && MAXT <= 512 && !GATED_FP32 ? 1024 / MAXT : (MAXT >= 512 ? 1 : 512 / MAXT);
 }
 
 // One row in registers, as the 16-bit (or fp32) vectors it was loaded as;
@@ -51,7 +50,7 @@ constexpr int nm_min_blocks() {
 // registers). GATED: the row is residual + branch * gate, rounded, stored to
 // residual_out and normed as stored.
 template <typename T, int V, int ITEMS, bool BLOCK_ROW, int MAXT, bool RMS, bool GATED>
-__global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED>())
+__global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED && sizeof(T) == 4>())
     norm_modulate_kernel(const NormModulateParams p) {
   __shared__ float red[2][32];  // block_sum's two alternating slots (block rows only)
   int parity = 0;
@@ -139,13 +138,23 @@ __global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED>())
       }
       mean = row_sum(s) * inv_d;
     }
+    // The gated vector form of two vectors a thread rereads the row it
+    // stored (from L2, moments after the store) past the first reduction
+    // instead of holding it across the barriers, as the kernel Inductor
+    // writes does: its residual, branch and gate vectors then need
+    // registers only until the store. The thread reads back its own
+    // writes, so the in-place op is safe.
+    constexpr bool kReread = GATED && ITEMS == 2 && V > 1;
+    auto row_vec = [&](int it, int col) {
+      return kReread ? load_vec<T, V>(r_out + base + col) : v[it];
+    };
     float q = 0.f;
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
       const int col = (it * group + lane) * V;
       if (col < D) {
         float f[V];
-        vec_to_float(v[it], f);
+        vec_to_float(RMS ? v[it] : row_vec(it, col), f);  // RMS: no barrier yet
 #pragma unroll
         for (int j = 0; j < V; ++j) {
           const float d = f[j] - mean;
@@ -169,7 +178,7 @@ __global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED>())
         const int col = (it * group + lane) * V;
         if (col < D) {
           float o[V];
-          vec_to_float(v[it], o);
+          vec_to_float(row_vec(it, col), o);
 #pragma unroll
           for (int j = 0; j < V; ++j) o[j] = (o[j] - mean) * rstd;
           if constexpr (decltype(affine)::value) {
@@ -278,8 +287,11 @@ cudaError_t launch_forced(const NormModulateParams& p, int64_t nvec, int items, 
 // or 4 a lane), then a block per row of at most 256 threads (2, 4 or 8
 // vectors each; 8 only for fp32, whose 16-byte vector holds 4 elements).
 // With a residual (GATED), whose residual, branch and gate are all loaded
-// before the first store: a block per row of up to 1024 threads with one
-// vector each (fp32 rows over 1024 vectors: up to 512 threads with four).
+// before the first store: 16-bit rows of up to 512 vectors take a block of
+// up to 256 threads with two vectors each, which rereads the stored row
+// after the first reduction; longer rows and fp32 rows a block of up to
+// 1024 threads with one vector each (fp32 rows over 1024 vectors: up to 512
+// threads with four).
 // Without the vector path: one element per access, a warp per row up to 256
 // elements (not GATED), else a block of up to 1024 threads with 8 each.
 template <typename T, bool RMS, bool GATED>
@@ -296,6 +308,13 @@ cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t
     return launch_forced<T, RMS, GATED>(p, nvec, g_nm_tuning.items, g_nm_tuning.block_row != 0,
                                         stream);
   if constexpr (GATED) {
+    // 16-bit rows up to 512 vectors: the block of 2 vectors a thread, which
+    // rereads the stored row (see the kernel). The launch-form table
+    // measured it faster than one vector a thread at every case; fp32 rows
+    // were not measured and keep one vector a thread.
+    if constexpr (VV == 8) {
+      if (nvec <= 512) return launch_block_rows<T, VV, 2, 256, RMS, GATED>(p, nvec, stream);
+    }
     if (nvec <= 1024) return launch_block_rows<T, VV, 1, 1024, RMS, GATED>(p, nvec, stream);
     if constexpr (VV == 4) {
       return launch_block_rows<T, VV, 4, 512, RMS, GATED>(p, nvec, stream);
