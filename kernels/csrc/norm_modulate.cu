@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED && size
     // bias are optional, and that is decided once a row, outside the loop
     // over the vectors: a branch inside it keeps the compiler from issuing
     // the modulation loads of all of a thread's vectors together, which
-    // cost 2-5% on 2048-element rows.
+    // cost 2-7% on 2048-element rows.
     auto write_row = [&](auto affine) {
 #pragma unroll
       for (int it = 0; it < ITEMS; ++it) {
@@ -184,11 +184,7 @@ __global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED && size
           if constexpr (decltype(affine)::value) {
             affine_modulate<T, V>(o, w, bias, sc, sh, col);
           } else {
-            float s1[V], s2[V];
-            load_f32<T, V>(sc + col, s1);
-            load_f32<T, V>(sh + col, s2);
-#pragma unroll
-            for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + s1[j]) + s2[j];
+            modulate<T, V>(o, sc, sh, col);
           }
           store_f32<T, V>(yr + col, o);
         }
@@ -324,10 +320,11 @@ cudaError_t dispatch_rows(const NormModulateParams& p, bool vec_ok, cudaStream_t
   } else {
     if (nvec <= 64) return launch_warp_rows<T, VV, 2, RMS, GATED>(p, stream);
     if (nvec <= 128) return launch_warp_rows<T, VV, 4, RMS, GATED>(p, stream);
-    // Not a warp of 8 vectors a lane from here: at about 94 registers only
-    // five 128-thread blocks fit an SM, and bench_dit_forms.py measured the
-    // block of 2 vectors a thread (at most 64) faster at every 2048-wide bf16
-    // case (the launch-form table under the benchmark).
+    // Not a warp of 8 vectors a lane from here: at 78 (RMSNorm) to 127
+    // (LayerNorm) registers on sm_90, six to four 128-thread blocks fit an
+    // SM, and bench_dit_forms.py measured the block of 2 vectors a thread
+    // (at most 64) faster at every 2048-wide bf16 case (the launch-form
+    // table under the benchmark).
     if (nvec <= 512) return launch_block_rows<T, VV, 2, 256, RMS, GATED>(p, nvec, stream);
     if (nvec <= 1024) return launch_block_rows<T, VV, 4, 256, RMS, GATED>(p, nvec, stream);
     if constexpr (VV == 4) {

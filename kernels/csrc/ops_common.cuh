@@ -27,10 +27,20 @@ __device__ __forceinline__ void store_f32(T* __restrict__ p, const float (&in)[N
 }
 
 // ---- the tail of the LayerNorm family ----
+// The adaptive modulation of V values o at column col: o * (1 + scale) +
+// shift, with both pointers valid.
+template <typename T, int V>
+__device__ __forceinline__ void modulate(float (&o)[V], const T* sc, const T* sh, int col) {
+  float t[V], u[V];
+  load_f32<T, V>(sc + col, t);
+  load_f32<T, V>(sh + col, u);
+#pragma unroll
+  for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + t[j]) + u[j];
+}
+
 // V normalised values o at column col: times weight, plus bias, then the
-// adaptive modulation o * (1 + scale) + shift. A null pointer skips its step
-// (scale and shift come together); every thread of a launch takes the same
-// branches.
+// modulation. A null pointer skips its step (scale and shift come
+// together); every thread of a launch takes the same branches.
 template <typename T, int V>
 __device__ __forceinline__ void affine_modulate(float (&o)[V], const T* __restrict__ w,
                                                 const T* __restrict__ bias, const T* sc,
@@ -47,13 +57,7 @@ __device__ __forceinline__ void affine_modulate(float (&o)[V], const T* __restri
 #pragma unroll
     for (int j = 0; j < V; ++j) o[j] += t[j];
   }
-  if (sc) {
-    float t[V], u[V];
-    load_f32<T, V>(sc + col, t);
-    load_f32<T, V>(sh + col, u);
-#pragma unroll
-    for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + t[j]) + u[j];
-  }
+  if (sc) modulate<T, V>(o, sc, sh, col);
 }
 
 }  // namespace lit
