@@ -7,6 +7,9 @@
 - a [kernel.*] table may list cuda-capabilities only to ask for
   architecture-specific targets ("9.0a"); its sources also compile for
   those, with the same warnings and spill checks;
+- the 16-byte vector forms of the memory-bound kernels store whole
+  vectors: their sm_90 PTX has no 8-, 16- or 32-bit global stores (the
+  compiler once split the three-sweep LayerNorm's stores into 16-bit ones);
 - the kernel sources include no torch header;
 - the torch binding compiles (g++ -fsyntax-only) against a stand-in for the
   torch headers (tests/torch_stub/), which checks its use of the package's
@@ -247,6 +250,60 @@ def check_qk_norm_rope_registers(ptxas_log):
             current = None
     assert len(seen) == 15, f"expected 15 qk_norm_rope kernels in the ptxas log, found {sorted(seen)}"
     assert not over, f"qk_norm_rope kernels above 64 registers on sm_90: {over}"
+
+
+# Memory-bound kernels whose vector forms (template arguments T and V with V
+# elements in 16 bytes) must write whole 16-byte vectors. Where the compiler
+# splits such a store it emits st.global.u16 (or .u32) pieces: the same
+# bytes, but four to eight store instructions and partial sector writes.
+# Source: pattern of the kernel's mangled name with groups (T, V).
+VECTOR_STORE_KERNELS = {
+    "layer_norm.cu": r"(?:ln_reg_kernel|ln_long_kernel|ln_cluster_kernel)I(13__nv_bfloat16|6__half|f)Li(\d+)E",
+    "norm_modulate.cu": r"norm_modulate_kernelI(13__nv_bfloat16|6__half|f)Li(\d+)E",
+    "rms_norm.cu": r"rms_norm_reg_kernelI(13__nv_bfloat16|6__half|f)Li(\d+)E",
+    "activations.cu": r"gated_kernelI(13__nv_bfloat16|6__half|f)Li\d+ELi(\d+)E",
+}
+
+
+def split_stores(ptx, pattern):
+    """(entries checked, [(entry, store kinds)]) for the PTX entries whose
+    name matches pattern with V == 16 / sizeof(T) and that store anything
+    narrower than a vector to global memory."""
+    checked, bad = 0, []
+    for body in re.split(r"\n(?:\.visible\s+)?\.entry\s+", ptx)[1:]:
+        name = body.split("(", 1)[0]
+        m = re.search(pattern, name)
+        if not m or int(m.group(2)) != VEC16[m.group(1)]:
+            continue
+        checked += 1
+        kinds = set(re.findall(r"st\.global((?:\.[a-z0-9]+)+)", body))
+        narrow = sorted(k for k in kinds if not k.startswith(".v"))
+        if narrow:
+            bad.append((name, narrow))
+    return checked, bad
+
+
+def test_vector_forms_store_whole_vectors():
+    exe = nvcc()
+    if exe is None:
+        raise AssertionError("nvcc not found (set NVCC)")
+
+    def ptx_of(src):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "k.ptx")
+            proc = subprocess.run([exe, "-std=c++17", "-O3", "-arch=sm_90", "-ptx",
+                                   os.path.join(KERNELS, "csrc", src), "-o", out],
+                                  capture_output=True, text=True)
+            assert proc.returncode == 0, f"{src}: {proc.stderr[-2000:]}"
+            with open(out) as f:
+                return f.read()
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        ptxs = dict(zip(VECTOR_STORE_KERNELS, pool.map(ptx_of, VECTOR_STORE_KERNELS)))
+    for src, pattern in VECTOR_STORE_KERNELS.items():
+        checked, bad = split_stores(ptxs[src], pattern)
+        assert checked > 0, f"{src}: no vector-form entry matched {pattern}"
+        assert not bad, f"{src}: vector forms with split global stores: {bad[:3]}"
 
 
 def test_binding_against_torch_stub():

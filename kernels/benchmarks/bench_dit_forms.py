@@ -9,7 +9,10 @@ against torch.compile of the block's eager code.
 Cases: bench_ops.py's DiT cases (norm_modulate_rms, its per-token form,
 residual_norm_modulate_rms, gated_residual_norm_modulate_rms and
 gated_residual_norm_modulate_layer at 2 x T x 2048 bf16, T = 3072 and 8064;
---quick: 8064 only), built by bench_ops.make_cases. Forms: auto (the
+--quick: 8064 only) and its AdaLN cases (ada_layer_norm: LayerNorm with
+per-sample modulation, which layer_norm's entry point hands to this
+kernel; B x T x 2048, B x T = 1 or 2 x 2688 or 8064; --quick: 1x2688 and
+2x8064), built by bench_ops.make_cases. Forms: auto (the
 dispatch rule), warp rows of 2, 4 and 8 vectors a lane (rows without a
 residual that fit: at most 32 x items vectors), block rows of 1, 2 and 4 vectors a thread,
 and torch.compile(dynamic=False) of the eager code after
@@ -35,7 +38,8 @@ import bench_ops  # noqa: E402  (its cases; importing it only loads the package)
 from harness import TOLERANCE, Bench, TuningHook, rel_err  # noqa: E402
 
 DIT_OPS = ("norm_modulate_rms", "norm_modulate_rms_per_token", "residual_norm_modulate_rms",
-           "gated_residual_norm_modulate_rms", "gated_residual_norm_modulate_layer")
+           "gated_residual_norm_modulate_rms", "gated_residual_norm_modulate_layer",
+           "ada_layer_norm")
 # The kernel's gated form: a branch added to a residual, with or without a gate.
 RESIDUAL_OPS = ("residual_norm_modulate_rms", "gated_residual_norm_modulate_rms",
                 "gated_residual_norm_modulate_layer")

@@ -244,27 +244,6 @@ cudaLaunchConfig_t cluster_config(cudaLaunchAttribute* attr, int cluster, unsign
   return cfg;
 }
 
-// Clusters resident at once for one kernel (1 CTA an SM; a cluster's CTAs
-// must share a GPC), asked once per device.
-template <typename Kernel>
-cudaError_t max_active_clusters(Kernel kernel, int cluster, int device, int* out) {
-  static std::mutex mu;
-  static std::map<std::pair<const void*, int>, int> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), device);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = cluster_config(&attr, cluster, cluster, nullptr);
-    int n = 0;
-    const cudaError_t err = cudaOccupancyMaxActiveClusters(&n, kernel, &cfg);
-    if (err != cudaSuccess) return err;
-    it = cache.emplace(key, n).first;
-  }
-  *out = it->second;
-  return cudaSuccess;
-}
-
 template <typename T, bool GATED, int CLUSTER, int ACT>
 cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t stream) {
   CUtensorMap map_a, map_b, map_b_up;
@@ -302,15 +281,18 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
     const int grid = static_cast<int>(std::min<int64_t>(units, sm_count));
     kernel<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_b_up, g);
   } else {
+    // Clusters resident at once (1 CTA an SM; a cluster's CTAs must share a
+    // GPC): lit_common.cuh asks the runtime once per device.
     int device = 0, clusters = 0;
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = cluster_config(&attr, CLUSTER, CLUSTER, stream);
     err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = max_active_clusters(kernel, CLUSTER, device, &clusters);
+    if (err == cudaSuccess) {
+      err = clusters_resident(reinterpret_cast<const void*>(kernel), cfg, device, &clusters);
+    }
     if (err != cudaSuccess) return err;
     if (clusters < 1) return cudaErrorNotSupported;
-
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = cluster_config(
-        &attr, CLUSTER, static_cast<unsigned>(std::min<int64_t>(units, clusters) * CLUSTER), stream);
+    cfg.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(units, clusters) * CLUSTER));
     err = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_b_up, g);
     if (err != cudaSuccess) return err;
   }

@@ -261,6 +261,37 @@ inline cudaError_t blocks_per_sm(const void* kernel, int block, size_t dyn_smem,
   return cudaSuccess;
 }
 
+// Clusters of one kernel resident at once when launched as `cfg` says (its
+// cluster dimension, block size and dynamic shared memory; the grid does
+// not matter), asked of the runtime once per device and remembered. A
+// cluster's blocks must share a GPC, so this can be fewer than the SMs'
+// blocks divided by the cluster size. Sets 0 where the kernel cannot run
+// in clusters of that size.
+inline cudaError_t clusters_resident(const void* kernel, const cudaLaunchConfig_t& cfg, int device,
+                                     int* out) {
+  unsigned cluster = 1;
+  for (unsigned i = 0; i < cfg.numAttrs; ++i) {
+    if (cfg.attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      const auto& c = cfg.attrs[i].val.clusterDim;
+      cluster = c.x * c.y * c.z;
+    }
+  }
+  static std::mutex mu;
+  static std::map<std::tuple<const void*, unsigned, unsigned, size_t, int>, int> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  const auto key = std::make_tuple(kernel, cluster, cfg.blockDim.x * cfg.blockDim.y * cfg.blockDim.z,
+                                   cfg.dynamicSmemBytes, device);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    int n = 0;
+    const cudaError_t err = cudaOccupancyMaxActiveClusters(&n, kernel, &cfg);
+    if (err != cudaSuccess) return err;
+    it = cache.emplace(key, n).first;
+  }
+  *out = it->second;
+  return cudaSuccess;
+}
+
 }  // namespace lit
 
 // Run `__VA_ARGS__` with `scalar_t` bound to the CUDA type of `dt`.

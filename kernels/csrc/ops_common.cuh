@@ -26,6 +26,25 @@ __device__ __forceinline__ void store_f32(T* __restrict__ p, const float (&in)[N
   *reinterpret_cast<Vec<T, N>*>(p) = r;
 }
 
+// The same store, as one st.global.v4.b32 when the vector is 16 bytes. In
+// some loops the compiler splits store_f32's 16-byte store into 16- or
+// 32-bit pieces (the three-sweep LayerNorm's write loop had 64 two-byte
+// stores an iteration); inline PTX cannot be split. The kernels that use
+// it are the ones tests/test_kernel_package.py found split.
+template <typename T, int N>
+__device__ __forceinline__ void store_f32_v4(T* p, const float (&in)[N]) {
+  if constexpr (sizeof(Vec<T, N>) == 16) {
+    const Vec<T, N> r = vec_from_float<T, N>(in);
+    uint32_t u[4];
+    memcpy(u, &r, sizeof(u));
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(__cvta_generic_to_global(p)),
+                 "r"(u[0]), "r"(u[1]), "r"(u[2]), "r"(u[3])
+                 : "memory");
+  } else {
+    store_f32<T, N>(p, in);
+  }
+}
+
 // ---- the tail of the LayerNorm family ----
 // The adaptive modulation of V values o at column col: o * (1 + scale) +
 // shift, with both pointers valid.

@@ -31,7 +31,12 @@ for dt in (torch.bfloat16, torch.float32):
         x = r(3, 5, D, dtype=dt)
         check(f"layer_norm {D}", lk.layer_norm(x, r(D, dtype=dt), r(D, dtype=dt)))
         check(f"ada {D}", lk.ada_layer_norm(x, r(3, 1, D, dtype=dt), r(3, D, dtype=dt)))
-    check("layer_norm long", lk.layer_norm(r(2, 40000, dtype=dt)))  # three sweeps, vectors
+    # sm_90: a cluster a row (more rows than resident clusters, uneven
+    # parts); elsewhere, and for the widest rows, the three sweeps
+    check("layer_norm long", lk.layer_norm(r(2, 40000, dtype=dt)))
+    check("layer_norm cluster rows", lk.layer_norm(r(97, 40008, dtype=dt), r(40008, dtype=dt),
+                                                   r(40008, dtype=dt)))
+    check("layer_norm widest", lk.layer_norm(r(2, 131080, dtype=dt)))
     check("layer_norm long scalar", lk.layer_norm(r(2, 40001, dtype=dt), r(40001, dtype=dt)))
     check("ada long", lk.ada_layer_norm(r(2, 3, 40000, dtype=dt), r(2, 40000, dtype=dt),
                                         r(2, 40000, dtype=dt)))

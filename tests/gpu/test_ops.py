@@ -61,7 +61,11 @@ def randn(*shape, dtype=torch.float32, scale=1.0):
 # ------------------------------------------------------------- LayerNorm ----
 LN_SHAPES = [(4, 2048), (2, 33, 4096), (3, 7, 1000), (5, 64), (2, 5, 3), (1, 1, 1),
              (2, 3, 40000), (7, 12289), (1, 6, 768),
-             (2, 40001), (3, 65536)]  # the three-sweep kernel: scalar, and vectors
+             (2, 40001), (3, 65536),  # rows past the registers: scalar, and vectors
+             # sm_90's cluster a row: more rows than resident clusters, parts
+             # of unequal length, eight vectors a thread; the widest vector
+             # rows take the three-sweep kernel everywhere
+             (300, 36864), (97, 40008), (2, 131072), (2, 131080)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
