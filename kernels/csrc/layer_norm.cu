@@ -240,31 +240,24 @@ __global__ void __launch_bounds__(kLnClusterThreads, VPT <= 4 ? 2 : 1)
         next[k] = load_vec<T, V>(x + after * D + mine_at(k) * V);
       }
     }
-    float s = 0.f;
+    // The part's two passes, over the vectors this thread holds.
+    const auto each_value = [&](auto&& use) {
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      if (mine_at(k) < mine) {
-        float f[V];
-        vec_to_float(xv[k], f);
+      for (int k = 0; k < VPT; ++k) {
+        if (mine_at(k) < mine) {
+          float f[V];
+          vec_to_float(xv[k], f);
 #pragma unroll
-        for (int j = 0; j < V; ++j) s += f[j];
+          for (int j = 0; j < V; ++j) use(f[j]);
+        }
       }
-    }
+    };
+    float s = 0.f;
+    each_value([&](float f) { s += f; });
     s = block_sum(s, red, parity);
     const float part_mean = s * inv_mine;
     float q = 0.f;
-#pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      if (mine_at(k) < mine) {
-        float f[V];
-        vec_to_float(xv[k], f);
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const float d = f[j] - part_mean;
-          q = fmaf(d, d, q);
-        }
-      }
-    }
+    each_value([&](float f) { q = fmaf(f - part_mean, f - part_mean, q); });
     q = block_sum(q, red, parity);
     if (threadIdx.x == 0) part[slot] = make_float2(s, q);
     cluster.sync();
@@ -353,7 +346,8 @@ cudaError_t launch_reg(const LnArgs& a, int threads, cudaStream_t stream) {
 // Choose the kernel, vector width, registers per thread and threads per block
 // from the row length: a warp per row up to 256 vectors; above that a block
 // per row with the fewest ITEMS (powers of two up to 8) that keep it at or
-// under 256 threads, then up to MAXT threads; the three-sweep kernel beyond.
+// under 256 threads, then up to MAXT threads; beyond that a cluster a row
+// on sm_90 (vector rows up to 131072 16-bit elements), else three sweeps.
 template <typename T>
 cudaError_t dispatch(const LnArgs& a, bool vec_ok, cudaStream_t stream) {
   constexpr int VV = kVec16<T>;
