@@ -26,44 +26,64 @@ __device__ __forceinline__ void load_table(const C* p, float (&out)[N]) {
 // vectors at lane * V of both halves of the head, so channel j and its
 // rotation partner j + D/2 sit in the same thread. A group's lanes share
 // one row, so the early exit never splits a shuffle.
+// Heads a thread group handles: two adjacent ones when both head counts
+// are even, else one.
+constexpr int kQkHeadsPerGroup = 2;
+__host__ __device__ constexpr int qk_heads_per_group(int q_heads, int kv_heads) {
+  return q_heads % kQkHeadsPerGroup == 0 && kv_heads % kQkHeadsPerGroup == 0 ? kQkHeadsPerGroup : 1;
+}
+
+// Elements a thread moves per access: 4 (8 bytes in 16-bit types, 16 in
+// float32), so that a thread's float32 table values are one 16-byte load
+// each and a thread holds 16 of them, with room for two heads' vectors in
+// 64 registers.
+constexpr int kQkVec = 4;
+
 template <typename T, typename C, int D>
 __global__ void __launch_bounds__(128) qk_norm_rope_kernel(const QkNormRopeParams p) {
-  constexpr int V = kVec16<T>;
+  constexpr int V = kQkVec;
   constexpr int HALF = D / 2;
   constexpr int TPH = HALF / V;
   static_assert(TPH >= 1 && TPH <= 32 && (TPH & (TPH - 1)) == 0, "a head is 2..64 vectors");
-  const int heads = p.num_q_heads + p.num_kv_heads;
+  // A group handles two adjacent heads of one token when both head counts
+  // are even (qk_heads_per_group), one otherwise: it loads the token's
+  // cos and sin (and the weight) once for both. With every head rereading
+  // them, the L2, not the memory, was the limit on long inputs.
+  const int hpg = qk_heads_per_group(p.num_q_heads, p.num_kv_heads);
+  const int groups = (p.num_q_heads + p.num_kv_heads) / hpg;  // a token's head groups
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / TPH;
-  if (row >= p.batch * p.seq * heads) return;
+  if (row >= p.batch * p.seq * groups) return;
   const int lane = static_cast<int>(threadIdx.x) & (TPH - 1);
   unsigned mask = 0xffffffffu;
   if constexpr (TPH < 32) {
     mask = ((1u << TPH) - 1u) << ((threadIdx.x & 31u) & ~static_cast<unsigned>(TPH - 1));
   }
 
-  const int64_t t = row / heads;  // token b * seq + s
-  const int h = static_cast<int>(row - t * heads);
+  const int64_t t = row / groups;  // token b * seq + s
+  const int h = static_cast<int>(row - t * groups) * hpg;  // the group's first head
   const int64_t b = t / p.seq;
   const int64_t s = t - b * p.seq;
-  const bool is_q = h < p.num_q_heads;
+  const bool is_q = h < p.num_q_heads;  // hpg divides both counts: no group straddles
   const int hh = is_q ? h : h - p.num_q_heads;
   const int64_t nh = is_q ? p.num_q_heads : p.num_kv_heads;
   const T* in = is_q ? static_cast<const T*>(p.q) + b * p.q_batch_stride + s * p.q_seq_stride
                      : static_cast<const T*>(p.k) + b * p.k_batch_stride + s * p.k_seq_stride;
   in += static_cast<int64_t>(hh) * D;
   T* out = static_cast<T*>(is_q ? p.q_out : p.k_out) + ((b * nh + hh) * p.seq + s) * D;
+  const int64_t out_head = p.seq * D;  // from one head's output row to the next head's
   const T* w = static_cast<const T*>(is_q ? p.q_weight : p.k_weight);
   const int e = lane * V;
 
-  float x1[V], x2[V];  // channels e.., and their partners HALF + e..
-  load_f32<T, V>(in + e, x1);
-  load_f32<T, V>(in + HALF + e, x2);
-  float ss = 0.f;
+  // The group's heads first (channels e.. and their partners HALF + e..),
+  // then the weight and the token's table rows, all before any arithmetic.
+  Vec<T, V> xa[kQkHeadsPerGroup], xb[kQkHeadsPerGroup];
 #pragma unroll
-  for (int j = 0; j < V; ++j) ss = fmaf(x2[j], x2[j], fmaf(x1[j], x1[j], ss));
-  ss = group_sum(ss, mask, TPH);
-  const float r = rsqrtf(ss * (1.0f / D) + p.eps);
-
+  for (int k = 0; k < kQkHeadsPerGroup; ++k) {
+    if (k < hpg) {
+      xa[k] = load_vec<T, V>(in + k * D + e);
+      xb[k] = load_vec<T, V>(in + k * D + HALF + e);
+    }
+  }
   float w1[V], w2[V];
   vec_to_float(load_vec_ro<T, V>(w + e), w1);
   vec_to_float(load_vec_ro<T, V>(w + HALF + e), w2);
@@ -74,23 +94,36 @@ __global__ void __launch_bounds__(128) qk_norm_rope_kernel(const QkNormRopeParam
   load_table<C, V>(cr + HALF + e, c2);
   load_table<C, V>(sr + e, s1);
   load_table<C, V>(sr + HALF + e, s2);
-  float o1[V], o2[V];
 #pragma unroll
-  for (int j = 0; j < V; ++j) {
-    const float y1 = x1[j] * r * w1[j];
-    const float y2 = x2[j] * r * w2[j];
-    o1[j] = y1 * c1[j] - y2 * s1[j];
-    o2[j] = y2 * c2[j] + y1 * s2[j];
+  for (int k = 0; k < kQkHeadsPerGroup; ++k) {
+    if (k < hpg) {
+      float x1[V], x2[V];
+      vec_to_float(xa[k], x1);
+      vec_to_float(xb[k], x2);
+      float ss = 0.f;
+#pragma unroll
+      for (int j = 0; j < V; ++j) ss = fmaf(x2[j], x2[j], fmaf(x1[j], x1[j], ss));
+      ss = group_sum(ss, mask, TPH);
+      const float r = rsqrtf(ss * (1.0f / D) + p.eps);
+      float o1[V], o2[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float y1 = x1[j] * r * w1[j];
+        const float y2 = x2[j] * r * w2[j];
+        o1[j] = y1 * c1[j] - y2 * s1[j];
+        o2[j] = y2 * c2[j] + y1 * s2[j];
+      }
+      store_f32<T, V>(out + k * out_head + e, o1);
+      store_f32<T, V>(out + k * out_head + HALF + e, o2);
+    }
   }
-  store_f32<T, V>(out + e, o1);
-  store_f32<T, V>(out + HALF + e, o2);
 }
 
 constexpr int kQkNormRopeBlock = 128;
 
 template <typename T, typename C, int D>
 cudaError_t launch_qk_norm_rope(const QkNormRopeParams& p, int64_t rows, cudaStream_t stream) {
-  constexpr int TPH = D / 2 / kVec16<T>;
+  constexpr int TPH = D / 2 / kQkVec;
   const int64_t blocks = ceil_div(rows * TPH, kQkNormRopeBlock);
   if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
   qk_norm_rope_kernel<T, C, D><<<static_cast<unsigned>(blocks), kQkNormRopeBlock, 0, stream>>>(p);
@@ -124,7 +157,9 @@ cudaError_t qk_norm_rope(const QkNormRopeParams& p, DType dtype, cudaStream_t st
                        (p.q_seq_stride * es) % 16 == 0 && (p.k_batch_stride * es) % 16 == 0 &&
                        (p.k_seq_stride * es) % 16 == 0 && (p.cs_batch_stride * cs) % 16 == 0;
   if (!shape_ok || !aligned) return cudaErrorInvalidValue;
-  const int64_t rows = p.batch * p.seq * (p.num_q_heads + p.num_kv_heads);
+  // Thread groups: one per head, or per pair of heads (qk_heads_per_group).
+  const int64_t rows = p.batch * p.seq * (p.num_q_heads + p.num_kv_heads) /
+                       qk_heads_per_group(p.num_q_heads, p.num_kv_heads);
   if (rows == 0) return cudaSuccess;
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
     return p.cos_sin_f32 ? qk_norm_rope_by_dim<scalar_t, float>(p, rows, stream)
