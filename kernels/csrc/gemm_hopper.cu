@@ -226,24 +226,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// A launch configuration of clusters of `cluster` CTAs along x; `attr`
-// is the storage its one attribute points at.
-cudaLaunchConfig_t cluster_config(cudaLaunchAttribute* attr, int cluster, unsigned grid,
-                                  cudaStream_t stream) {
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = cluster;
-  attr->val.clusterDim.y = 1;
-  attr->val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = kSmemBytes;
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
 template <typename T, bool GATED, int CLUSTER, int ACT>
 cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t stream) {
   CUtensorMap map_a, map_b, map_b_up;
@@ -285,7 +267,7 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
     // GPC): lit_common.cuh asks the runtime once per device.
     int device = 0, clusters = 0;
     cudaLaunchAttribute attr;
-    cudaLaunchConfig_t cfg = cluster_config(&attr, CLUSTER, CLUSTER, stream);
+    cudaLaunchConfig_t cfg = cluster_config(&attr, CLUSTER, CLUSTER, kThreads, kSmemBytes, stream);
     err = cudaGetDevice(&device);
     if (err == cudaSuccess) {
       err = clusters_resident(reinterpret_cast<const void*>(kernel), cfg, device, &clusters);

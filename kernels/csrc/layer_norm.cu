@@ -310,16 +310,7 @@ template <typename T, int V, int VPT>
 cudaError_t launch_cluster(const LnArgs& a, int device, cudaStream_t stream) {
   const void* kernel = reinterpret_cast<const void*>(ln_cluster_kernel<T, V, VPT>);
   cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = kLnCluster;
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(kLnCluster);
-  cfg.blockDim = dim3(kLnClusterThreads);
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  cudaLaunchConfig_t cfg = cluster_config(&attr, kLnCluster, kLnCluster, kLnClusterThreads, 0, stream);
   int resident = 0;
   if (const cudaError_t err = clusters_resident(kernel, cfg, device, &resident); err != cudaSuccess) {
     return err;

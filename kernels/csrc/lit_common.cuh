@@ -261,6 +261,26 @@ inline cudaError_t blocks_per_sm(const void* kernel, int block, size_t dyn_smem,
   return cudaSuccess;
 }
 
+// A launch configuration of clusters of `cluster` blocks along x: `grid`
+// blocks of `block` threads with `dyn_smem` bytes of dynamic shared memory.
+// `attr` is the storage its one attribute points at, owned by the caller
+// for as long as the configuration is used.
+inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute* attr, int cluster, unsigned grid,
+                                         int block, size_t dyn_smem, cudaStream_t stream) {
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = cluster;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cfg.dynamicSmemBytes = dyn_smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 // Clusters of one kernel resident at once when launched as `cfg` says (its
 // cluster dimension, block size and dynamic shared memory; the grid does
 // not matter), asked of the runtime once per device and remembered. A

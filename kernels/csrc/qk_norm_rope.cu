@@ -8,24 +8,6 @@
 namespace lit {
 namespace {
 
-// N values of a cos or sin row of type C as floats, in 16-byte accesses
-// (two for eight float32 values).
-template <typename C, int N>
-__device__ __forceinline__ void load_table(const C* p, float (&out)[N]) {
-  constexpr int CV = kVec16<C> < N ? kVec16<C> : N;
-#pragma unroll
-  for (int i = 0; i < N / CV; ++i) {
-    float t[CV];
-    load_f32<C, CV>(p + i * CV, t);
-#pragma unroll
-    for (int j = 0; j < CV; ++j) out[i * CV + j] = t[j];
-  }
-}
-
-// One (token, head) row per group of TPH threads; thread `lane` holds the
-// vectors at lane * V of both halves of the head, so channel j and its
-// rotation partner j + D/2 sit in the same thread. A group's lanes share
-// one row, so the early exit never splits a shuffle.
 // Heads a thread group handles: two adjacent ones when both head counts
 // are even, else one.
 constexpr int kQkHeadsPerGroup = 2;
@@ -39,16 +21,19 @@ __host__ __device__ constexpr int qk_heads_per_group(int q_heads, int kv_heads) 
 // 64 registers.
 constexpr int kQkVec = 4;
 
+// One group of TPH threads per head group of a token: thread `lane` holds
+// the vectors at lane * V of both halves of each head, so channel j and
+// its rotation partner j + D/2 sit in the same thread. A group's lanes
+// share one row, so the early exit never splits a shuffle. The group
+// loads the token's cos and sin (and the weight) once for its heads:
+// with every head rereading them, the L2, not the memory, was the limit
+// on long inputs.
 template <typename T, typename C, int D>
 __global__ void __launch_bounds__(128) qk_norm_rope_kernel(const QkNormRopeParams p) {
   constexpr int V = kQkVec;
   constexpr int HALF = D / 2;
   constexpr int TPH = HALF / V;
   static_assert(TPH >= 1 && TPH <= 32 && (TPH & (TPH - 1)) == 0, "a head is 2..64 vectors");
-  // A group handles two adjacent heads of one token when both head counts
-  // are even (qk_heads_per_group), one otherwise: it loads the token's
-  // cos and sin (and the weight) once for both. With every head rereading
-  // them, the L2, not the memory, was the limit on long inputs.
   const int hpg = qk_heads_per_group(p.num_q_heads, p.num_kv_heads);
   const int groups = (p.num_q_heads + p.num_kv_heads) / hpg;  // a token's head groups
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / TPH;
@@ -90,10 +75,10 @@ __global__ void __launch_bounds__(128) qk_norm_rope_kernel(const QkNormRopeParam
   const C* cr = static_cast<const C*>(p.cos) + b * p.cs_batch_stride + s * D;
   const C* sr = static_cast<const C*>(p.sin) + b * p.cs_batch_stride + s * D;
   float c1[V], c2[V], s1[V], s2[V];
-  load_table<C, V>(cr + e, c1);
-  load_table<C, V>(cr + HALF + e, c2);
-  load_table<C, V>(sr + e, s1);
-  load_table<C, V>(sr + HALF + e, s2);
+  load_f32<C, V>(cr + e, c1);
+  load_f32<C, V>(cr + HALF + e, c2);
+  load_f32<C, V>(sr + e, s1);
+  load_f32<C, V>(sr + HALF + e, s2);
 #pragma unroll
   for (int k = 0; k < kQkHeadsPerGroup; ++k) {
     if (k < hpg) {

@@ -8,6 +8,10 @@ built extension (import lit_kernels). Tests that compare with diffusers'
 own modules run when diffusers is importable (PYTHONPATH to its src/).
 """
 
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -147,9 +151,6 @@ print("REL_ERR", ((y.double() - ref).norm() / ref.norm()).item())
 
 
 def test_layer_norm_wide_rows_cuda_graph_first_call():
-    import os
-    import subprocess
-    import sys
     code = GRAPH_FIRST_CALL.replace("PATHS", repr([os.path.dirname(os.path.abspath(__file__))] + sys.path))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
