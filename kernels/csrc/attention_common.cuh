@@ -5,15 +5,13 @@
 // softmax over accumulator fragments that hold two rows a thread (the
 // layout of both mma.sync m16n8 and wgmma m64nN accumulators: a quad of 4
 // lanes shares a row, each lane holding 2 adjacent columns of every
-// 8-column group); and on the host, the launch-time shared-memory opt-in.
-// Nothing here allocates.
+// 8-column group). Nothing here allocates.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <mutex>
 #include <type_traits>
 
 #include "attention.h"
@@ -67,19 +65,6 @@ inline AttnArgs make_args(const AttentionParams& p, int block_m) {
   a.group_heads = 1;
   a.workspace = p.workspace;
   return a;
-}
-
-// Lets KERNEL take BYTES of dynamic shared memory (above the 48 KB a launch
-// gets without asking). The attribute stays set, so only the first launch
-// of each kernel makes the call.
-template <auto KERNEL, int BYTES>
-cudaError_t allow_smem_once() {
-  static std::once_flag once;
-  static cudaError_t err = cudaSuccess;
-  std::call_once(once, [] {
-    err = cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, BYTES);
-  });
-  return err;
 }
 
 // Key blocks [0, n_blocks) that rows [m0, m0 + rows) must visit, and the

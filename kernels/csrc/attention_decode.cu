@@ -315,11 +315,7 @@ cudaError_t prepare(const void** kernel, size_t* smem) {
   auto k = attention_decode_kernel<T, D, S>;
   *kernel = reinterpret_cast<const void*>(k);
   *smem = decode_smem_bytes<D, S>();
-  if (*smem > 48 * 1024) {
-    return cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(*smem));
-  }
-  return cudaSuccess;
+  return allow_dynamic_smem(*kernel, static_cast<int>(*smem));
 }
 
 template <typename T, int D>

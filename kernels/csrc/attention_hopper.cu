@@ -124,26 +124,18 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
   constexpr bool kEarlyRescale = SCHED != kSerial && FORM != kFormLateRescale;
   constexpr int S = kStages<HD, FORM>, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
   constexpr int kBoxes = HD / 64;  // TMA boxes are 64 columns (128 bytes) wide
-  __shared__ alignas(8) uint64_t q_full;
-  __shared__ alignas(8) uint64_t q_empty;
-  __shared__ alignas(8) uint64_t k_full[S];
-  __shared__ alignas(8) uint64_t v_full[S];
-  __shared__ alignas(8) uint64_t empty[S];
+  // The Q buffer is a ring of one stage; the K/V ring's stages have two
+  // parts, K (load 0) and V (load 1), each completing its own barrier.
+  constexpr int kK = 0, kV = 1;
+  __shared__ alignas(8) hopper::Ring<1> q_ring;
+  __shared__ alignas(8) hopper::Ring<S, 2> kv_ring;
   extern __shared__ uint8_t smem_raw[];
   HopperSmem<HD, FORM>& buf = *reinterpret_cast<HopperSmem<HD, FORM>*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
 
   if (threadIdx.x == 0) {
-    ptx::mbarrier_init(&q_full, 1);
-    ptx::mbarrier_init(&q_empty,
-                       4 * kConsumers);  // every consumer warp, once its last Q K^T is done
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-      ptx::mbarrier_init(&k_full[s], 1);  // the producer's arrive; TMA bytes complete it
-      ptx::mbarrier_init(&v_full[s], 1);
-      ptx::mbarrier_init(&empty[s], 4 * kConsumers);  // every consumer warp
-    }
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    q_ring.init(4 * kConsumers);   // every consumer warp, once its last Q K^T is done
+    kv_ring.init(4 * kConsumers);  // every consumer warp
   }
   __syncthreads();
 
@@ -159,18 +151,18 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     hopper::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       hopper::RingPos<S> pos;
-      uint32_t q_phase = 0;
+      hopper::RingPos<1> qpos;
       int t = blockIdx.x;
-      for (;; q_phase ^= 1u) {
+      for (;; qpos.advance()) {
         // The consumers are done with the last tile's Q and have read its slot.
-        hopper::wait(&q_empty, q_phase ^ 1u);
+        q_ring.acquire(qpos);
         // The tile's index goes to the consumers through this CTA's slot in
-        // global memory, published by q_full's arrive (release) and read after
-        // their wait (acquire). Two slots, by tile parity, so that a slot is
-        // rewritten only two tiles after it was read.
-        slots[q_phase] = t;
+        // global memory, published by the Q barrier's arrive (release) and
+        // read after their wait (acquire). Two slots, by tile parity, so
+        // that a slot is rewritten only two tiles after it was read.
+        slots[qpos.phase] = t;
         if (t >= a.tiles) {
-          ptx::mbarrier_arrive(&q_full);  // no more tiles: wake the consumers with the sentinel
+          q_ring.arm(qpos, 0);  // no more tiles: wake the consumers with the sentinel
           break;
         }
         // The next tile, fetched now so that the atomic's latency hides
@@ -180,34 +172,29 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
         tile_coords<CAUSAL, kBM>(a, t, m0, h, b);
         attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
         const int kvh = h / a.group;
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &q_full,
-                                       Tile::kQBytes);
+        uint64_t* q_bar = q_ring.arm(qpos, Tile::kQBytes);
 #pragma unroll
         for (int x = 0; x < kBoxes; ++x) {
           const int32_t c[4] = {64 * x, m0, h, b};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.q + x * kBM * 128,
-                                    &map_q, c, &q_full);
+                                    &map_q, c, q_bar);
         }
         for (int j = 0; j < n_blocks; ++j) {
-          hopper::wait(&empty[pos.stage], pos.phase ^ 1u);
+          kv_ring.acquire(pos);
           // K and V complete separate barriers: Q K^T can start before V lands.
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &k_full[pos.stage], Tile::kKVBytes);
+          uint64_t* k_bar = kv_ring.arm(pos, Tile::kKVBytes, kK);
 #pragma unroll
           for (int x = 0; x < kBoxes; ++x) {
             const int32_t c[4] = {64 * x, j * kBN, kvh, b};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                                      buf.k[pos.stage] + x * kBN * 128, &map_k, c,
-                                      &k_full[pos.stage]);
+                                      buf.k[pos.stage] + x * kBN * 128, &map_k, c, k_bar);
           }
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &v_full[pos.stage], Tile::kKVBytes);
+          uint64_t* v_bar = kv_ring.arm(pos, Tile::kKVBytes, kV);
 #pragma unroll
           for (int x = 0; x < kBoxes; ++x) {
             const int32_t c[4] = {64 * x, j * kBN, kvh, b};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                                      buf.v[pos.stage] + x * kBN * 128, &map_v, c,
-                                      &v_full[pos.stage]);
+                                      buf.v[pos.stage] + x * kBN * 128, &map_v, c, v_bar);
           }
           pos.advance();
         }
@@ -244,10 +231,10 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
   }
 
   hopper::RingPos<S> pos;
-  uint32_t q_phase = 0;
-  for (;; q_phase ^= 1u) {
-    hopper::wait(&q_full, q_phase);
-    const int t = __ldcg(&slots[q_phase]);
+  hopper::RingPos<1> qpos;
+  for (;; qpos.advance()) {
+    q_ring.wait(qpos);
+    const int t = __ldcg(&slots[qpos.phase]);
     if (t >= a.tiles) break;
     int m0, h, b, n_blocks, first_masked;
     tile_coords<CAUSAL, kBM>(a, t, m0, h, b);
@@ -256,9 +243,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f}, corr[2];
     // The Q buffer is free for the next tile once this warp's last Q K^T has
     // completed (with no key to visit: at once).
-    auto release_q = [&] {
-      if (lane == 0) ptx::mbarrier_arrive(&q_empty);
-    };
+    auto release_q = [&] { q_ring.release(0, lane); };
     if (n_blocks == 0) {
       release_q();
 #pragma unroll
@@ -307,11 +292,9 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
       }
     };
     // A warp is done with a stage when its wgmmas that read it completed.
-    auto release = [&](int stage) {
-      if (lane == 0) ptx::mbarrier_arrive(&empty[stage]);
-    };
+    auto release = [&](int stage) { kv_ring.release(stage, lane); };
 
-    hopper::wait(&k_full[pos.stage], pos.phase);
+    kv_ring.wait(pos, kK);
     my_turn();
     issue_qk(pos.stage);
     their_turn();
@@ -324,19 +307,19 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
       next.advance();
       if constexpr (SCHED == kSerial) {
         // One product at a time: the tensor cores idle during the softmax.
-        hopper::wait(&v_full[pos.stage], pos.phase);
+        kv_ring.wait(pos, kV);
         issue_pv(pos.stage, j > 1);
         hopper::wgmma_wait<0>();
         hopper::fence_operands(o);
         release(pos.stage);
-        hopper::wait(&k_full[next.stage], next.phase);
+        kv_ring.wait(next, kK);
         issue_qk(next.stage);
         hopper::wgmma_wait<0>();
         hopper::fence_operands(s);
         softmax(j);
       } else {
-        hopper::wait(&k_full[next.stage], next.phase);
-        hopper::wait(&v_full[pos.stage], pos.phase);
+        kv_ring.wait(next, kK);
+        kv_ring.wait(pos, kV);
         my_turn();
         issue_qk(next.stage);  // S of block j ...
         // O takes block j - 1's correction while the tensor cores compute
@@ -356,7 +339,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
       pos = next;
     }
     release_q();  // every Q K^T of this tile has completed
-    hopper::wait(&v_full[pos.stage], pos.phase);
+    kv_ring.wait(pos, kV);
     if (kEarlyRescale && n_blocks > 1) attn::rescale<HD / 8>(o, corr);  // the last block's
     my_turn();
     issue_pv(pos.stage, n_blocks > 1);
@@ -391,8 +374,7 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   using Tile = HopperTile<HD>;
   auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM>;
   const cudaError_t attr_err =
-      attn::allow_smem_once<attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM>,
-                            kSmemBytes<HD, FORM>>();
+      allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD, FORM>);
   if (attr_err != cudaSuccess) return attr_err;
   CUtensorMap mq, mk, mv;
   cudaError_t err =

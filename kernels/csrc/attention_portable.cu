@@ -231,8 +231,7 @@ template <typename T, int HD, bool CAUSAL, int FORM>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   auto kernel = attention_portable_kernel<T, HD, CAUSAL, FORM>;
   const cudaError_t attr_err =
-      attn::allow_smem_once<attention_portable_kernel<T, HD, CAUSAL, FORM>,
-                            kSmemBytes<HD, FORM>>();
+      allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD, FORM>);
   if (attr_err != cudaSuccess) return attr_err;
   const attn::AttnArgs a = attn::make_args(p, kBM);
   const dim3 grid(a.m_blocks, p.q_heads, p.batch);

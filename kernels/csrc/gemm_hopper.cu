@@ -57,8 +57,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // Static shared memory, which only this build has: gemm_hopper_compiled
   // reads its size back to tell the real kernel from the stub.
-  __shared__ alignas(8) uint64_t full[kStages];   // producer -> consumers: stage loaded
-  __shared__ alignas(8) uint64_t empty[kStages];  // consumers -> producer(s): stage read
+  __shared__ alignas(8) hopper::Ring<kStages> ring;
   __shared__ float s_bias[kConsumers][kBN];       // each consumer's copy of its tile's bias
   extern __shared__ uint8_t smem_raw[];
   StageBuffers& buf = *reinterpret_cast<StageBuffers*>(
@@ -67,14 +66,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = threadIdx.x / 128;
   const uint32_t rank = CLUSTER > 1 ? ptx::get_sreg_cluster_ctarank() : 0;
 
-  if (threadIdx.x == 0) {
-  #pragma unroll
-    for (int s = 0; s < kStages; ++s) {
-      ptx::mbarrier_init(&full[s], 1);  // the producer's arrive; TMA bytes complete it
-      ptx::mbarrier_init(&empty[s], kConsumerWarps * CLUSTER);  // every consumer warp, every CTA
-    }
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // visible to TMA and peers
-  }
+  if (threadIdx.x == 0) ring.init(kConsumerWarps * CLUSTER);  // every consumer warp, every CTA
   if constexpr (CLUSTER > 1) {
     ptx::barrier_cluster_arrive(ptx::sem_release);
     ptx::barrier_cluster_wait(ptx::sem_acquire);
@@ -100,10 +92,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kb = 0; kb < g.k_blocks; ++kb) {
           // The stage is free once every consumer warp of every CTA that
           // this stage's copies write into has released it.
-          hopper::wait(&empty[pos.stage], pos.phase ^ 1u);
-          uint64_t* bar = &full[pos.stage];
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
-                                         kABytes + kBBytes);
+          ring.acquire(pos);
+          uint64_t* bar = ring.arm(pos, kABytes + kBBytes);
           const int k0 = kb * kBK;
           const int32_t ca[2] = {k0, m0};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.a[pos.stage], &map_a,
@@ -144,18 +134,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads).
     auto warpgroup_sync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory"); };
 
-    // A warp is done with a stage when its wgmmas that read it completed.
-    auto release = [&](int stage) {
-      if (lane == 0) {
-        if constexpr (CLUSTER > 1) {
-    #pragma unroll
-          for (int c = 0; c < CLUSTER; ++c) hopper::arrive_cluster(&empty[stage], c);
-        } else {
-          ptx::mbarrier_arrive(&empty[stage]);
-        }
-      }
-    };
-
     for (int u = first; u < units; u += step) {
       int um, un;
       tile_coords(u, g.units_m, g.units_n, g.group, um, un);
@@ -164,7 +142,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, kBN, threadIdx.x % 128, 128);
       int prev = -1;
       for (int kb = 0; kb < g.k_blocks; ++kb) {
-        hopper::wait(&full[pos.stage], pos.phase);
+        ring.wait(pos);
         const uint64_t da = hopper::desc_sw128(buf.a[pos.stage] + cw * 64 * 128);
         const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
         hopper::fence_operands(acc);
@@ -180,14 +158,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         // have completed, hand that stage back to the producer.
         if (prev >= 0) {
           hopper::wgmma_wait<1>();
-          release(prev);
+          ring.release<CLUSTER>(prev, lane);
         }
         prev = pos.stage;
         pos.advance();
       }
       hopper::wgmma_wait<0>();
       hopper::fence_operands(acc);
-      if (prev >= 0) release(prev);
+      if (prev >= 0) ring.release<CLUSTER>(prev, lane);
 
       // Epilogue straight from the accumulators: the thread's rows are row
       // and row + 8; 32 columns at a time go through epilogue_row32.
@@ -257,7 +235,7 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
   if (units > INT32_MAX / CLUSTER) return cudaErrorInvalidValue;
 
   auto kernel = gemm_hopper_kernel<T, GATED, CLUSTER, ACT>;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes);
   if (err != cudaSuccess) return err;
   if constexpr (CLUSTER == 1) {
     const int grid = static_cast<int>(std::min<int64_t>(units, sm_count));

@@ -247,11 +247,8 @@ __global__ void __launch_bounds__(C::kThreads) gemm_portable_kernel(const Portab
 template <typename T, class C, bool GATED, bool VEC, bool SM80, int ACT>
 cudaError_t launch(const PortableArgs& g, int64_t tiles, cudaStream_t stream) {
   auto kernel = gemm_portable_kernel<T, C, GATED, VEC, SM80, ACT>;
-  if (C::kSmemBytes > 48 * 1024) {
-    const cudaError_t err = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
-    if (err != cudaSuccess) return err;
-  }
+  const cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), C::kSmemBytes);
+  if (err != cudaSuccess) return err;
   kernel<<<static_cast<unsigned>(tiles), C::kThreads, C::kSmemBytes, stream>>>(g);
   return cudaGetLastError();
 }

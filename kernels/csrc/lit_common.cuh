@@ -141,13 +141,25 @@ __device__ __forceinline__ float group_sum(float v, unsigned mask, int width) {
   return v;
 }
 
-__device__ __forceinline__ float warp_sum(float v) {
+// A butterfly over the whole warp with `op` (a sum, a maximum): every lane
+// ends with the warp's result.
+template <typename Op>
+__device__ __forceinline__ float warp_reduce(float v, Op op) {
 #pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  for (int off = 16; off > 0; off >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, off));
   return v;
 }
 
-// Block-wide sum, every thread gets the result. blockDim.x must be a
+struct SumOp {
+  __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+};
+struct MaxOp {
+  __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+__device__ __forceinline__ float warp_sum(float v) { return warp_reduce(v, SumOp{}); }
+
+// Block-wide reduction, every thread gets the result. blockDim.x must be a
 // multiple of 32. Each warp reduces with shuffles and writes one partial;
 // after one barrier every warp reads the partials (lane i reads partial i)
 // and reduces them with shuffles again: one shared load per thread, not
@@ -155,17 +167,29 @@ __device__ __forceinline__ float warp_sum(float v) {
 // alternates between calls so that one __syncthreads per call suffices: a
 // slow warp still reading slot p cannot be overwritten before the next
 // call's barrier, and the call after that writes slot p again only after
-// that barrier, which the slow warp must have passed.
-__device__ __forceinline__ float block_sum(float v, float (*scratch)[32], int& parity) {
+// that barrier, which the slow warp must have passed. `identity` fills the
+// lanes past the last warp (0 for a sum).
+template <typename Op>
+__device__ __forceinline__ float block_reduce(float v, float (*scratch)[32], int& parity,
+                                              float identity, Op op) {
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
   const int nwarps = blockDim.x >> 5;
-  v = warp_sum(v);
+  v = warp_reduce(v, op);
   if (lane == 0) scratch[parity][warp] = v;
   __syncthreads();
-  float t = lane < nwarps ? scratch[parity][lane] : 0.f;
+  float t = lane < nwarps ? scratch[parity][lane] : identity;
   parity ^= 1;
-  return warp_sum(t);
+  return warp_reduce(t, op);
+}
+
+__device__ __forceinline__ float block_sum(float v, float (*scratch)[32], int& parity) {
+  return block_reduce(v, scratch, parity, 0.f, SumOp{});
+}
+
+// The largest value of the block (an amax, for the FP8 quantizers).
+__device__ __forceinline__ float block_max(float v, float (*scratch)[32], int& parity) {
+  return block_reduce(v, scratch, parity, -INFINITY, MaxOp{});
 }
 
 // ------------------------------------------------------ host-side facts --
@@ -261,6 +285,25 @@ inline cudaError_t blocks_per_sm(const void* kernel, int block, size_t dyn_smem,
   return cudaSuccess;
 }
 
+// Opts `kernel` in to `bytes` of dynamic shared memory (above the 48 KB a
+// launch gets without asking) on the current device. The attribute belongs
+// to the (kernel, device) pair and stays set, so each pair makes the call
+// once; a launch after that costs a map lookup. 48 KB or less needs no call.
+inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
+  if (bytes <= 48 * 1024) return cudaSuccess;
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  static std::mutex mu;
+  static std::map<std::tuple<const void*, int>, int> allowed;  // bytes opted in to
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = allowed.find(std::make_tuple(kernel, device));
+  if (it != allowed.end() && it->second >= bytes) return cudaSuccess;
+  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess) allowed[std::make_tuple(kernel, device)] = bytes;
+  return err;
+}
+
 // A launch configuration of clusters of `cluster` blocks along x: `grid`
 // blocks of `block` threads with `dyn_smem` bytes of dynamic shared memory.
 // `attr` is the storage its one attribute points at, owned by the caller
@@ -330,6 +373,8 @@ inline cudaError_t clusters_resident(const void* kernel, const cudaLaunchConfig_
         using scalar_t = __nv_bfloat16;                   \
         return __VA_ARGS__();                             \
       }                                                   \
+      case ::lit::DType::Float8E4M3:                      \
+        break; /* FP8 is no float kernel's element type */ \
     }                                                     \
     return cudaErrorInvalidValue;                         \
   }()

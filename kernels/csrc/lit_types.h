@@ -11,9 +11,13 @@ namespace lit {
 
 // Element types the kernels are instantiated for. The binding maps torch
 // dtypes onto this enum; the kernels never see torch.
-enum class DType : int { Float32 = 0, Float16 = 1, BFloat16 = 2 };
+// Float8E4M3 is an operand type of the FP8 GEMM and the output of the
+// quantizers only (references/fp8.md): no other kernel takes it.
+enum class DType : int { Float32 = 0, Float16 = 1, BFloat16 = 2, Float8E4M3 = 3 };
 
-inline int dtype_size(DType t) { return t == DType::Float32 ? 4 : 2; }
+inline int dtype_size(DType t) {
+  return t == DType::Float32 ? 4 : t == DType::Float8E4M3 ? 1 : 2;
+}
 
 // Activation functions, applied in fp32 by the element-wise kernels and the
 // GEMM epilogues (lit_activation.cuh holds the device code).

@@ -10,6 +10,7 @@
 #           wide rows, qk_norm_rope, the DiT block norms) and the norm benchmark
 #   sanitize  compute-sanitizer memcheck and racecheck on the new ops, then on
 #           the LayerNorm / activation subset
+#   fp8     the FP8 suite, the GEMM and attention suites, and bench_fp8
 # The compiled model tables have their own scripts: run_dit_device.sh (LTX-Video)
 # and run_decoder_device.sh (Qwen3, LLaMA).
 set -u
@@ -65,6 +66,15 @@ case $PHASE in
         > "$LOGS/bench_norms.txt" 2>&1
       echo "bench_norms rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_norms.txt" | tail -30
     fi
+    ;;
+  fp8)
+    # the FP8 GEMM and quantizers, and the Hopper kernels the ring refactor touched
+    suite fp8 150 tests/gpu/test_fp8.py
+    suite gemm 90 tests/gpu/test_gemm.py
+    suite attention 120 tests/gpu/test_attention.py tests/gpu/test_attention_decode.py
+    L=$(limit 240)
+    timeout "$L" python3 kernels/benchmarks/bench_fp8.py --out "$OUT/fp8_$TAG.json" > "$LOGS/bench_fp8.txt" 2>&1
+    echo "bench_fp8 rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_fp8.txt" | tail -40; tail -5 "$LOGS/bench_fp8.txt"
     ;;
   sanitize)
     sanitize sanitize_qk_norm_rope 60

@@ -16,15 +16,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-try:  # the package's shared test helpers (tests/gpu/lit_testing.py) find the build
-    from lit_testing import lit
+from lit_testing import lit_or_none  # the shared helpers find the build
 
-    lk = lit()
-except ImportError:
-    try:
-        import lit_kernels as lk
-    except ImportError:  # no build on this machine: every test skips
-        lk = None
+lk = lit_or_none()  # None: no build here, and every test skips
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available() or lk is None,
                                 reason="needs a CUDA GPU and a build of lit_kernels")

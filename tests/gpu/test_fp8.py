@@ -1,0 +1,395 @@
+"""GPU tests for the FP8 ops: the FP8 GEMM (every scaling, both accumulation
+modes, both output dtypes, every epilogue, odd and strided shapes), the
+quantizers (bit-exact against a float reference where the input is exact,
+within one e4m3 step of a float64 prologue otherwise), the weight
+quantizers, FP8Linear, torch.compile, and the refusals.
+
+The GEMM is checked against a float64 product of its dequantized inputs, so
+the only differences are the accumulation and the output rounding: the
+dtype's tolerance applies. Quantized inputs for the GEMM tests come from a
+reference quantizer written here, not from the package's, so that the two
+are checked independently. Needs an H100/H200 and a build of lit_kernels.
+"""
+import math
+import os
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lit_testing import check, lit_or_none, poison_next, rand, rel_err
+
+lk = lit_or_none()  # None: no build here, and every test skips
+
+HOPPER = torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+pytestmark = pytest.mark.skipif(lk is None or not HOPPER,
+                                reason="needs an H100/H200 and a build of lit_kernels")
+
+E4M3 = torch.float8_e4m3fn
+FMAX = 448.0
+OUT_DTYPES = [torch.bfloat16, torch.float16]
+ACTS = {"none": lambda x: x, "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+        "silu": F.silu}
+GATED = {"swiglu": "silu", "geglu": "gelu", "geglu_tanh": "gelu_tanh"}
+
+
+# ------------------------------------------------------------- references --
+def ref_quant(x, bm, bk):
+    """x [R, C] (float) to e4m3 with a scale per bm x bk block (None: the
+    whole dimension): (q, scale [ceil(R/bm), ceil(C/bk)]) with
+    s = amax / 448 and q = clamp(x / s) in e4m3."""
+    R, C = x.shape
+    bm, bk = bm or R, bk or C
+    xf = x.float()
+    pr, pc = -R % bm, -C % bk
+    xp = F.pad(xf, (0, pc, 0, pr))
+    blocks = xp.reshape((R + pr) // bm, bm, (C + pc) // bk, bk).abs().amax(dim=(1, 3))
+    s = blocks.clamp_min(1e-12) / FMAX
+    full = s.repeat_interleave(bm, 0).repeat_interleave(bk, 1)[:R, :C]
+    q = (xf / full).clamp(-FMAX, FMAX).to(E4M3)
+    return q, s
+
+
+def dequant(q, s, bm, bk):
+    R, C = q.shape
+    bm, bk = bm or R, bk or C
+    full = s.double().repeat_interleave(bm, 0).repeat_interleave(bk, 1)[:R, :C]
+    return q.double() * full
+
+
+def operands(m, n, k, scaling, strided=False):
+    """a [M, K] and b [K, N] (K-major) in e4m3, their scales in the shapes
+    fp8_gemm takes, and the float64 dequantized a and b."""
+    x = rand((m, k + (32 if strided else 0)), torch.bfloat16)[:, :k]
+    w = rand((n, k), torch.bfloat16, scale=1 / math.sqrt(k))  # a weight [N, K]
+    if scaling == "tensor":
+        qa, sa = ref_quant(x, None, None)
+        qw, sw = ref_quant(w, None, None)
+        da, dw = dequant(qa, sa, None, None), dequant(qw, sw, None, None)
+        sa, sb = sa.reshape(()), sw.reshape(())
+    elif scaling == "row":
+        qa, sa = ref_quant(x, 1, None)  # sa [M, 1]
+        qw, sw = ref_quant(w, 1, None)  # sw [N, 1]
+        da, dw = dequant(qa, sa, 1, None), dequant(qw, sw, 1, None)
+        sb = sw.t()
+    else:
+        qa, sa = ref_quant(x, 1, 128)    # [M, Kb]
+        qw, sw = ref_quant(w, 128, 128)  # [Nb, Kb]
+        da, dw = dequant(qa, sa, 1, 128), dequant(qw, sw, 128, 128)
+        sb = sw.t()
+    if strided:  # a read in place from a wider matrix: row stride K + 32
+        wide = torch.zeros((m, k + 32), dtype=E4M3, device="cuda")
+        wide[:, :k] = qa
+        qa = wide[:, :k]
+    return qa, qw.t(), sa, sb, da, dw.t()
+
+
+def ref_epilogue(y, bias, epilogue):
+    if epilogue in GATED:
+        n = y.shape[1] // 2
+        g, u = y[:, :n], y[:, n:]
+        if bias is not None:
+            g, u = g + bias[:n].double(), u + bias[n:].double()
+        return ACTS[GATED[epilogue]](g) * u
+    if bias is not None:
+        y = y + bias.double()
+    return ACTS[epilogue](y)
+
+
+# ---------------------------------------------------------------- the GEMM --
+SHAPES = [(1, 256, 256), (7, 300, 512), (64, 4095, 1024), (1000, 520, 1008), (4096, 1024, 4096),
+          (129, 7, 2048), (300, 4097, 16)]
+
+
+@pytest.mark.parametrize("accumulate", ["fast", "promoted"])
+@pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
+@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_fp8_gemm_shapes(shape, out_dtype, scaling, accumulate):
+    m, n, k = shape
+    qa, qb, sa, sb, da, db = operands(m, n, k, scaling)
+    poison_next((m, n), out_dtype)
+    out = lk.fp8_gemm(qa, qb, sa, sb, out_dtype=out_dtype, accumulate=accumulate)
+    assert out.dtype == out_dtype and out.shape == (m, n)
+    check(out, da @ db, out_dtype, f"{scaling} {accumulate} {shape}")
+
+
+@pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
+@pytest.mark.parametrize("epilogue", list(ACTS) + list(GATED))
+@pytest.mark.parametrize("bias", [False, True])
+def test_fp8_gemm_epilogues(scaling, epilogue, bias):
+    m, n, k = 333, 512, 768
+    qa, qb, sa, sb, da, db = operands(m, n, k, scaling)
+    bvec = rand((n,), torch.bfloat16) if bias else None
+    out = lk.fp8_gemm(qa, qb, sa, sb, bvec, epilogue)
+    check(out, ref_epilogue(da @ db, bvec, epilogue), torch.bfloat16, f"{scaling} {epilogue}")
+
+
+@pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
+@pytest.mark.parametrize("activation", ["silu", "gelu_tanh"])
+def test_fp8_gemm_gated(scaling, activation):
+    m, n, k = 500, 384, 1024
+    qa, qg, sa, sg, da, dg = operands(m, n, k, scaling)
+    _, qu, _, su, _, du = operands(m, n, k, scaling)
+    bg, bu = rand((n,), torch.float16), rand((n,), torch.float16)
+    out = lk.fp8_gemm_gated(qa, qg, qu, sa, sg, su, bg, bu, activation, torch.float16,
+                            accumulate="promoted" if scaling == "row" else "fast")
+    ref = ACTS[activation](da @ dg + bg.double()) * (da @ du + bu.double())
+    check(out, ref, torch.float16, f"gated {scaling} {activation}")
+
+
+@pytest.mark.parametrize("scaling", ["row", "block"])
+def test_fp8_gemm_strided_a(scaling):
+    m, n, k = 777, 640, 1536
+    qa, qb, sa, sb, da, db = operands(m, n, k, scaling, strided=True)
+    assert qa.stride(0) == k + 32
+    check(lk.fp8_gemm(qa, qb, sa, sb), da @ db, torch.bfloat16, f"strided {scaling}")
+
+
+def test_fp8_gemm_scales_strided():
+    """Scales read with their strides: a [M, 1] column of a wider matrix, a
+    block scale of b stored transposed."""
+    m, n, k = 256, 384, 512
+    qa, qb, sa, sb, da, db = operands(m, n, k, "block")
+    sa_t = sa.t().contiguous().t()  # [M, Kb], M-major as DeepGEMM stores it
+    assert sa_t.stride() != sa.stride()
+    check(lk.fp8_gemm(qa, qb, sa_t, sb.contiguous()), da @ db, torch.bfloat16, "block strides")
+    qa, qb, sa, sb, da, db = operands(m, n, k, "row")
+    wide = torch.zeros((m, 3), device="cuda")
+    wide[:, 1:2] = sa
+    check(lk.fp8_gemm(qa, qb, wide[:, 1:2], sb), da @ db, torch.bfloat16, "row scale column")
+
+
+def test_fp8_accumulation_error_falls_with_promotion():
+    """Over a long K the promoted sum is at least as close to float64 as the
+    tensor cores' own accumulation (and both within the bf16 tolerance)."""
+    m, n, k = 256, 256, 16384
+    qa, qb, sa, sb, da, db = operands(m, n, k, "tensor")
+    ref = da @ db
+    fast = rel_err(lk.fp8_gemm(qa, qb, sa, sb, out_dtype=torch.float16), ref)
+    prom = rel_err(lk.fp8_gemm(qa, qb, sa, sb, out_dtype=torch.float16, accumulate="promoted"), ref)
+    assert prom <= fast * 1.05 + 1e-5, (fast, prom)
+    assert fast < 1e-2 and prom < 2e-3, (fast, prom)
+
+
+def test_fp8_gemm_deterministic():
+    qa, qb, sa, sb, _, _ = operands(1000, 1024, 2048, "block")
+    first = lk.fp8_gemm(qa, qb, sa, sb)
+    for _ in range(3):
+        assert torch.equal(lk.fp8_gemm(qa, qb, sa, sb), first)
+
+
+def test_fp8_gemm_compiles_fullgraph():
+    qa, qb, sa, sb, da, db = operands(512, 768, 1024, "row")
+    bias = rand((768,), torch.bfloat16)
+
+    def f(a, b, s_a, s_b, c):
+        return lk.fp8_gemm(a, b, s_a, s_b, c, "gelu_tanh")
+
+    eager = f(qa, qb, sa, sb, bias)
+    compiled = torch.compile(f, fullgraph=True)(qa, qb, sa, sb, bias)
+    assert torch.equal(eager, compiled)
+
+
+# ---------------------------------------------------------- the quantizers --
+def exact_quant(v, group):
+    """The quantizer's own arithmetic on exact fp32 values v [R, C]: amax per
+    row or 128-group, s = amax / 448, q = e4m3(clamp(v * (448 / amax)))."""
+    R, C = v.shape
+    if group:
+        pad = -C % 128
+        amax = F.pad(v.abs(), (0, pad)).reshape(R, -1, 128).amax(-1).clamp_min(1e-12)
+        inv = (FMAX / amax).repeat_interleave(128, 1)[:, :C]
+    else:
+        amax = v.abs().amax(-1, keepdim=True).clamp_min(1e-12)
+        inv = FMAX / amax
+    return (v * inv).clamp(-FMAX, FMAX).to(E4M3), amax / FMAX
+
+
+@pytest.mark.parametrize("dtype", OUT_DTYPES)
+@pytest.mark.parametrize("group", [False, True])
+@pytest.mark.parametrize("shape", [(1, 16), (7, 48), (1000, 4096), (3, 4112), (64, 14336), (2, 32768)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_quantize_bit_exact(shape, group, dtype):
+    x = rand(shape, dtype, scale=3.0)
+    x[0, 0] = 0  # zeros and a row of them
+    if shape[0] > 2:
+        x[2] = 0
+    q, s = lk.quantize_fp8(x, "group" if group else "token")
+    q_ref, s_ref = exact_quant(x.float(), group)
+    assert q.dtype == E4M3 and s.dtype == torch.float32
+    assert s.shape == (shape[0], math.ceil(shape[1] / 128) if group else 1)
+    assert torch.equal(s, s_ref), "scales differ"
+    assert torch.equal(q.view(torch.uint8), q_ref.view(torch.uint8)), "e4m3 bytes differ"
+
+
+def test_quantize_strided_and_batched():
+    x = rand((4, 33, 512 + 64), torch.bfloat16)[..., :512]
+    q, s = lk.quantize_fp8(x)
+    assert q.shape == (4, 33, 512) and s.shape == (4, 33, 1)
+    q_ref, s_ref = exact_quant(x.reshape(-1, 512).float(), False)
+    assert torch.equal(q.reshape(-1, 512).view(torch.uint8), q_ref.view(torch.uint8))
+    assert torch.equal(s.reshape(-1, 1), s_ref)
+
+
+def test_quantize_saturates():
+    """Values the scale maps past 448 by rounding clamp to 448, never NaN."""
+    x = torch.tensor([[448.0, -448.0, 1.0, 447.0] * 4], device="cuda").to(torch.bfloat16)
+    q, s = lk.quantize_fp8(x)
+    assert torch.isfinite(q.float()).all() and q.float().abs().max() == FMAX
+
+
+def check_fused(q, s, ref, group, what):
+    """q * s against the float64 prologue `ref` [R, C]: within e4m3's
+    rounding, and q within one e4m3 step of the float64 value quantized with
+    the same scale for all but a few elements near a rounding boundary."""
+    R, C = ref.shape
+    q2, s2 = q.reshape(R, C), s.reshape(R, -1)
+    full = s2.double().repeat_interleave(128, 1)[:, :C] if group else s2.double()
+    deq = q2.double() * full
+    e = rel_err(deq, ref)
+    assert e < 0.045, f"{what}: dequantized relative error {e:.3e}"
+    amax = ref.abs().amax(-1, keepdim=True) if not group else None
+    if amax is not None:
+        assert torch.allclose(s2.double(), amax / FMAX, rtol=2e-3, atol=1e-12), f"{what}: scales"
+    exact = (ref / full).clamp(-FMAX, FMAX).float().to(E4M3)
+    same = (exact.view(torch.uint8) == q2.view(torch.uint8)).double().mean().item()
+    assert same > 0.98, f"{what}: only {same:.4f} of the bytes match the float64 prologue"
+    step = (exact.float() - q2.float()).abs() / exact.float().abs().clamp_min(2 ** -9)
+    assert step.max().item() <= 0.13, f"{what}: a byte more than one e4m3 step off"
+
+
+@pytest.mark.parametrize("dtype", OUT_DTYPES)
+@pytest.mark.parametrize("group", [False, True])
+@pytest.mark.parametrize("hidden", [64, 3072, 4096, 8192 + 16])
+@pytest.mark.parametrize("affine", [False, True])
+def test_rms_and_layer_norm_quant(hidden, group, dtype, affine):
+    x = rand((37, hidden), dtype, scale=2.0, offset=0.5)
+    w = rand((hidden,), dtype, offset=1.0) if affine else None
+    b = rand((hidden,), dtype) if affine else None
+    g = "group" if group else "token"
+    xd = x.double()
+    rms = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6)
+    if affine:
+        rms = rms * w.double()
+    check_fused(*lk.rms_norm_quant_fp8(x, w, 1e-6, g), rms, group, f"rms {hidden}")
+    ln = F.layer_norm(xd, (hidden,), w.double() if affine else None, b.double() if affine else None,
+                      1e-5)
+    check_fused(*lk.layer_norm_quant_fp8(x, w, b, 1e-5, g), ln, group, f"layer {hidden}")
+
+
+@pytest.mark.parametrize("norm", ["layer", "rms"])
+@pytest.mark.parametrize("per_token", [False, True])
+def test_norm_modulate_quant(norm, per_token):
+    B, S, D = 2, 77, 3072
+    x = rand((B, S, D), torch.bfloat16, scale=2.0)
+    mshape = (B, S, D) if per_token else (B, 1, D)
+    scale, shift = rand(mshape, torch.bfloat16, scale=0.3), rand(mshape, torch.bfloat16, scale=0.3)
+    q, s = lk.norm_modulate_quant_fp8(x, scale, shift, norm=norm)
+    assert q.shape == (B, S, D) and s.shape == (B, S, 1)
+    xd = x.double()
+    if norm == "layer":
+        n = F.layer_norm(xd, (D,), eps=1e-6)
+    else:
+        n = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6)
+    ref = n * (1 + scale.double()) + shift.double()
+    check_fused(q, s, ref.reshape(-1, D), False, f"{norm} per_token={per_token}")
+
+
+@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "silu"])
+def test_act_quant(activation):
+    x = rand((300, 6144), torch.bfloat16, scale=2.0)
+    q, s = lk.act_quant_fp8(x, activation)
+    check_fused(q, s, ACTS[activation](x.double()), False, activation)
+    gate, up = rand((300, 2 * 2816), torch.bfloat16).chunk(2, -1)  # column slices of one matrix
+    q, s = lk.act_and_mul_quant_fp8(gate, up, activation, "group")
+    check_fused(q, s, ACTS[activation](gate.double()) * up.double(), True, f"{activation} * up")
+
+
+@pytest.mark.parametrize("shape", [(128, 128), (300, 4112), (4096, 1024)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_weight_quantizers(shape):
+    w = rand(shape, torch.bfloat16, scale=0.02)
+    q, s = lk.quantize_fp8_weight(w, "block")
+    q_ref, s_ref = ref_quant(w, 128, 128)
+    # the kernel multiplies by 448 / amax where the reference divides by s:
+    # allow one e4m3 step on the rare boundary case, and exact scales
+    assert torch.equal(s, s_ref)
+    diff = (q.float() - q_ref.float()).abs() / q_ref.float().abs().clamp_min(2 ** -9)
+    assert diff.max().item() <= 0.13 and (diff > 0).double().mean().item() < 1e-3
+    q, s = lk.quantize_fp8_weight(w, "channel")
+    assert s.shape == (shape[0], 1)
+    q_ref, s_ref = exact_quant(w.float(), False)
+    assert torch.equal(q.view(torch.uint8), q_ref.view(torch.uint8)) and torch.equal(s, s_ref)
+
+
+# ------------------------------------------------------------- the layers --
+@pytest.mark.parametrize("scaling", ["row", "block"])
+def test_fp8_linear(scaling):
+    from lit_kernels import fp8
+
+    lin = torch.nn.Linear(1024, 640, bias=True, device="cuda", dtype=torch.bfloat16)
+    layer = fp8.FP8Linear.from_linear(lin, scaling)
+    x = rand((3, 50, 1024), torch.bfloat16)
+    ref = F.linear(x.double(), lin.weight.double(), lin.bias.double())
+    y = layer(x)
+    assert y.shape == (3, 50, 640) and y.dtype == torch.bfloat16
+    assert rel_err(y, ref) < 0.06, rel_err(y, ref)
+    q, s = lk.quantize_fp8(x, "group" if scaling == "block" else "token")
+    assert torch.equal(layer.forward_fp8(q, s, torch.bfloat16), y)
+
+
+def test_quantize_linears_swaps_block_layers():
+    from lit_kernels import fp8
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = torch.nn.Linear(256, 256)
+            self.norm = torch.nn.Linear(256, 512)   # a modulation projection: left alone
+            self.odd = torch.nn.Linear(40, 256)     # K not a multiple of 16: left alone
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer_blocks = torch.nn.ModuleList([Block(), Block()])
+            self.proj_out = torch.nn.Linear(256, 64)
+
+    model = Model().cuda().to(torch.bfloat16)
+    assert fp8.quantize_linears(model) == 2
+    assert isinstance(model.transformer_blocks[1].attn, fp8.FP8Linear)
+    assert isinstance(model.transformer_blocks[1].norm, torch.nn.Linear)
+    assert isinstance(model.transformer_blocks[0].odd, torch.nn.Linear)
+    assert isinstance(model.proj_out, torch.nn.Linear)
+
+
+# ------------------------------------------------------------- bad input --
+def raises(match, fn, *args, **kwargs):
+    with pytest.raises(RuntimeError, match=match):
+        fn(*args, **kwargs)
+
+
+def test_refusals():
+    qa, qb, sa, sb, _, _ = operands(64, 128, 256, "row")
+    bf = qa.to(torch.bfloat16)
+    raises("float8_e4m3fn", lk.fp8_gemm, bf, qb, sa, sb)
+    raises("float8_e4m3fn", lk.fp8_gemm, qa, qb.to(torch.float8_e5m2), sa, sb)
+    raises("match no scaling", lk.fp8_gemm, qa, qb, sa[:10], sb)
+    raises("float32", lk.fp8_gemm, qa, qb, sa.half(), sb)
+    raises("contiguous along K", lk.fp8_gemm, qa, qb.contiguous(), sa, sb)
+    raises("multiple of 16", lk.fp8_gemm, qa[:, :40], qb[:40], sa, sb)
+    raises("output dtype", lk.fp8_gemm, qa, qb, sa, sb, rand((128,), torch.float16))
+    raises("bfloat16 or float16", lk.fp8_gemm, qa, qb, sa, sb, None, "none", torch.float32)
+    raises("accumulate", lk.fp8_gemm, qa, qb, sa, sb, accumulate="exact")
+    raises("CUDA tensor", lk.fp8_gemm, qa.cpu(), qb, sa, sb)
+    raises("bfloat16 or float16", lk.quantize_fp8, rand((4, 64), torch.float32))
+    raises("multiple of 16", lk.quantize_fp8, rand((4, 40), torch.bfloat16))
+    raises("multiple of 16", lk.quantize_fp8, rand((4, 40000), torch.bfloat16))
+    with pytest.raises(ValueError, match="granularity"):
+        lk.quantize_fp8(rand((4, 64), torch.bfloat16), "tensor")
+
+
+def test_suite_fails_when_package_is_expected():
+    """The device scripts set LIT_KERNELS_PATH: there the package must load."""
+    if os.environ.get("LIT_KERNELS_PATH"):
+        assert lk is not None
