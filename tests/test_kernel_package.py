@@ -185,8 +185,8 @@ HOPPER_KERNELS = {
     # bf16 and fp16, two head dims, causal or not; bf16 also in the two
     # schedules that are not the default
     "attention_hopper.cu": ("attention_hopper_kernel", 16),
-    # bf16 and fp16 out, plain or gated, three accumulation modes
-    "fp8_gemm.cu": ("fp8_gemm_kernel", 12),
+    # bf16 and fp16 out, plain or gated, four modes, four activations
+    "fp8_gemm.cu": ("fp8_gemm_kernel", 64),
 }
 
 

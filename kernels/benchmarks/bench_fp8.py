@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Bench, load_package, rel_err  # noqa: E402
+from harness import Bench, TuningHook, load_package, rel_err  # noqa: E402
 
 E4M3, FMAX = torch.float8_e4m3fn, 448.0
 GEMM_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (16384, 4096, 4096), (4608, 3072, 3072),
@@ -46,6 +46,7 @@ def tflops(recs, flops):
 
 
 def bench_gemm(bench, lk, quick):
+    sched = TuningHook(lk.ops._fp8_gemm_tuning)  # 0 the rule, 1 cooperative, 2 ping-pong
     for m, n, k in GEMM_SHAPES[:2] if quick else GEMM_SHAPES:
         x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         w = (torch.randn(n, k, device="cuda") / k ** 0.5).to(torch.bfloat16)
@@ -67,8 +68,10 @@ def bench_gemm(bench, lk, quick):
             "scaled_mm_row": (lambda: torch._scaled_mm(xr, wr.t(), sr_x, sr_w.t(), out_dtype=torch.bfloat16), ref),
             "scaled_mm_row_fast": (lambda: torch._scaled_mm(xr, wr.t(), sr_x, sr_w.t(), out_dtype=torch.bfloat16,
                                                             use_fast_accum=True), ref),
-            "lit_tensor": (lambda: lk.fp8_gemm(xt, wt.t(), st_x, st_w), ref_t),
-            "lit_row": (lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), ref),
+            "lit_tensor": (sched.wrap(lambda: lk.fp8_gemm(xt, wt.t(), st_x, st_w), 0), ref_t),
+            "lit_row": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 0), ref),
+            "lit_row_cooperative": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 1), ref),
+            "lit_row_pingpong": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 2), ref),
             "lit_row_promoted": (lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t(), accumulate="promoted"), ref),
             "lit_block": (lambda: lk.fp8_gemm(xb, wb.t(), sb_x, sb_w.t()), ref_b),
         }
@@ -234,14 +237,19 @@ def quant_cases(lk):
 
 
 def bench_quant(bench, lk, quick):
+    """Each quantizer by its launch rule, and at a cap of 128, 256 and 512
+    threads a row (the sweep the rule comes from)."""
     cases = quant_cases(lk)
+    tuning = TuningHook(lk.ops._fp8_quant_tuning)
     for name, shape, make, ours, expr, nbytes in cases[:2] if quick else cases:
         args = make()
         compiled = torch.compile(expr, dynamic=False)
         q_ref, s_ref = compiled(*args)
         deq_ref = q_ref.float() * s_ref
         entries = []
-        for impl, fn in (("torch_compile", lambda: compiled(*args)), ("lit_kernels", lambda: ours(*args))):
+        forms = [("torch_compile", lambda: compiled(*args)), ("lit_kernels", tuning.wrap(lambda: ours(*args), 0))]
+        forms += [(f"lit_max{t}", tuning.wrap(lambda: ours(*args), t)) for t in (128, 256, 512)]
+        for impl, fn in forms:
             q, s = fn()
             err = rel_err(q.float() * s.reshape(s_ref.shape), deq_ref)
             assert err < 0.05, f"{name} {impl}: {err:.2e} from the compiled expression"

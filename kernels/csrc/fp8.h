@@ -66,6 +66,10 @@ cudaError_t fp8_gemm(const Fp8GemmParams& p, DType out_dtype, cudaStream_t strea
 // can, else a sentence naming what it needs.
 const char* fp8_gemm_refusal(const Fp8GemmParams& p);
 
+// Benchmark hook: the schedule of the fast accumulation (0: the rule,
+// 1: cooperative 128 x 256, 2: ping-pong 128 x 128).
+void fp8_gemm_set_schedule(int schedule);
+
 // ---- quantizers ----
 // What is computed from the input row before it is quantized.
 enum class QuantPrologue : int {
@@ -103,6 +107,10 @@ constexpr int64_t kQuantMaxHidden = 32768;
 
 // The 16-bit dtype of x (and up, weight, bias, the modulation).
 cudaError_t fp8_quantize_rows(const QuantRowsParams& p, DType dtype, cudaStream_t stream);
+
+// Benchmark hook: the most threads a row's CTA may have (32 to 512; 0
+// restores the rule). Fewer threads hold more vectors each.
+void fp8_quant_set_max_threads(int threads);
 
 // A weight [n, k] to e4m3 with a scale per 128 x 128 block ([ceil(n/128),
 // ceil(k/128)], contiguous); per-channel scales are fp8_quantize_rows with

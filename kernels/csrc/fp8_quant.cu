@@ -33,6 +33,28 @@ __device__ __forceinline__ uint2 to_e4m3x8(const float (&v)[8], float inv) {
   return make_uint2(w[0], w[1]);
 }
 
+// A sum and a maximum over the block with one barrier: RMSNorm's sum of
+// squares and the amax of x * weight, reduced together. The same protocol
+// as block_reduce (lit_common.cuh): one partial pair a warp, two slots that
+// alternate by `parity`; scratch is 2 x 64 floats. Maxima are of
+// magnitudes, so 0 fills the lanes past the last warp.
+__device__ __forceinline__ void block_sum_max(float& sum, float& mx, float (*scratch)[64],
+                                              int& parity) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
+  sum = warp_reduce(sum, SumOp{});
+  mx = warp_reduce(mx, MaxOp{});
+  if (lane == 0) {
+    scratch[parity][warp] = sum;
+    scratch[parity][32 + warp] = mx;
+  }
+  __syncthreads();
+  const float s = lane < nwarps ? scratch[parity][lane] : 0.f;
+  const float m = lane < nwarps ? scratch[parity][32 + lane] : 0.f;
+  parity ^= 1;
+  sum = warp_reduce(s, SumOp{});
+  mx = warp_reduce(m, MaxOp{});
+}
+
 // The largest magnitude over the 16 lanes of a group (lanes 0-15 or 16-31).
 __device__ __forceinline__ float group16_max(float v) {
 #pragma unroll
@@ -42,12 +64,45 @@ __device__ __forceinline__ float group16_max(float v) {
 
 // The prologue PRO applied to the thread's ITEMS vectors v (those with
 // ok[i] false are past the row's end and hold zeros). Every thread of the
-// block calls it: the norms reduce over the block.
+// block calls it: the norms reduce over the block. Returns the row's amax
+// when the prologue found it on the way (RMSNorm without modulation: the
+// amax of x * w times the one positive factor rsqrt(mean + eps), reduced
+// with the sum of squares under one barrier), else -1.
 template <typename T, int ITEMS, int PRO>
-__device__ __forceinline__ void quant_prologue(float (&v)[ITEMS][8], const bool (&ok)[ITEMS],
-                                               const QuantRowsParams& p, int64_t row,
-                                               float (*scratch)[32], int& parity) {
+__device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool (&ok)[ITEMS],
+                                                const QuantRowsParams& p, int64_t row,
+                                                float (*scratch)[32], float (*pair)[64],
+                                                int& parity, int& pair_parity) {
   const int T_ = blockDim.x;
+  if constexpr (PRO == static_cast<int>(QuantPrologue::kRms)) {
+    if (p.mod_scale.ptr == nullptr && !p.group) {
+      const T* w = static_cast<const T*>(p.weight);
+      float ss = 0.f, mx = 0.f;
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        float wv[8];
+        if (w != nullptr && ok[i]) {
+          load_f32<T, 8>(w + 8 * (threadIdx.x + i * T_), wv);
+        } else {
+#pragma unroll
+          for (int e = 0; e < 8; ++e) wv[e] = 1.f;
+        }
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          ss += v[i][e] * v[i][e];
+          v[i][e] *= wv[e];  // x * w: the rsqrt factor comes after the reduction
+          mx = fmaxf(mx, fabsf(v[i][e]));
+        }
+      }
+      block_sum_max(ss, mx, pair, pair_parity);
+      const float r = rsqrtf(ss / static_cast<float>(p.hidden) + p.eps);
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[i][e] *= r;
+      return mx * r;
+    }
+  }
   if constexpr (PRO == static_cast<int>(QuantPrologue::kAct) ||
                 PRO == static_cast<int>(QuantPrologue::kActMul)) {
     const T* up = static_cast<const T*>(p.up) + row * p.up_stride;
@@ -105,6 +160,7 @@ __device__ __forceinline__ void quant_prologue(float (&v)[ITEMS][8], const bool 
                             sh, 8 * (threadIdx.x + i * T_));
     }
   }
+  return -1.f;
 }
 
 // One CTA a row: load, prologue, amax, scale, e4m3 store.
@@ -112,7 +168,8 @@ template <typename T, int ITEMS, int PRO>
 __global__ void __launch_bounds__(kQuantMaxThreads)
     quant_rows_kernel(const QuantRowsParams p) {
   __shared__ float scratch[2][32];
-  int parity = 0;
+  __shared__ float pair[2][64];
+  int parity = 0, pair_parity = 0;
   const int64_t row = blockIdx.x;
   const int vecs = static_cast<int>(p.hidden / 8);
   const T* x = static_cast<const T*>(p.x) + row * p.x_stride;
@@ -129,16 +186,20 @@ __global__ void __launch_bounds__(kQuantMaxThreads)
       for (int e = 0; e < 8; ++e) v[i][e] = 0.f;
     }
   }
-  quant_prologue<T, ITEMS, PRO>(v, ok, p, row, scratch, parity);
+  const float found = quant_prologue<T, ITEMS, PRO>(v, ok, p, row, scratch, pair, parity, pair_parity);
 
   uint8_t* q = static_cast<uint8_t*>(p.q) + row * p.hidden;
   if (!p.group) {
-    float amax = 0.f;
+    float amax = found;
+    if (amax < 0.f) {
+      amax = 0.f;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
+      for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
-      for (int e = 0; e < 8; ++e) amax = fmaxf(amax, fabsf(v[i][e]));
-    amax = fmaxf(block_max(amax, scratch, parity), kAmaxFloor);
+        for (int e = 0; e < 8; ++e) amax = fmaxf(amax, fabsf(v[i][e]));
+      amax = block_max(amax, scratch, parity);
+    }
+    amax = fmaxf(amax, kAmaxFloor);
     const float inv = kE4M3Max / amax;
     if (threadIdx.x == 0) p.scale[row] = amax / kE4M3Max;
 #pragma unroll
@@ -221,12 +282,30 @@ cudaError_t launch_rows(const QuantRowsParams& p, int threads, cudaStream_t stre
   return cudaGetLastError();
 }
 
+int g_max_threads = 0;  // the benchmark hook's cap; 0: the rule
+
+// The rule: four vectors a thread, fewer when that would leave the row
+// under 64 threads, eight past 2,048 threads' worth. With the hook's cap:
+// the fewest vectors a thread that keeps the CTA within the cap.
+int items_for(int64_t vecs) {
+  if (g_max_threads > 0) {
+    for (int items = 1; items < 8; items *= 2) {
+      if (round_up32(ceil_div(vecs, items)) <= g_max_threads) return items;
+    }
+    return 8;
+  }
+  int items = 4;
+  while (items > 1 && ceil_div(vecs, items) < 64) items /= 2;
+  return round_up32(ceil_div(vecs, items)) <= kQuantMaxThreads ? items : 8;
+}
+
 template <typename T>
 cudaError_t quantize_rows_t(const QuantRowsParams& p, cudaStream_t stream) {
   const int64_t vecs = p.hidden / 8;
-  for (int items = 1; items <= 8; items *= 2) {
+  {
+    const int items = items_for(vecs);
     const int threads = round_up32(ceil_div(vecs, items));
-    if (threads > kQuantMaxThreads) continue;
+    if (threads > kQuantMaxThreads) return cudaErrorInvalidValue;
     switch (items) {
       case 1: return launch_rows<T, 1>(p, threads, stream);
       case 2: return launch_rows<T, 2>(p, threads, stream);
@@ -234,7 +313,6 @@ cudaError_t quantize_rows_t(const QuantRowsParams& p, cudaStream_t stream) {
       default: return launch_rows<T, 8>(p, threads, stream);
     }
   }
-  return cudaErrorInvalidValue;  // wider than kQuantMaxHidden
 }
 
 bool rows_invalid(const QuantRowsParams& p) {
@@ -261,6 +339,8 @@ cudaError_t fp8_quantize_rows(const QuantRowsParams& p, DType dtype, cudaStream_
   if (dtype == DType::Float16) return quantize_rows_t<__half>(p, stream);
   return cudaErrorInvalidValue;
 }
+
+void fp8_quant_set_max_threads(int threads) { g_max_threads = threads; }
 
 cudaError_t fp8_quantize_blocks(const QuantBlocksParams& p, DType dtype, cudaStream_t stream) {
   if (p.n < 0 || p.k < 16 || p.k % 16 != 0 || p.ldw < p.k || p.ldw % 8 != 0) {

@@ -125,6 +125,12 @@ struct RingPos {
       phase ^= 1u;
     }
   }
+  // n positions on at once (a consumer skipping stages another one reads).
+  __device__ __forceinline__ void advance(int n) {
+    const int s = stage + n;
+    phase ^= static_cast<uint32_t>(s / STAGES) & 1u;
+    stage = s % STAGES;
+  }
 };
 
 // A TMA copy of the box at (x, y) (innermost coordinate first) of a 2-d

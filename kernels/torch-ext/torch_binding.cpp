@@ -1611,6 +1611,19 @@ std::tuple<at::Tensor, at::Tensor> quantize_fp8_blocks(const at::Tensor& w) {
   check_launch(lit::fp8_quantize_blocks(p, dt, stream_of(w)), op);
   return {q, s};
 }
+
+void fp8_quant_tuning(int64_t max_threads) {
+  TORCH_CHECK(max_threads == 0 || (max_threads >= 32 && max_threads <= 512 && max_threads % 32 == 0),
+              "lit_kernels._fp8_quant_tuning: max_threads must be 0 (the rule) or a multiple of 32 "
+              "from 32 to 512, got ", max_threads);
+  lit::fp8_quant_set_max_threads(static_cast<int>(max_threads));
+}
+
+void fp8_gemm_tuning(int64_t schedule) {
+  TORCH_CHECK(schedule >= 0 && schedule <= 2, "lit_kernels._fp8_gemm_tuning: schedule must be 0 (the "
+              "rule), 1 (cooperative) or 2 (ping-pong), got ", schedule);
+  lit::fp8_gemm_set_schedule(static_cast<int>(schedule));
+}
 // ---- attention ----
 std::tuple<at::Tensor, at::Tensor> attention(const at::Tensor& q, const at::Tensor& k,
                                              const at::Tensor& v, bool causal,
@@ -1862,6 +1875,8 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("quantize_fp8_blocks(Tensor w) -> (Tensor, Tensor)");
   ops.impl("quantize_fp8_blocks", c10::kCUDA, &quantize_fp8_blocks);
   ops.impl("quantize_fp8_blocks", c10::kCPU, &quantize_fp8_blocks);
+  ops.def("_fp8_quant_tuning(int max_threads) -> ()", &fp8_quant_tuning);
+  ops.def("_fp8_gemm_tuning(int schedule) -> ()", &fp8_gemm_tuning);
   // ---- attention ----
   ops.def(
       "attention(Tensor q, Tensor k, Tensor v, bool causal=False, float? scale=None, "

@@ -105,6 +105,8 @@ std::tuple<at::Tensor, at::Tensor> act_and_mul_quant_fp8(const at::Tensor& gate,
                                                          const at::Tensor& up,
                                                          const std::string& activation, bool group);
 std::tuple<at::Tensor, at::Tensor> quantize_fp8_blocks(const at::Tensor& w);
+void fp8_quant_tuning(int64_t max_threads);
+void fp8_gemm_tuning(int64_t schedule);
 // --- attention ---
 #include <cmath>
 

@@ -44,10 +44,22 @@ def ref_quant(x, bm, bk):
     pr, pc = -R % bm, -C % bk
     xp = F.pad(xf, (0, pc, 0, pr))
     blocks = xp.reshape((R + pr) // bm, bm, (C + pc) // bk, bk).abs().amax(dim=(1, 3))
-    s = blocks.clamp_min(1e-12) / FMAX
+    s = blocks.clamp_min(1e-12) / fmax_like(blocks)
     full = s.repeat_interleave(bm, 0).repeat_interleave(bk, 1)[:R, :C]
     q = (xf / full).clamp(-FMAX, FMAX).to(E4M3)
     return q, s
+
+
+def fmax_like(t):
+    """448 as a tensor: PyTorch divides by a Python scalar as a multiplication
+    by its reciprocal, which rounds differently from the kernels' division."""
+    return torch.full_like(t, FMAX)
+
+
+def codes(q):
+    """e4m3 values as ordinals: adjacent representable values differ by 1."""
+    b = q.view(torch.uint8).int()
+    return torch.where(b >= 128, -(b - 128), b)
 
 
 def dequant(q, s, bm, bk):
@@ -97,6 +109,14 @@ def ref_epilogue(y, bias, epilogue):
 
 
 # ---------------------------------------------------------------- the GEMM --
+@pytest.fixture(params=["cooperative", "pingpong"])
+def schedule(request):
+    """The fast accumulation's two schedules, forced through the tuning hook."""
+    lk.ops._fp8_gemm_tuning(1 if request.param == "cooperative" else 2)
+    yield request.param
+    lk.ops._fp8_gemm_tuning(0)
+
+
 SHAPES = [(1, 256, 256), (7, 300, 512), (64, 4095, 1024), (1000, 520, 1008), (4096, 1024, 4096),
           (129, 7, 2048), (300, 4097, 16)]
 
@@ -105,7 +125,9 @@ SHAPES = [(1, 256, 256), (7, 300, 512), (64, 4095, 1024), (1000, 520, 1008), (40
 @pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
 @pytest.mark.parametrize("out_dtype", OUT_DTYPES)
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_fp8_gemm_shapes(shape, out_dtype, scaling, accumulate):
+def test_fp8_gemm_shapes(shape, out_dtype, scaling, accumulate, schedule):
+    if schedule == "cooperative" and (accumulate == "promoted" or scaling == "block"):
+        pytest.skip("one schedule runs the promoted and block forms")
     m, n, k = shape
     qa, qb, sa, sb, da, db = operands(m, n, k, scaling)
     poison_next((m, n), out_dtype)
@@ -117,7 +139,7 @@ def test_fp8_gemm_shapes(shape, out_dtype, scaling, accumulate):
 @pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
 @pytest.mark.parametrize("epilogue", list(ACTS) + list(GATED))
 @pytest.mark.parametrize("bias", [False, True])
-def test_fp8_gemm_epilogues(scaling, epilogue, bias):
+def test_fp8_gemm_epilogues(scaling, epilogue, bias, schedule):
     m, n, k = 333, 512, 768
     qa, qb, sa, sb, da, db = operands(m, n, k, scaling)
     bvec = rand((n,), torch.bfloat16) if bias else None
@@ -127,19 +149,18 @@ def test_fp8_gemm_epilogues(scaling, epilogue, bias):
 
 @pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
 @pytest.mark.parametrize("activation", ["silu", "gelu_tanh"])
-def test_fp8_gemm_gated(scaling, activation):
+def test_fp8_gemm_gated(scaling, activation, schedule):
     m, n, k = 500, 384, 1024
     qa, qg, sa, sg, da, dg = operands(m, n, k, scaling)
     _, qu, _, su, _, du = operands(m, n, k, scaling)
     bg, bu = rand((n,), torch.float16), rand((n,), torch.float16)
-    out = lk.fp8_gemm_gated(qa, qg, qu, sa, sg, su, bg, bu, activation, torch.float16,
-                            accumulate="promoted" if scaling == "row" else "fast")
+    out = lk.fp8_gemm_gated(qa, qg, qu, sa, sg, su, bg, bu, activation, torch.float16)
     ref = ACTS[activation](da @ dg + bg.double()) * (da @ du + bu.double())
     check(out, ref, torch.float16, f"gated {scaling} {activation}")
 
 
 @pytest.mark.parametrize("scaling", ["row", "block"])
-def test_fp8_gemm_strided_a(scaling):
+def test_fp8_gemm_strided_a(scaling, schedule):
     m, n, k = 777, 640, 1536
     qa, qb, sa, sb, da, db = operands(m, n, k, scaling, strided=True)
     assert qa.stride(0) == k + 32
@@ -172,6 +193,29 @@ def test_fp8_accumulation_error_falls_with_promotion():
     assert fast < 1e-2 and prom < 2e-3, (fast, prom)
 
 
+def test_fp8_gemm_gated_promoted():
+    m, n, k = 300, 256, 2048
+    qa, qg, sa, sg, da, dg = operands(m, n, k, "row")
+    _, qu, _, su, _, du = operands(m, n, k, "row")
+    out = lk.fp8_gemm_gated(qa, qg, qu, sa, sg, su, activation="silu", accumulate="promoted")
+    check(out, F.silu(da @ dg) * (da @ du), torch.bfloat16, "gated promoted")
+
+
+def test_fp8_pingpong_tile_counts():
+    """Ping-pong with one to five tiles a CTA (the turn hand-over at every
+    parity of the count), and more CTAs than tiles."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for tiles_m in (1, 2, 3):
+        for per_cta in (1, 2, 5):
+            m, n, k = 128 * tiles_m, 128 * max(1, per_cta * sms // tiles_m), 256
+            qa, qb, sa, sb, da, db = operands(m, n, k, "row")
+            lk.ops._fp8_gemm_tuning(2)
+            try:
+                check(lk.fp8_gemm(qa, qb, sa, sb), da @ db, torch.bfloat16, f"{m}x{n}")
+            finally:
+                lk.ops._fp8_gemm_tuning(0)
+
+
 def test_fp8_gemm_deterministic():
     qa, qb, sa, sb, _, _ = operands(1000, 1024, 2048, "block")
     first = lk.fp8_gemm(qa, qb, sa, sb)
@@ -199,11 +243,11 @@ def exact_quant(v, group):
     if group:
         pad = -C % 128
         amax = F.pad(v.abs(), (0, pad)).reshape(R, -1, 128).amax(-1).clamp_min(1e-12)
-        inv = (FMAX / amax).repeat_interleave(128, 1)[:, :C]
+        inv = (fmax_like(amax) / amax).repeat_interleave(128, 1)[:, :C]
     else:
         amax = v.abs().amax(-1, keepdim=True).clamp_min(1e-12)
-        inv = FMAX / amax
-    return (v * inv).clamp(-FMAX, FMAX).to(E4M3), amax / FMAX
+        inv = fmax_like(amax) / amax
+    return (v * inv).clamp(-FMAX, FMAX).to(E4M3), amax / fmax_like(amax)
 
 
 @pytest.mark.parametrize("dtype", OUT_DTYPES)
@@ -255,8 +299,8 @@ def check_fused(q, s, ref, group, what):
     exact = (ref / full).clamp(-FMAX, FMAX).float().to(E4M3)
     same = (exact.view(torch.uint8) == q2.view(torch.uint8)).double().mean().item()
     assert same > 0.98, f"{what}: only {same:.4f} of the bytes match the float64 prologue"
-    step = (exact.float() - q2.float()).abs() / exact.float().abs().clamp_min(2 ** -9)
-    assert step.max().item() <= 0.13, f"{what}: a byte more than one e4m3 step off"
+    step = (codes(exact) - codes(q2)).abs().max().item()
+    assert step <= 1, f"{what}: a byte {step} e4m3 steps from the float64 prologue's"
 
 
 @pytest.mark.parametrize("dtype", OUT_DTYPES)
@@ -315,8 +359,8 @@ def test_weight_quantizers(shape):
     # the kernel multiplies by 448 / amax where the reference divides by s:
     # allow one e4m3 step on the rare boundary case, and exact scales
     assert torch.equal(s, s_ref)
-    diff = (q.float() - q_ref.float()).abs() / q_ref.float().abs().clamp_min(2 ** -9)
-    assert diff.max().item() <= 0.13 and (diff > 0).double().mean().item() < 1e-3
+    diff = (codes(q) - codes(q_ref)).abs()
+    assert diff.max().item() <= 1 and (diff > 0).double().mean().item() < 1e-3
     q, s = lk.quantize_fp8_weight(w, "channel")
     assert s.shape == (shape[0], 1)
     q_ref, s_ref = exact_quant(w.float(), False)

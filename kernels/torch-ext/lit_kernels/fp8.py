@@ -104,3 +104,239 @@ def quantize_linears(model: nn.Module, include: Union[str, Callable[[str, nn.Mod
 
 
 __all__ = ["FP8Linear", "TRANSFORMER_BLOCKS", "eligible", "quantize_linears"]
+
+# ---- whole blocks: norms that write FP8, GEMMs that share an input ----
+import inspect  # noqa: E402
+
+from . import norm_modulate_quant_fp8, rms_norm_quant_fp8  # noqa: E402
+
+
+def merged(linears, scaling: str = "row", accumulate: str = "fast") -> FP8Linear:
+    """One FP8Linear over the concatenated weights (and biases) of linear
+    layers that read the same input: their outputs side by side."""
+    w = torch.cat([m.weight.detach() for m in linears])
+    has_bias = [m.bias is not None for m in linears]
+    if any(has_bias) and not all(has_bias):
+        raise ValueError("merged: either every layer has a bias or none does")
+    joint = nn.Linear(w.shape[1], w.shape[0], bias=all(has_bias), device=w.device, dtype=w.dtype)
+    with torch.no_grad():
+        joint.weight.copy_(w)
+        if all(has_bias):
+            joint.bias.copy_(torch.cat([m.bias.detach() for m in linears]))
+    return FP8Linear.from_linear(joint, scaling, accumulate)
+
+
+def _need(module, *names):
+    missing = [n for n in names if not hasattr(module, n)]
+    if missing:
+        raise ValueError(f"{type(module).__name__} has no {', '.join(missing)}: "
+                         "not the structure this FP8 patch knows; quantize_linears still applies")
+
+
+def _swap(parent, name):
+    child = getattr(parent, name)
+    if not isinstance(child, FP8Linear):
+        setattr(parent, name, FP8Linear.from_linear(child))
+
+
+# -- transformers decoders (Qwen3, LLaMA) --
+def _decoder_attention(attn, q, k, v, attention_mask, past_key_values, kwargs):
+    """The stock attention from the cache update on (q, k, v [batch, heads,
+    seq, head_dim]), through the model's configured attention function."""
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+    if past_key_values is not None:
+        if "cache_position" in kwargs:
+            k, v = past_key_values.update(k, v, attn.layer_idx, {"cache_position": kwargs["cache_position"]})
+        else:
+            k, v = past_key_values.update(k, v, attn.layer_idx)
+    fn = inspect.getmodule(type(attn)).eager_attention_forward
+    if attn.config._attn_implementation != "eager":
+        fn = ALL_ATTENTION_FUNCTIONS[attn.config._attn_implementation]
+    out, _ = fn(attn, q, k, v, attention_mask, dropout=0.0, scaling=attn.scaling,
+                sliding_window=getattr(attn, "sliding_window", None), **kwargs)
+    return out
+
+
+def patch_decoder_layer(layer) -> None:
+    """An FP8 forward for one transformers decoder layer (Qwen3, LLaMA):
+    input_layernorm quantizes, q/k/v are one GEMM, post_attention_layernorm
+    quantizes, gate and up are one gated GEMM, o_proj and down_proj are
+    FP8Linear. Weights are quantized here, once."""
+    attn, mlp = layer.self_attn, layer.mlp
+    _need(layer, "input_layernorm", "post_attention_layernorm")
+    _need(attn, "q_proj", "k_proj", "v_proj", "o_proj", "head_dim")
+    _need(mlp, "gate_proj", "up_proj", "down_proj")
+    if getattr(mlp, "act_fn", None) is None or type(mlp.act_fn).__name__ not in ("SiLU", "SiLUActivation"):
+        raise ValueError(f"patch_decoder_layer: the MLP's activation is {type(getattr(mlp, 'act_fn', None)).__name__}, "
+                         "not SiLU; this patch computes SwiGLU")
+    rotate = inspect.getmodule(type(attn)).apply_rotary_pos_emb
+    attn.lit_qkv = merged([attn.q_proj, attn.k_proj, attn.v_proj])
+    sizes = [attn.q_proj.out_features, attn.k_proj.out_features, attn.v_proj.out_features]
+    mlp.lit_gate_up = merged([mlp.gate_proj, mlp.up_proj])
+    _swap(attn, "o_proj")
+    _swap(mlp, "down_proj")
+    for name in ("q_proj", "k_proj", "v_proj"):
+        setattr(attn, name, None)  # their weights live in lit_qkv now
+    mlp.gate_proj = mlp.up_proj = None
+    norm_in, norm_post = layer.input_layernorm, layer.post_attention_layernorm
+    eps_in, eps_post = float(norm_in.variance_epsilon), float(norm_post.variance_epsilon)
+    q_norm, k_norm = getattr(attn, "q_norm", None), getattr(attn, "k_norm", None)
+
+    def forward(hidden_states, attention_mask=None, position_ids=None, past_key_values=None,
+                use_cache=False, position_embeddings=None, **kwargs):
+        dt = hidden_states.dtype
+        shape = (*hidden_states.shape[:-1], -1, attn.head_dim)
+        xq, xs = rms_norm_quant_fp8(hidden_states, norm_in.weight, eps_in)
+        q, k, v = attn.lit_qkv.forward_fp8(xq, xs, dt).split(sizes, dim=-1)
+        q, k, v = q.reshape(shape), k.reshape(shape), v.reshape(shape)
+        if q_norm is not None:
+            q, k = q_norm(q), k_norm(k)
+        cos, sin = position_embeddings
+        q, k = rotate(q.transpose(1, 2), k.transpose(1, 2), cos, sin)
+        o = _decoder_attention(attn, q, k, v.transpose(1, 2), attention_mask, past_key_values,
+                               dict(kwargs, position_ids=position_ids))
+        h = hidden_states + attn.o_proj(o.reshape(*hidden_states.shape[:-1], -1).contiguous())
+        xq, xs = rms_norm_quant_fp8(h, norm_post.weight, eps_post)
+        return h + mlp.down_proj(mlp.lit_gate_up.forward_fp8(xq, xs, dt, epilogue="swiglu"))
+
+    layer.forward = forward
+
+
+def patch_transformers_decoder(model) -> int:
+    """patch_decoder_layer on every layer of model.model.layers; returns how many."""
+    layers = model.model.layers
+    for layer in layers:
+        patch_decoder_layer(layer)
+    return len(layers)
+
+
+# -- diffusers Flux --
+def _attend(q, k, v, attention):
+    if attention is not None:
+        return attention(q, k, v)
+    from diffusers.models.attention_dispatch import dispatch_attention_fn
+    return dispatch_attention_fn(q, k, v)
+
+
+def _heads(x, attn, norm):
+    x = x.unflatten(-1, (-1, attn.head_dim))
+    return norm(x) if norm is not None else x
+
+
+def _ff_fp8(ff, q, s, dt):
+    """A diffusers FeedForward with a tanh-GELU first layer, from an FP8 input."""
+    return ff.net[2](ff.net[0].proj.forward_fp8(q, s, dt, epilogue="gelu_tanh"))
+
+
+def _check_ff(ff):
+    _need(ff, "net")
+    gelu = ff.net[0]
+    if type(gelu).__name__ != "GELU" or getattr(gelu, "approximate", None) != "tanh":
+        raise ValueError("the feed-forward's first layer is not a tanh GELU; this patch fuses that activation")
+
+
+def patch_flux_double(block, attention=None) -> None:
+    """An FP8 forward for a FluxTransformerBlock (the joint image/text block)."""
+    from diffusers.models.embeddings import apply_rotary_emb
+    attn = block.attn
+    _need(block, "norm1", "norm1_context", "norm2", "norm2_context", "ff", "ff_context")
+    _need(attn, "to_q", "to_k", "to_v", "add_q_proj", "add_k_proj", "add_v_proj", "to_out", "to_add_out")
+    _check_ff(block.ff)
+    _check_ff(block.ff_context)
+    attn.lit_qkv = merged([attn.to_q, attn.to_k, attn.to_v])
+    attn.lit_add_qkv = merged([attn.add_q_proj, attn.add_k_proj, attn.add_v_proj])
+    _swap(attn.to_out, "0")
+    _swap(attn, "to_add_out")
+    for ff in (block.ff, block.ff_context):
+        _swap(ff.net[0], "proj")
+        _swap(ff.net, "2")
+    n1, n1c = block.norm1, block.norm1_context
+
+    def forward(hidden_states, encoder_hidden_states, temb, image_rotary_emb=None,
+                joint_attention_kwargs=None):
+        dt = hidden_states.dtype
+        shift, scale, gate, shift_mlp, scale_mlp, gate_mlp = n1.linear(n1.silu(temb)).chunk(6, dim=1)
+        c_shift, c_scale, c_gate, c_shift_mlp, c_scale_mlp, c_gate_mlp = (
+            n1c.linear(n1c.silu(temb)).chunk(6, dim=1))
+        xq, xs = norm_modulate_quant_fp8(hidden_states, scale[:, None], shift[:, None], norm="layer",
+                                         eps=n1.norm.eps)
+        cq, cs = norm_modulate_quant_fp8(encoder_hidden_states, c_scale[:, None], c_shift[:, None],
+                                         norm="layer", eps=n1c.norm.eps)
+        q, k, v = attn.lit_qkv.forward_fp8(xq, xs, dt).chunk(3, dim=-1)
+        eq, ek, ev = attn.lit_add_qkv.forward_fp8(cq, cs, dt).chunk(3, dim=-1)
+        q = torch.cat([_heads(eq, attn, attn.norm_added_q), _heads(q, attn, attn.norm_q)], dim=1)
+        k = torch.cat([_heads(ek, attn, attn.norm_added_k), _heads(k, attn, attn.norm_k)], dim=1)
+        v = torch.cat([_heads(ev, attn, None), _heads(v, attn, None)], dim=1)
+        if image_rotary_emb is not None:
+            q = apply_rotary_emb(q, image_rotary_emb, sequence_dim=1)
+            k = apply_rotary_emb(k, image_rotary_emb, sequence_dim=1)
+        o = _attend(q, k, v, attention).flatten(2, 3).to(dt)
+        text = encoder_hidden_states.shape[1]
+        co, o = o[:, :text], o[:, text:]
+        hidden_states = hidden_states + gate.unsqueeze(1) * attn.to_out[0](o.contiguous())
+        encoder_hidden_states = encoder_hidden_states + c_gate.unsqueeze(1) * attn.to_add_out(co.contiguous())
+        fq, fs = norm_modulate_quant_fp8(hidden_states, scale_mlp[:, None], shift_mlp[:, None],
+                                         norm="layer", eps=block.norm2.eps)
+        hidden_states = hidden_states + gate_mlp.unsqueeze(1) * _ff_fp8(block.ff, fq, fs, dt)
+        fq, fs = norm_modulate_quant_fp8(encoder_hidden_states, c_scale_mlp[:, None],
+                                         c_shift_mlp[:, None], norm="layer", eps=block.norm2_context.eps)
+        encoder_hidden_states = encoder_hidden_states + c_gate_mlp.unsqueeze(1) * _ff_fp8(
+            block.ff_context, fq, fs, dt)
+        if encoder_hidden_states.dtype == torch.float16:
+            encoder_hidden_states = encoder_hidden_states.clip(-65504, 65504)
+        return encoder_hidden_states, hidden_states
+
+    block.forward = forward
+
+
+def patch_flux_single(block, attention=None) -> None:
+    """An FP8 forward for a FluxSingleTransformerBlock: one quantized norm
+    output feeds both the attention projections and the MLP's first GEMM."""
+    from diffusers.models.embeddings import apply_rotary_emb
+    attn = block.attn
+    _need(block, "norm", "proj_mlp", "act_mlp", "proj_out")
+    _need(attn, "to_q", "to_k", "to_v")
+    if getattr(block.act_mlp, "approximate", None) != "tanh":
+        raise ValueError("the single block's MLP activation is not a tanh GELU")
+    attn.lit_qkv = merged([attn.to_q, attn.to_k, attn.to_v])
+    _swap(block, "proj_mlp")
+    _swap(block, "proj_out")
+    norm = block.norm
+
+    def forward(hidden_states, encoder_hidden_states, temb, image_rotary_emb=None,
+                joint_attention_kwargs=None):
+        dt = hidden_states.dtype
+        text = encoder_hidden_states.shape[1]
+        hidden_states = torch.cat([encoder_hidden_states, hidden_states], dim=1)
+        shift, scale, gate = norm.linear(norm.silu(temb)).chunk(3, dim=1)
+        xq, xs = norm_modulate_quant_fp8(hidden_states, scale[:, None], shift[:, None], norm="layer",
+                                         eps=norm.norm.eps)
+        mlp = block.proj_mlp.forward_fp8(xq, xs, dt, epilogue="gelu_tanh")
+        q, k, v = attn.lit_qkv.forward_fp8(xq, xs, dt).chunk(3, dim=-1)
+        q, k, v = _heads(q, attn, attn.norm_q), _heads(k, attn, attn.norm_k), _heads(v, attn, None)
+        if image_rotary_emb is not None:
+            q = apply_rotary_emb(q, image_rotary_emb, sequence_dim=1)
+            k = apply_rotary_emb(k, image_rotary_emb, sequence_dim=1)
+        o = _attend(q, k, v, attention).flatten(2, 3).to(dt)
+        hidden_states = hidden_states + gate.unsqueeze(1) * block.proj_out(torch.cat([o, mlp], dim=2))
+        if hidden_states.dtype == torch.float16:
+            hidden_states = hidden_states.clip(-65504, 65504)
+        return hidden_states[:, :text], hidden_states[:, text:]
+
+    block.forward = forward
+
+
+def patch_flux(model, attention=None) -> int:
+    """The FP8 forwards on every block of a diffusers FluxTransformer2DModel;
+    `attention`, a function of q, k, v [batch, seq, heads, head_dim] (for
+    example lit_kernels.integrations.diffusers_attention), replaces
+    diffusers' dispatch_attention_fn. Returns the number of blocks."""
+    for block in model.transformer_blocks:
+        patch_flux_double(block, attention)
+    for block in model.single_transformer_blocks:
+        patch_flux_single(block, attention)
+    return len(model.transformer_blocks) + len(model.single_transformer_blocks)
+
+
+__all__ += ["merged", "patch_decoder_layer", "patch_transformers_decoder", "patch_flux_double",
+            "patch_flux_single", "patch_flux"]
