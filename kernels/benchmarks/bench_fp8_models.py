@@ -76,8 +76,8 @@ def build_flux():
         encoder_hidden_states=torch.randn(1, txt, 4096, device="cuda", generator=g).to(torch.bfloat16),
         pooled_projections=torch.randn(1, 768, device="cuda", generator=g).to(torch.bfloat16),
         timestep=torch.tensor([0.5], device="cuda", dtype=torch.bfloat16),
-        img_ids=torch.stack(torch.meshgrid(torch.zeros(1), torch.arange(64), torch.arange(64), indexing="ij"),
-                            -1).reshape(-1, 3).float().cuda(),
+        img_ids=torch.stack(torch.meshgrid(torch.zeros(1), torch.arange(64.0), torch.arange(64.0), indexing="ij"),
+                            -1).reshape(-1, 3).cuda(),
         txt_ids=torch.zeros(txt, 3, device="cuda"),
         return_dict=False)
 

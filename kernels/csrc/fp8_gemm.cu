@@ -279,11 +279,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         hopper::fence_operands(acc);
         if (prev >= 0) ring.release(prev, lane);
       } else {
-        // Each k-block's product into part, then added into acc in fp32.
-        float part[Tile::kAcc];
+        // Two sets of partials: k-blocks alternate between them.
+        float part0[Tile::kAcc], part1[Tile::kAcc];
+        float f0[2][2] = {}, f1[2][2] = {};  // each set's factors (block mode): [gate or up][row half]
+        int st0 = 0, st1 = 0;      // the stage each set's products read
         #pragma unroll
         for (int i = 0; i < Tile::kAcc; ++i) acc[i] = 0.f;
-        for (int kb = 0; kb < g.k_blocks; ++kb) {
+        // Issues k-block kb's products into `part` and loads its factors.
+        auto issue = [&](float (&part)[Tile::kAcc], float (&f)[2][2], int& st, int kb) {
           ring.wait(pos);
           const uint64_t da = hopper::desc_sw128(buf.a[pos.stage] + cw * 64 * Tile::kBK);
           const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
@@ -294,9 +297,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             hopper::wgmma_fp8<Tile::kBN>(part, da + 2 * kk, db + 2 * kk, kk != 0);
           }
           hopper::wgmma_commit();
-          // The factors each half of the thread's accumulators takes: rows row and
-          // row + 8, gate and up columns. Loaded while the products run.
-          float f[2][2] = {{1.f, 1.f}, {1.f, 1.f}};  // [gate or up][row half]
+          hopper::fence_operands(part);
+          st = pos.stage;
+          pos.advance();
           if constexpr (MODE == kBlock) {
             const float sg = g.sb.ptr[nblk * g.sb.stride_i + kb * g.sb.stride_j];
             const float su = GATED ? g.sb_up.ptr[nblk * g.sb_up.stride_i + kb * g.sb_up.stride_j] : sg;
@@ -307,15 +310,36 @@ __global__ void __launch_bounds__(kThreads, 1)
               f[1][h] = sa * su;
             }
           }
-          hopper::wgmma_wait<0>();
+        };
+        // Adds a completed set into acc and releases its stage.
+        auto settle = [&](float (&part)[Tile::kAcc], const float (&f)[2][2], int st) {
           hopper::fence_operands(part);
-          ring.release(pos.stage, lane);
+          ring.release(st, lane);
         #pragma unroll
           for (int i = 0; i < Tile::kAcc; ++i) {
             const int half = GATED && i >= Tile::kAcc / 2;  // the up projection's columns
             acc[i] = MODE == kBlock ? fmaf(part[i], f[half][(i >> 1) & 1], acc[i]) : acc[i] + part[i];
           }
-          pos.advance();
+        };
+        issue(part0, f0, st0, 0);
+        for (int kb = 1;; kb += 2) {
+          // k-block kb into part1 while k-block kb - 1 (part0) is added
+          if (kb < g.k_blocks) {
+            issue(part1, f1, st1, kb);
+            hopper::wgmma_wait<1>();
+          } else {
+            hopper::wgmma_wait<0>();
+          }
+          settle(part0, f0, st0);
+          if (kb >= g.k_blocks) break;
+          if (kb + 1 < g.k_blocks) {
+            issue(part0, f0, st0, kb + 1);
+            hopper::wgmma_wait<1>();
+          } else {
+            hopper::wgmma_wait<0>();
+          }
+          settle(part1, f1, st1);
+          if (kb + 1 >= g.k_blocks) break;
         }
       }
 

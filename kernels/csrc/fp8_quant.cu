@@ -67,15 +67,16 @@ __device__ __forceinline__ float group16_max(float v) {
 // block calls it: the norms reduce over the block. Returns the row's amax
 // when the prologue found it on the way (RMSNorm without modulation: the
 // amax of x * w times the one positive factor rsqrt(mean + eps), reduced
-// with the sum of squares under one barrier), else -1.
-template <typename T, int ITEMS, int PRO>
+// with the sum of squares under one barrier), else -1. MOD: the norm is
+// followed by the modulation (kRms, kLayer).
+template <typename T, int ITEMS, int PRO, int ACT, bool MOD>
 __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool (&ok)[ITEMS],
                                                 const QuantRowsParams& p, int64_t row,
                                                 float (*scratch)[32], float (*pair)[64],
                                                 int& parity, int& pair_parity) {
   const int T_ = blockDim.x;
-  if constexpr (PRO == static_cast<int>(QuantPrologue::kRms)) {
-    if (p.mod_scale.ptr == nullptr && !p.group) {
+  if constexpr (PRO == static_cast<int>(QuantPrologue::kRms) && ITEMS <= 4) {  // 8: would spill
+    if (!MOD && !p.group) {
       const T* w = static_cast<const T*>(p.weight);
       float ss = 0.f, mx = 0.f;
 #pragma unroll
@@ -115,13 +116,46 @@ __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool
       }
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
-        v[i][e] = act_apply<T>(v[i][e], p.act);
+        v[i][e] = act_f<ACT, T>(v[i][e]);
         if constexpr (PRO == static_cast<int>(QuantPrologue::kActMul)) v[i][e] *= u[e];
       }
     }
   } else if constexpr (PRO == static_cast<int>(QuantPrologue::kRms) ||
                        PRO == static_cast<int>(QuantPrologue::kLayer)) {
-    const float n = static_cast<float>(p.hidden);
+    const T* w = static_cast<const T*>(p.weight);
+    const T* bias = static_cast<const T*>(p.bias);
+    // The modulation rows of the row's sample and token. The sample and
+    // token are divided in 32 bits (rows < 2^31): a 64-bit division is a
+    // subroutine call with a stack frame.
+    auto mod_row = [&](const ModulationRows& r) -> const T* {
+      if constexpr (!MOD) return nullptr;
+      const uint32_t tokens = static_cast<uint32_t>(p.tokens);
+      const uint32_t b = static_cast<uint32_t>(row) / tokens;
+      const uint32_t t = static_cast<uint32_t>(row) - b * tokens;
+      return static_cast<const T*>(r.ptr) + b * r.batch_stride + t * r.token_stride;
+    };
+    // The vectors applied after the reductions (the modulation rows, or
+    // else the weight and bias) are loaded before them, so that their
+    // latency hides behind the barriers. Kept packed, 4 registers a
+    // vector; at eight vectors a thread they would spill, and load late.
+    constexpr bool kPreload = ITEMS <= 4;
+    Vec<T, 8> pa[ITEMS], pb[ITEMS];  // scale and shift, or weight and bias
+    if constexpr (kPreload) {
+      const T* sc = mod_row(p.mod_scale);
+      const T* sh = mod_row(p.mod_shift);
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        const int col = 8 * (threadIdx.x + i * T_);
+        if (!ok[i]) continue;
+        if constexpr (MOD) {
+          pa[i] = load_vec<T, 8>(sc + col);
+          pb[i] = load_vec<T, 8>(sh + col);
+        } else {
+          if (w) pa[i] = load_vec_ro<T, 8>(w + col);
+          if (bias) pb[i] = load_vec_ro<T, 8>(bias + col);
+        }
+      }
+    }
     float mean = 0.f;
     if constexpr (PRO == static_cast<int>(QuantPrologue::kLayer)) {
       float s = 0.f;
@@ -129,7 +163,7 @@ __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool
       for (int i = 0; i < ITEMS; ++i)
 #pragma unroll
         for (int e = 0; e < 8; ++e) s += v[i][e];
-      mean = block_sum(s, scratch, parity) / n;
+      mean = block_sum(s, scratch, parity) / static_cast<float>(p.hidden);
     }
     float ss = 0.f;
 #pragma unroll
@@ -140,31 +174,46 @@ __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool
         ss += d * d;
       }
     }
-    const float r = rsqrtf(block_sum(ss, scratch, parity) / n + p.eps);
-    // The modulation rows of this row's sample and token.
-    const int64_t b = row / p.tokens, t = row % p.tokens;
-    const T* sc = p.mod_scale.ptr == nullptr
-                      ? nullptr
-                      : static_cast<const T*>(p.mod_scale.ptr) + b * p.mod_scale.batch_stride +
-                            t * p.mod_scale.token_stride;
-    const T* sh = p.mod_shift.ptr == nullptr
-                      ? nullptr
-                      : static_cast<const T*>(p.mod_shift.ptr) + b * p.mod_shift.batch_stride +
-                            t * p.mod_shift.token_stride;
+    const float r = rsqrtf(block_sum(ss, scratch, parity) / static_cast<float>(p.hidden) + p.eps);
+    [[maybe_unused]] const T* sc = kPreload ? nullptr : mod_row(p.mod_scale);
+    [[maybe_unused]] const T* sh = kPreload ? nullptr : mod_row(p.mod_shift);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (!ok[i]) continue;
+      const int col = 8 * (threadIdx.x + i * T_);
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[i][e] = (v[i][e] - mean) * r;
-      affine_modulate<T, 8>(v[i], static_cast<const T*>(p.weight), static_cast<const T*>(p.bias), sc,
-                            sh, 8 * (threadIdx.x + i * T_));
+      if constexpr (!kPreload) {
+        affine_modulate<T, 8>(v[i], w, bias, sc, sh, col);
+      } else if constexpr (MOD) {  // weight and bias late, the modulation preloaded
+        affine_modulate<T, 8>(v[i], w, bias, nullptr, nullptr, col);
+        float f[8], g[8];
+        vec_to_float(pa[i], f);
+        vec_to_float(pb[i], g);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[i][e] = v[i][e] * (1.f + f[e]) + g[e];  // as modulate
+      } else {
+        float f[8];
+        if (w) {
+          vec_to_float(pa[i], f);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) v[i][e] *= f[e];
+        }
+        if (bias) {
+          vec_to_float(pb[i], f);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) v[i][e] += f[e];
+        }
+      }
     }
   }
   return -1.f;
 }
 
-// One CTA a row: load, prologue, amax, scale, e4m3 store.
-template <typename T, int ITEMS, int PRO>
+// One CTA a row: load, prologue, amax, scale, e4m3 store. ACT: the
+// activation of the kAct and kActMul prologues, a template argument so
+// that the unrolled loop carries one activation's code.
+template <typename T, int ITEMS, int PRO, int ACT, bool MOD = false>
 __global__ void __launch_bounds__(kQuantMaxThreads)
     quant_rows_kernel(const QuantRowsParams p) {
   __shared__ float scratch[2][32];
@@ -186,7 +235,8 @@ __global__ void __launch_bounds__(kQuantMaxThreads)
       for (int e = 0; e < 8; ++e) v[i][e] = 0.f;
     }
   }
-  const float found = quant_prologue<T, ITEMS, PRO>(v, ok, p, row, scratch, pair, parity, pair_parity);
+  const float found =
+      quant_prologue<T, ITEMS, PRO, ACT, MOD>(v, ok, p, row, scratch, pair, parity, pair_parity);
 
   uint8_t* q = static_cast<uint8_t*>(p.q) + row * p.hidden;
   if (!p.group) {
@@ -262,21 +312,37 @@ __global__ void __launch_bounds__(256) quant_blocks_kernel(const QuantBlocksPara
 
 template <typename T, int ITEMS>
 cudaError_t launch_rows(const QuantRowsParams& p, int threads, cudaStream_t stream) {
+  constexpr int kNoAct = static_cast<int>(Act::kIdentity);
+  const unsigned grid = static_cast<unsigned>(p.rows);
   switch (p.prologue) {
     case QuantPrologue::kNone:
-      quant_rows_kernel<T, ITEMS, 0><<<static_cast<unsigned>(p.rows), threads, 0, stream>>>(p);
+      quant_rows_kernel<T, ITEMS, 0, kNoAct><<<grid, threads, 0, stream>>>(p);
       break;
     case QuantPrologue::kRms:
-      quant_rows_kernel<T, ITEMS, 1><<<static_cast<unsigned>(p.rows), threads, 0, stream>>>(p);
+      if (p.mod_scale.ptr != nullptr) {
+        quant_rows_kernel<T, ITEMS, 1, kNoAct, true><<<grid, threads, 0, stream>>>(p);
+      } else {
+        quant_rows_kernel<T, ITEMS, 1, kNoAct><<<grid, threads, 0, stream>>>(p);
+      }
       break;
     case QuantPrologue::kLayer:
-      quant_rows_kernel<T, ITEMS, 2><<<static_cast<unsigned>(p.rows), threads, 0, stream>>>(p);
+      if (p.mod_scale.ptr != nullptr) {
+        quant_rows_kernel<T, ITEMS, 2, kNoAct, true><<<grid, threads, 0, stream>>>(p);
+      } else {
+        quant_rows_kernel<T, ITEMS, 2, kNoAct><<<grid, threads, 0, stream>>>(p);
+      }
       break;
     case QuantPrologue::kAct:
-      quant_rows_kernel<T, ITEMS, 3><<<static_cast<unsigned>(p.rows), threads, 0, stream>>>(p);
-      break;
     case QuantPrologue::kActMul:
-      quant_rows_kernel<T, ITEMS, 4><<<static_cast<unsigned>(p.rows), threads, 0, stream>>>(p);
+      with_act(p.act, [&](auto act) {
+        constexpr int A = decltype(act)::value;
+        if (p.prologue == QuantPrologue::kAct) {
+          quant_rows_kernel<T, ITEMS, 3, A><<<grid, threads, 0, stream>>>(p);
+        } else {
+          quant_rows_kernel<T, ITEMS, 4, A><<<grid, threads, 0, stream>>>(p);
+        }
+        return 0;
+      });
       break;
   }
   return cudaGetLastError();

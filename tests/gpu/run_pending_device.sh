@@ -11,6 +11,7 @@
 #   sanitize  compute-sanitizer memcheck and racecheck on the new ops, then on
 #           the LayerNorm / activation subset
 #   fp8     the FP8 suite, the GEMM and attention suites, and bench_fp8
+#   fp8_models  bench_fp8_models (MODELS=flux,qwen3 by default)
 # The compiled model tables have their own scripts: run_dit_device.sh (LTX-Video)
 # and run_decoder_device.sh (Qwen3, LLaMA).
 set -u
@@ -75,6 +76,14 @@ case $PHASE in
     L=$(limit 240)
     timeout "$L" python3 kernels/benchmarks/bench_fp8.py --out "$OUT/fp8_$TAG.json" > "$LOGS/bench_fp8.txt" 2>&1
     echo "bench_fp8 rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_fp8.txt" | tail -40; tail -5 "$LOGS/bench_fp8.txt"
+    ;;
+  fp8_models)
+    # compiled Flux-shaped and Qwen3-shaped models: bf16, the plain FP8 recipe, the FP8 patches
+    L=$(limit 480)
+    timeout "$L" python3 kernels/benchmarks/bench_fp8_models.py --out "$OUT/fp8_models_$TAG.json" \
+      --diffusers-src "$DIFFUSERS_SRC" --models "${MODELS:-flux,qwen3}" > "$LOGS/bench_fp8_models.txt" 2>&1
+    echo "bench_fp8_models rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_fp8_models.txt" | tail -20
+    tail -25 "$LOGS/bench_fp8_models.txt"
     ;;
   sanitize)
     sanitize sanitize_qk_norm_rope 60
