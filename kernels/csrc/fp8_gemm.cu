@@ -279,14 +279,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         hopper::fence_operands(acc);
         if (prev >= 0) ring.release(prev, lane);
       } else {
-        // Two sets of partials: k-blocks alternate between them.
-        float part0[Tile::kAcc], part1[Tile::kAcc];
-        float f0[2][2] = {}, f1[2][2] = {};  // each set's factors (block mode): [gate or up][row half]
-        int st0 = 0, st1 = 0;      // the stage each set's products read
+        // Each k-block's product into part, then added into acc in fp32.
+        float part[Tile::kAcc];
         #pragma unroll
         for (int i = 0; i < Tile::kAcc; ++i) acc[i] = 0.f;
-        // Issues k-block kb's products into `part` and loads its factors.
-        auto issue = [&](float (&part)[Tile::kAcc], float (&f)[2][2], int& st, int kb) {
+        for (int kb = 0; kb < g.k_blocks; ++kb) {
           ring.wait(pos);
           const uint64_t da = hopper::desc_sw128(buf.a[pos.stage] + cw * 64 * Tile::kBK);
           const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
@@ -297,9 +294,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             hopper::wgmma_fp8<Tile::kBN>(part, da + 2 * kk, db + 2 * kk, kk != 0);
           }
           hopper::wgmma_commit();
-          hopper::fence_operands(part);
-          st = pos.stage;
-          pos.advance();
+          // The factors each half of the thread's accumulators takes: rows row and
+          // row + 8, gate and up columns. Loaded while the products run.
+          float f[2][2] = {{1.f, 1.f}, {1.f, 1.f}};  // [gate or up][row half]
           if constexpr (MODE == kBlock) {
             const float sg = g.sb.ptr[nblk * g.sb.stride_i + kb * g.sb.stride_j];
             const float su = GATED ? g.sb_up.ptr[nblk * g.sb_up.stride_i + kb * g.sb_up.stride_j] : sg;
@@ -310,36 +307,15 @@ __global__ void __launch_bounds__(kThreads, 1)
               f[1][h] = sa * su;
             }
           }
-        };
-        // Adds a completed set into acc and releases its stage.
-        auto settle = [&](float (&part)[Tile::kAcc], const float (&f)[2][2], int st) {
+          hopper::wgmma_wait<0>();
           hopper::fence_operands(part);
-          ring.release(st, lane);
+          ring.release(pos.stage, lane);
         #pragma unroll
           for (int i = 0; i < Tile::kAcc; ++i) {
             const int half = GATED && i >= Tile::kAcc / 2;  // the up projection's columns
             acc[i] = MODE == kBlock ? fmaf(part[i], f[half][(i >> 1) & 1], acc[i]) : acc[i] + part[i];
           }
-        };
-        issue(part0, f0, st0, 0);
-        for (int kb = 1;; kb += 2) {
-          // k-block kb into part1 while k-block kb - 1 (part0) is added
-          if (kb < g.k_blocks) {
-            issue(part1, f1, st1, kb);
-            hopper::wgmma_wait<1>();
-          } else {
-            hopper::wgmma_wait<0>();
-          }
-          settle(part0, f0, st0);
-          if (kb >= g.k_blocks) break;
-          if (kb + 1 < g.k_blocks) {
-            issue(part0, f0, st0, kb + 1);
-            hopper::wgmma_wait<1>();
-          } else {
-            hopper::wgmma_wait<0>();
-          }
-          settle(part1, f1, st1);
-          if (kb + 1 >= g.k_blocks) break;
+          pos.advance();
         }
       }
 
@@ -361,7 +337,9 @@ template <typename T, bool GATED, int MODE, int ACT>
 cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
   using Tile = Fp8Tile<MODE>;
   static_assert(Tile::kAcc * (MODE == kFast ? 1 : 2) <= 128,
-                "a consumer thread's accumulators (one set, or a partial and a sum) exceed 128");
+                "a consumer thread's accumulators (one set, a partial and a sum, two halves) exceed 128");
+  static_assert(Tile::kReaders == 4 * (MODE == kPingPong ? 1 : kConsumers),
+                "a stage's releases: every warp of the warpgroups that read it");
   constexpr int kBBoxRows = GATED ? Tile::kBN / 2 : 128;
   CUtensorMap map_a, map_b, map_b_up;
   const DType e4m3 = DType::Float8E4M3;

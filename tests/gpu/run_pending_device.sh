@@ -12,6 +12,7 @@
 #           the LayerNorm / activation subset
 #   fp8     the FP8 suite, the GEMM and attention suites, and bench_fp8
 #   fp8_models  bench_fp8_models (MODELS=flux,qwen3 by default)
+#   sanitize_hopper  memcheck and racecheck on the FP8 GEMM, the GEMM and attention
 # The compiled model tables have their own scripts: run_dit_device.sh (LTX-Video)
 # and run_decoder_device.sh (Qwen3, LLaMA).
 set -u
@@ -85,7 +86,14 @@ case $PHASE in
     echo "bench_fp8_models rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_fp8_models.txt" | tail -20
     tail -25 "$LOGS/bench_fp8_models.txt"
     ;;
+  sanitize_hopper)
+    # the kernels on the shared Hopper ring
+    sanitize sanitize_fp8 90
+    sanitize sanitize_gemm 90
+    sanitize sanitize_attention 90
+    ;;
   sanitize)
+    sanitize sanitize_fp8 60
     sanitize sanitize_qk_norm_rope 60
     sanitize sanitize_dit_block 75
     sanitize sanitize_ops 60
