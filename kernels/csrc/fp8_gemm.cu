@@ -387,9 +387,28 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
 // of its stall cycles) at under half the speed.
 int g_schedule = 0;  // the benchmark hook's choice; 0: the rule
 
+// The share of the last wave's SMs a grid of `tiles` tiles keeps busy
+// over all its waves: tiles / (sm_count * waves).
+double wave_efficiency(int64_t tiles, int sm_count) {
+  const int64_t waves = ceil_div(tiles, sm_count);
+  return waves == 0 ? 1.0 : static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
+}
+
+// The fast accumulation's schedule. The cooperative 128 x 256 tile moves
+// less through L2 a FLOP and wins when its tiles fill the waves as well
+// as the ping-pong 128 x 128 ones do; when they leave more of the last
+// wave idle (few or ragged tiles), ping-pong's finer tiles win.
+bool use_pingpong(const Fp8GemmParams& p, int sm_count) {
+  if (g_schedule != 0) return g_schedule == 2;
+  const int64_t rows = ceil_div(p.m, 128);  // p.n: the output's columns (gated: half of B's rows)
+  const int64_t coop = rows * ceil_div(p.n, p.gated ? 128 : 256);
+  const int64_t pingpong = rows * ceil_div(p.n, p.gated ? 64 : 128);
+  return wave_efficiency(pingpong, sm_count) > wave_efficiency(coop, sm_count) + 0.02;
+}
+
 template <typename T, bool GATED>
 cudaError_t launch_mode(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
-  const bool pingpong = g_schedule == 0 ? true : g_schedule == 2;
+  const bool pingpong = use_pingpong(p, d.sm_count);
   return with_act(p.act, [&](auto act) -> cudaError_t {
     constexpr int A = decltype(act)::value;
     if (p.scaling == Fp8Scaling::kBlock) return launch<T, GATED, kBlock, A>(p, d, stream);
