@@ -3,7 +3,8 @@
 - build.toml has kernel-builder's edition-5 keys, every source it lists
   exists, every .cu in csrc/ belongs to a [kernel.*] table;
 - every .cu compiles with nvcc for sm_75, sm_80 and sm_90 with warnings as
-  errors, and the sm_90 ptxas report shows no spills in any kernel;
+  errors, and the ptxas report shows no spills in any kernel on any target,
+  except the sm_75 spills SPILL_ALLOWANCE lists (with their most bytes);
 - a [kernel.*] table may list cuda-capabilities only to ask for
   architecture-specific targets ("9.0a"); its sources also compile for
   those, with the same warnings and spill checks;
@@ -110,6 +111,29 @@ def test_build_toml_keys():
         assert os.path.relpath(cu, KERNELS) in listed, f"{cu} is in no [kernel.*] table"
 
 
+def local_includes(path, seen=None):
+    """The headers of csrc/ that `path` includes, directly or through others."""
+    seen = set() if seen is None else seen
+    with open(path) as f:
+        for name in re.findall(r'^#include "([^"]+)"', f.read(), re.M):
+            full = os.path.join(KERNELS, "csrc", name)
+            if os.path.exists(full) and name not in seen:
+                seen.add(name)
+                local_includes(full, seen)
+    return seen
+
+
+def test_build_tables_list_every_header():
+    """kernel-builder copies a kernel's listed sources only: a [kernel.*]
+    table must list every header its .cu files include, transitively."""
+    for name, kernel in load_build_toml()["kernel"].items():
+        listed = {os.path.basename(s) for s in kernel["src"]}
+        for src in kernel["src"]:
+            if src.endswith(".cu"):
+                missing = sorted(local_includes(os.path.join(KERNELS, src)) - listed)
+                assert not missing, f"[kernel.{name}] omits headers {src} includes: {missing}"
+
+
 def test_kernel_sources_are_torch_free():
     for path in glob.glob(os.path.join(KERNELS, "csrc", "*")):
         with open(path) as f:
@@ -149,6 +173,22 @@ def spills_in(ptxas_log):
     return spills
 
 
+# Spills a target is allowed, by source: the most bytes any one kernel of it
+# may store to local memory there. Everything not listed must not spill on
+# any target. These are sm_75's (no bf16, and registers the fp16 mma.sync
+# forms run short of): the T4 guide and the package document state them.
+SPILL_ALLOWANCE = {
+    ("attention_portable.cu", "75"): 88,  # the four fp16 forms
+    ("gemm_portable.cu", "75"): 36,       # three fp16 tile forms
+    ("norm_modulate.cu", "75"): 4,        # the bf16 gated block form of 8 vectors a thread
+}
+
+
+def spill_bytes(line):
+    m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+    return max(int(m.group(1)), int(m.group(2))) if m else 0
+
+
 def test_cu_compile_all_targets_no_spills():
     exe = nvcc()
     if exe is None:
@@ -161,14 +201,14 @@ def test_cu_compile_all_targets_no_spills():
     # nvcc is single-threaded per target: run the (source, target) pairs on
     # every core, largest sources first.
     jobs.sort(key=lambda j: -os.path.getsize(j[0]))
-    checked = {"90", "90a"}
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        procs = list(pool.map(lambda j: compile_cu(j[0], j[1], ["-Xptxas", "-v"] if j[1] in checked else []), jobs))
+        procs = list(pool.map(lambda j: compile_cu(j[0], j[1], ["-Xptxas", "-v"]), jobs))
     for (cu, arch), proc in zip(jobs, procs):
         assert proc.returncode == 0, f"{cu} sm_{arch}:\n{proc.stderr[-4000:]}"
-        if arch in checked:
-            spills = spills_in(proc.stderr)
-            assert not spills, f"{cu}: register spills on sm_{arch}: {spills[:5]}"
+        allowed = SPILL_ALLOWANCE.get((os.path.basename(cu), arch), 0)
+        spills = [(k, line) for k, line in spills_in(proc.stderr) if spill_bytes(line) > allowed]
+        assert not spills, f"{cu}: register spills on sm_{arch} (allowed: {allowed} bytes): {spills[:5]}"
+        if arch in ("90", "90a"):
             if os.path.basename(cu) == "rms_norm.cu" and arch == "90":
                 check_norm_registers(proc.stderr)
             if os.path.basename(cu) == "qk_norm_rope.cu" and arch == "90":

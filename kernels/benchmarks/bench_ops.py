@@ -2,7 +2,7 @@
 # Edit those documents, not this file: `make tangle` rewrites it.
 """Benchmark layer_norm, ada_layer_norm, gelu, geglu, swiglu, act_and_mul, rope,
 rope_3d(_grid), qk_norm_rope and the DiT block norms (norm_modulate,
-gated_residual_norm_modulate) by the protocol of BENCH.md, on LTX-Video and
+gated_residual_norm_modulate) by the package's measuring protocol, on LTX-Video and
 Qwen3-8B shapes, against the eager composition and torch.compile of it, in one
 run.
 
@@ -339,7 +339,7 @@ def main():
     torch.manual_seed(0)
     ceiling, copy_ms = copy_ceiling_gbps()
     doc = {
-        "protocol": "BENCH.md: do_bench(warmup=25, rep=200, median), L2 flushed, best median of "
+        "protocol": "kernel-package.md: do_bench(warmup=25, rep=200, median), L2 flushed, best median of "
                     f"{ROUNDS} interleaved rounds (order reversed every round), each case compiled "
                     "after torch._dynamo.reset(); CUDA graph latency "
                     "for working sets < 8 MB; bytes = each input read once + each output written once",

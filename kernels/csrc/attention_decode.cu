@@ -401,12 +401,9 @@ cudaError_t attention_decode_plan(DecodeParams* p) {
   // Three stages keep two tiles in flight while one is computed on, where
   // a block may have the shared memory (A100, H100: not the T4's 64 KB at
   // head_dim 128).
-  int optin = 0;
-  err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d->device);
-  if (err != cudaSuccess) return err;
   const size_t three = size_t(3) * 2 * kTileKeys * p->head_dim * 2;
   const int forced_stages = g_forced_stages.load();
-  p->stages = three <= size_t(optin) ? (forced_stages ? forced_stages : default_stages(p->head_dim)) : 2;
+  p->stages = three <= size_t(d->smem_optin) ? (forced_stages ? forced_stages : default_stages(p->head_dim)) : 2;
   const int forced = g_forced_splits.load();
   if (forced > 0) {
     p->splits = forced;
@@ -440,11 +437,9 @@ cudaError_t attention_decode(const DecodeParams& p, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   }
   if (p.stages != 2 && p.stages != 3) return cudaErrorInvalidValue;
-  const bool half = p.dtype == DType::Float16;
-  if (p.head_dim == 64) {
-    return half ? launch_stages<__half, 64>(p, stream) : launch_stages<__nv_bfloat16, 64>(p, stream);
-  }
-  return half ? launch_stages<__half, 128>(p, stream) : launch_stages<__nv_bfloat16, 128>(p, stream);
+  return LIT_DISPATCH_16BIT(p.dtype, [&] {
+    return p.head_dim == 64 ? launch_stages<scalar_t, 64>(p, stream) : launch_stages<scalar_t, 128>(p, stream);
+  });
 }
 
 }  // namespace lit

@@ -445,8 +445,7 @@ cudaError_t launch_typed(const AttentionParams& p, cudaStream_t stream) {
 }  // namespace
 
 cudaError_t attention_hopper_launch(const AttentionParams& p, cudaStream_t stream) {
-  return p.dtype == DType::BFloat16 ? launch_typed<__nv_bfloat16>(p, stream)
-                                    : launch_typed<__half>(p, stream);
+  return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_typed<scalar_t>(p, stream); });
 }
 
 void attention_hopper_set_tuning(int schedule, int form) {

@@ -267,8 +267,7 @@ int attention_portable_smem_bytes(int head_dim) {
 }
 
 cudaError_t attention_portable_launch(const AttentionParams& p, cudaStream_t stream) {
-  return p.dtype == DType::BFloat16 ? launch_typed<__nv_bfloat16>(p, stream)
-                                    : launch_typed<__half>(p, stream);
+  return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_typed<scalar_t>(p, stream); });
 }
 
 }  // namespace lit

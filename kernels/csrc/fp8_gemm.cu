@@ -495,13 +495,9 @@ cudaError_t fp8_gemm(const Fp8GemmParams& p, DType out_dtype, cudaStream_t strea
   if (err != cudaSuccess) return err;
   if (refusal(p, *d) != nullptr) return cudaErrorNotSupported;
   if (p.k == 0) return cudaErrorNotSupported;  // the binding writes bias / zeros itself
-  const bool bf16 = out_dtype == DType::BFloat16;
-  if (p.gated) {
-    return bf16 ? launch_mode<__nv_bfloat16, true>(p, *d, stream)
-                : launch_mode<__half, true>(p, *d, stream);
-  }
-  return bf16 ? launch_mode<__nv_bfloat16, false>(p, *d, stream)
-              : launch_mode<__half, false>(p, *d, stream);
+  return LIT_DISPATCH_16BIT(out_dtype, [&] {
+    return p.gated ? launch_mode<scalar_t, true>(p, *d, stream) : launch_mode<scalar_t, false>(p, *d, stream);
+  });
 }
 
 }  // namespace lit

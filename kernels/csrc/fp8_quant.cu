@@ -357,9 +357,7 @@ bool rows_invalid(const QuantRowsParams& p) {
 cudaError_t fp8_quantize_rows(const QuantRowsParams& p, DType dtype, cudaStream_t stream) {
   if (rows_invalid(p)) return cudaErrorInvalidValue;
   if (p.rows == 0) return cudaSuccess;
-  if (dtype == DType::BFloat16) return quantize_rows_t<__nv_bfloat16>(p, stream);
-  if (dtype == DType::Float16) return quantize_rows_t<__half>(p, stream);
-  return cudaErrorInvalidValue;
+  return LIT_DISPATCH_16BIT(dtype, [&] { return quantize_rows_t<scalar_t>(p, stream); });
 }
 
 void fp8_quant_set_max_threads(int threads) { g_max_threads = threads; }
@@ -375,14 +373,10 @@ cudaError_t fp8_quantize_blocks(const QuantBlocksParams& p, DType dtype, cudaStr
   const dim3 grid(static_cast<unsigned>(ceil_div(p.k, kFp8Block)),
                   static_cast<unsigned>(ceil_div(p.n, kFp8Block)));
   if (grid.y > 65535) return cudaErrorInvalidValue;
-  if (dtype == DType::BFloat16) {
-    quant_blocks_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>(p);
-  } else if (dtype == DType::Float16) {
-    quant_blocks_kernel<__half><<<grid, 256, 0, stream>>>(p);
-  } else {
-    return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return LIT_DISPATCH_16BIT(dtype, [&] {
+    quant_blocks_kernel<scalar_t><<<grid, 256, 0, stream>>>(p);
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace lit

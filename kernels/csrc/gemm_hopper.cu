@@ -282,8 +282,7 @@ cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream)
 }  // namespace
 
 cudaError_t gemm_hopper_launch(const GemmParams& p, int sm_count, cudaStream_t stream) {
-  return p.dtype == DType::BFloat16 ? launch_dtype<__nv_bfloat16>(p, sm_count, stream)
-                                    : launch_dtype<__half>(p, sm_count, stream);
+  return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_dtype<scalar_t>(p, sm_count, stream); });
 }
 
 bool gemm_hopper_compiled(int device) {

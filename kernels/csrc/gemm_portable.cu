@@ -296,10 +296,7 @@ cudaError_t launch_config(const GemmParams& p, cudaStream_t stream) {
 
 cudaError_t gemm_portable_launch(const GemmParams& p, int cc, cudaStream_t stream) {
   if (cc >= 80) {
-    if (p.dtype == DType::BFloat16) {
-      return launch_config<__nv_bfloat16, ConfigAmpere, true>(p, stream);
-    }
-    return launch_config<__half, ConfigAmpere, true>(p, stream);
+    return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_config<scalar_t, ConfigAmpere, true>(p, stream); });
   }
   // sm_75: fp16 only (the dispatcher refuses bf16 there).
   return launch_config<__half, ConfigTuring, false>(p, stream);

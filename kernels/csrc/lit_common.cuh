@@ -378,3 +378,22 @@ inline cudaError_t clusters_resident(const void* kernel, const cudaLaunchConfig_
     }                                                     \
     return cudaErrorInvalidValue;                         \
   }()
+
+// The same for the kernels that take fp16 and bf16 only (the tensor-core
+// kernels, the FP8 GEMM's output, the quantizers' input): any other dtype
+// is cudaErrorInvalidValue.
+#define LIT_DISPATCH_16BIT(dt, ...)                       \
+  [&]() -> cudaError_t {                                  \
+    switch (dt) {                                         \
+      case ::lit::DType::Float16: {                       \
+        using scalar_t = __half;                          \
+        return __VA_ARGS__();                             \
+      }                                                   \
+      case ::lit::DType::BFloat16: {                      \
+        using scalar_t = __nv_bfloat16;                   \
+        return __VA_ARGS__();                             \
+      }                                                   \
+      default:                                            \
+        return cudaErrorInvalidValue;                     \
+    }                                                     \
+  }()

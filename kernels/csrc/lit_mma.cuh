@@ -117,8 +117,9 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* 
 // Lane l holds a: rows l/4 and l/4 + 8, columns 2(l%4) + {0,1} (+8);
 // b: rows (k) 2(l%4) + {0,1} (+8), column l/4; d: rows l/4 (d[0], d[1]) and
 // l/4 + 8 (d[2], d[3]), columns 2(l%4) + {0,1}.
-// sm_80 has m16n8k16 for fp16 and bf16. sm_75 has only fp16, as m16n8k8:
-// there the k16 step is two k8 steps (a[0..1], b[0] then a[2..3], b[1]).
+// sm_80 has m16n8k16 for fp16 and bf16. sm_75 has fp16 only, and no k16
+// shape (m16n8k8, and m8n8k4 with another fragment layout): there the k16
+// step is two k8 steps (a[0..1], b[0] then a[2..3], b[1]).
 #define LIT_MMA_16816(TYPES)                                                          \
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32" TYPES ".f32 {%0, %1, %2, %3}, "   \
                "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"                         \

@@ -263,7 +263,7 @@ cudaError_t launch_forced(const NormModulateParams& p, int64_t nvec, int items, 
     // Gated fp32 rows take the rule's 512-thread form. Gated 16-bit rows
     // need at most 256 threads, but a bound of 256 (two blocks an SM, 128
     // registers) spilled on sm_90; 320 asks for one block an SM (512 / 320
-    // rounds down), up to 200 registers, of which sm_90 uses 155 to 168.
+    // rounds down): up to 200 registers.
     if constexpr (GATED && VV == 4) {
       return launch_block_rows<T, VV, 4, 512, RMS, GATED>(p, nvec, stream);
     } else if constexpr (GATED) {

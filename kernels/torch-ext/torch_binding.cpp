@@ -37,6 +37,12 @@ lit::DType to_lit_dtype(const at::Tensor& t, const char* op, const char* arg) {
   return lit::DType::Float32;  // unreachable
 }
 
+// The tag of a 16-bit dtype (the tensor-core kernels' types); the caller
+// has refused every other one with its own message.
+lit::DType dtype16(at::ScalarType t) {
+  return t == at::kHalf ? lit::DType::Float16 : lit::DType::BFloat16;
+}
+
 void check_cuda_tensor(const at::Tensor& t, const char* op, const char* arg) {
   TORCH_CHECK(t.defined(), op, ": ", arg, " is undefined");
   TORCH_CHECK(t.is_cuda(), op, ": ", arg, " must be a CUDA tensor, got device ", t.device());
@@ -124,7 +130,7 @@ lit::DType gemm_dtype(const at::Tensor& t, const char* op, const char* arg) {
   TORCH_CHECK(t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16, op, ": ", arg,
               " has dtype ", t.scalar_type(),
               "; the tensor-core GEMM takes float16 or bfloat16 (cast with .half() or .bfloat16())");
-  return t.scalar_type() == at::kHalf ? lit::DType::Float16 : lit::DType::BFloat16;
+  return dtype16(t.scalar_type());
 }
 
 // An operand as the kernels read it: `rows` rows of K contiguous elements,
@@ -300,7 +306,7 @@ lit::AttentionParams attention_params(const at::Tensor& q, const at::Tensor& k,
   const double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(3)));
   TORCH_CHECK(std::isfinite(s) && s > 0, op, ": scale must be positive and finite, got ", s);
   lit::AttentionParams p;
-  p.dtype = q.scalar_type() == at::kHalf ? lit::DType::Float16 : lit::DType::BFloat16;
+  p.dtype = dtype16(q.scalar_type());
   p.q = q.data_ptr();
   p.k = k.data_ptr();
   p.v = v.data_ptr();
@@ -1344,9 +1350,7 @@ void run_fp8_gemm(const lit::Fp8GemmParams& p, at::ScalarType dt, const at::Tens
                   const char* op) {
   const char* why = lit::fp8_gemm_refusal(p);
   TORCH_CHECK(why == nullptr, op, ": ", why);
-  check_launch(lit::fp8_gemm(p, dt == at::kHalf ? lit::DType::Float16 : lit::DType::BFloat16,
-                             stream_of(a)),
-               op);
+  check_launch(lit::fp8_gemm(p, dtype16(dt), stream_of(a)), op);
 }
 
 }  // namespace
@@ -1464,7 +1468,7 @@ lit::DType quant_input(const at::Tensor& x, const char* op, const char* name) {
               lit::kQuantMaxHidden, " (an FP8 GEMM operand's K is a multiple of 16)");
   TORCH_CHECK(reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0, op, ": ", name,
               " must start on a 16-byte boundary; call .contiguous()");
-  return x.scalar_type() == at::kHalf ? lit::DType::Float16 : lit::DType::BFloat16;
+  return dtype16(x.scalar_type());
 }
 
 std::tuple<at::Tensor, at::Tensor> run_quant(lit::QuantRowsParams& p, const at::Tensor& x,
@@ -1712,7 +1716,7 @@ std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const a
               cache_seqlens.sizes());
   TORCH_CHECK(cache_seqlens.is_contiguous(), op, ": cache_seqlens must be contiguous");
   lit::DecodeParams p;
-  p.dtype = q.scalar_type() == at::kHalf ? lit::DType::Float16 : lit::DType::BFloat16;
+  p.dtype = dtype16(q.scalar_type());
   const c10::cuda::CUDAGuard guard(q.device());
   if (const char* why = lit::attention_decode_refusal(p.dtype)) TORCH_CHECK(false, op, ": ", why);
   at::Tensor out = at::empty({batch, q_heads, seq_q, dim}, q.options());

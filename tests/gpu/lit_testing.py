@@ -8,7 +8,9 @@
   poison_next(): the same for an op that allocates its own output;
 - check(): ||out - ref|| / ||ref|| against the float64 reference, under the
   tolerance of BENCH.md for the dtype, and every element finite;
-- injection_script(): one of the model-injection scripts, imported by name.
+- injection_script(): one of the model-injection scripts, imported by name;
+- Sanitized: what the sanitize_*.py scripts share (random inputs, the outputs
+  that came back not finite, the exit status compute-sanitizer reads).
 """
 
 import glob
@@ -123,3 +125,28 @@ def check(out, ref, dtype, what=""):
 def requires_cuda():
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
+
+
+class Sanitized:
+    """A sanitize_*.py script's run: each call's outputs are checked to be
+    finite (memory a kernel failed to write keeps the caching allocator's
+    poison or garbage), and finish() prints the verdict and exits non-zero
+    if any was not, so compute-sanitizer's run fails on a wrong result as
+    well as on an access error."""
+
+    def __init__(self, name):
+        self.name, self.bad = name, []
+
+    @staticmethod
+    def rand(*shape, dtype=torch.bfloat16, scale=1.0):
+        return (torch.randn(*shape, device="cuda") * scale).to(dtype)
+
+    def check(self, what, *outputs):
+        torch.cuda.synchronize()
+        if not all(torch.isfinite(t.float()).all() for t in outputs):
+            self.bad.append(what)
+
+    def finish(self):
+        print(f"{self.name}:", "non-finite outputs: " + ", ".join(map(str, self.bad)) if self.bad
+              else "all outputs finite")
+        sys.exit(1 if self.bad else 0)

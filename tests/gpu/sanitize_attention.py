@@ -5,24 +5,14 @@ with seq_q != seq_k, grouped heads, both head dims) for compute-sanitizer:
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_attention.py
 
 Exits non-zero if an output is not finite (unwritten poisoned memory)."""
-import sys
-
 import torch
 
 import lit_kernels as lk
+from lit_testing import Sanitized
 
-bad = []
+run = Sanitized("sanitize_attention")
+r, check, bad = run.rand, run.check, run.bad
 hopper = torch.cuda.get_device_capability() == (9, 0)
-
-
-def r(*s, dtype=torch.bfloat16):
-    return torch.randn(*s, device="cuda").to(dtype)
-
-
-def check(name, t):
-    torch.cuda.synchronize()
-    if not torch.isfinite(t.float()).all():
-        bad.append(name)
 
 
 for backend in ["portable"] + (["hopper"] if hopper else []):
@@ -38,5 +28,4 @@ if hopper:
               lk.attention(r(1, 2, 300, 128), r(1, 2, 300, 128), r(1, 2, 300, 128), causal=True,
                            backend="hopper"))
     lk.ops._attention_tuning(-1, 0)
-print("sanitize_attention:", "FAILED " + ", ".join(bad) if bad else "all outputs finite")
-sys.exit(1 if bad else 0)
+run.finish()

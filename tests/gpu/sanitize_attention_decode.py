@@ -7,24 +7,14 @@ compute-sanitizer:
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_attention_decode.py
 
 Exits non-zero if an output is not finite (unwritten poisoned memory)."""
-import sys
-
 import torch
 
 import lit_kernels as lk
+from lit_testing import Sanitized
 
 dev = "cuda"
-bad = []
-
-
-def r(*s, dtype):
-    return torch.randn(*s, device=dev).to(dtype)
-
-
-def check(name, t):
-    torch.cuda.synchronize()
-    if not torch.isfinite(t.float()).all():
-        bad.append(name)
+run = Sanitized("sanitize_attention_decode")
+r, check, bad = run.rand, run.check, run.bad
 
 
 for dtype in (torch.bfloat16, torch.float16):
@@ -38,5 +28,4 @@ for dtype in (torch.bfloat16, torch.float16):
                 out = lk.attention_decode(q, k, v, n)
                 check(f"{dtype} d{dim} {q_heads}/{kv_heads} seq_q {seq_q} splits {splits} stages {stages}", out)
 lk.ops._attention_decode_tuning(0, 0)
-print("sanitize_attention_decode:", "non-finite outputs: " + ", ".join(bad) if bad else "all outputs finite")
-sys.exit(1 if bad else 0)
+run.finish()

@@ -5,25 +5,14 @@
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_dit_block.py
 
 Exits non-zero if an output is not finite (unwritten poisoned memory)."""
-import sys
-
 import torch
 
 import lit_kernels as lk
+from lit_testing import Sanitized
 
 dev = "cuda"
-bad = []
-
-
-def check(name, *ts):
-    torch.cuda.synchronize()
-    for t in ts:
-        if not torch.isfinite(t.float()).all():
-            bad.append(name)
-
-
-def r(*s, dtype=torch.bfloat16):
-    return torch.randn(*s, device=dev).to(dtype)
+run = Sanitized("sanitize_dit_block")
+r, check, bad = run.rand, run.check, run.bad
 
 
 def poison(count, shape, dtype):
@@ -53,5 +42,4 @@ for dt in (torch.bfloat16, torch.float32):
             check(f"in place {D} {norm}", res, y)
 
 torch.cuda.synchronize()
-print("sanitize_dit_block: not finite:", bad if bad else "none")
-sys.exit(1 if bad else 0)
+run.finish()

@@ -7,25 +7,14 @@ prologue and both granularities) for compute-sanitizer:
 
 Exits non-zero if an output is not finite (unwritten poisoned memory).
 Needs an H100/H200 for the GEMM; the quantizers run anywhere."""
-import sys
-
 import torch
 
 import lit_kernels as lk
+from lit_testing import Sanitized
 
-dev = "cuda"
-bad = []
+run = Sanitized("sanitize_fp8")
+r, check, bad = run.rand, run.check, run.bad
 hopper = torch.cuda.get_device_capability() == (9, 0)
-
-
-def r(*s, dtype=torch.bfloat16, scale=1.0):
-    return (torch.randn(*s, device=dev) * scale).to(dtype)
-
-
-def check(name, *ts):
-    torch.cuda.synchronize()
-    if not all(torch.isfinite(t.float()).all() for t in ts):
-        bad.append(name)
 
 
 x = r(37, 3072 + 16)
@@ -53,5 +42,4 @@ if hopper:
     lk.ops._fp8_gemm_tuning(0)
     check("promoted", lk.fp8_gemm(qa, qw.t(), sa, sw.t(), accumulate="promoted"))
     check("block", lk.fp8_gemm(qb, qwb.t(), sb, swb.t()))
-print("sanitize_fp8:", "non-finite outputs: " + ", ".join(bad) if bad else "all outputs finite")
-sys.exit(1 if bad else 0)
+run.finish()

@@ -5,25 +5,14 @@ kind, the element-wise loader) for compute-sanitizer:
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_gemm.py
 
 Exits non-zero if an output is not finite (unwritten poisoned memory)."""
-import sys
-
 import torch
 
 import lit_kernels as lk
+from lit_testing import Sanitized
 
-dev = "cuda"
-bad = []
+run = Sanitized("sanitize_gemm")
+r, check, bad = run.rand, run.check, run.bad
 hopper = torch.cuda.get_device_capability() == (9, 0)
-
-
-def r(*s, dtype=torch.bfloat16, scale=1.0):
-    return (torch.randn(*s, device=dev) * scale).to(dtype)
-
-
-def check(name, t):
-    torch.cuda.synchronize()
-    if not torch.isfinite(t.float()).all():
-        bad.append(name)
 
 
 for dtype in (torch.bfloat16, torch.float16):
@@ -38,5 +27,4 @@ if hopper:
     lk.ops._gemm_tuning(2, 0)
     check("hopper clusters of 2", lk.gemm(r(300, 256), r(600, 256, scale=0.1).t(), backend="hopper"))
     lk.ops._gemm_tuning(0, 0)
-print("sanitize_gemm:", "non-finite outputs: " + ", ".join(bad) if bad else "all outputs finite")
-sys.exit(1 if bad else 0)
+run.finish()

@@ -5,25 +5,14 @@ paths, for compute-sanitizer:
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_ops.py
 
 Exits non-zero if an output is not finite (unwritten poisoned memory)."""
-import sys
-
 import torch
 
 import lit_kernels as lk
+from lit_testing import Sanitized
 
 dev = "cuda"
-bad = []
-
-
-def check(name, *ts):
-    torch.cuda.synchronize()
-    for t in ts:
-        if not torch.isfinite(t.float()).all():
-            bad.append(name)
-
-
-def r(*s, dtype=torch.bfloat16):
-    return torch.randn(*s, device=dev).to(dtype)
+run = Sanitized("sanitize_ops")
+r, check, bad = run.rand, run.check, run.bad
 
 
 for dt in (torch.bfloat16, torch.float32):
@@ -63,5 +52,4 @@ for dt in (torch.bfloat16, torch.float32):
         check(f"rope_3d {D}", lk.rope_3d(q, cos, cos), lk.rope_3d(q, sin, sin))
 
 torch.cuda.synchronize()
-print("sanitize_ops: not finite:", bad if bad else "none")
-sys.exit(1 if bad else 0)
+run.finish()

@@ -6,18 +6,14 @@ heads and strided inputs, for compute-sanitizer:
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_qk_norm_rope.py
 
 Exits non-zero if an output is not finite (unwritten poisoned memory)."""
-import sys
-
 import torch
 
 import lit_kernels as lk
+from lit_testing import Sanitized
 
 dev = "cuda"
-bad = []
-
-
-def r(*s, dtype=torch.bfloat16):
-    return torch.randn(*s, device=dev).to(dtype)
+run = Sanitized("sanitize_qk_norm_rope")
+r, check, bad = run.rand, run.check, run.bad
 
 
 for dt in (torch.bfloat16, torch.float16, torch.float32):
@@ -37,5 +33,4 @@ for dt in (torch.bfloat16, torch.float16, torch.float32):
                     bad.append(f"{dt} D={d} {b}x{s} {hq}/{hk} {table}")
 
 torch.cuda.synchronize()
-print("sanitize_qk_norm_rope: not finite:", bad if bad else "none")
-sys.exit(1 if bad else 0)
+run.finish()
