@@ -1,4 +1,5 @@
 #define _XOPEN_SOURCE 700 /* link, fchmod, fsync, kill, nftw */
+#define _DEFAULT_SOURCE   /* flock, O_NOFOLLOW */
 #include "commit.h"
 
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,9 +115,13 @@ static int S_journal_begin(lit_commit *c) {
   if (!err) {
     /* Exclusive: the recovery before this run removed any journal of a
      * dead run, so one here belongs to a run going on now. */
-    c->jfd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    c->jfd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (c->jfd < 0) err = errno == EEXIST ? EBUSY : errno;
   }
+  /* Held for the run's life and released at its death, whatever becomes of
+   * its process id: a recovery that gets the lock knows the run is over.
+   * (A file system without locks leaves the process id to tell.) */
+  if (!err) (void)flock(c->jfd, LOCK_EX | LOCK_NB);
   free(full);
   if (!err) {
     c->journaled = 1;
@@ -214,12 +220,28 @@ static void S_drop_last(lit_commit *c) {
   S_item_free(it);
 }
 
-int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
-  int err = write_err;
+/* The mode a staged copy gets: a file being replaced keeps the mode its
+ * owner gave it (a read-only file stays read-only), with execute added
+ * where it can be read if the block asks for it; a new file gets 0777 or
+ * 0666 less the umask. */
+static mode_t S_mode(const lit_commit *c, int exec) {
+  char *full = S_full(c->root, c->items[c->n - 1].final);
+  struct stat st;
+  int kept = lstat(full, &st) == 0 && S_ISREG(st.st_mode);
+  free(full);
+  if (kept) {
+    mode_t m = st.st_mode & 07777;
+    return exec ? m | (m & 0444) >> 2 : m;
+  }
   mode_t mask = umask(0);
   umask(mask);
+  return (exec ? 0777 : 0666) & ~mask;
+}
+
+int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
+  int err = write_err;
   if (!err) err = lit_fault_step();
-  if (!err && fchmod(fd, (exec ? 0777 : 0666) & ~mask) != 0) err = errno;
+  if (!err && fchmod(fd, S_mode(c, exec)) != 0) err = errno;
   if (!err && fsync(fd) != 0) err = errno;
   if (close(fd) != 0 && !err) err = errno;
   if (err) S_drop_last(c);
@@ -575,24 +597,160 @@ static void S_sweep_flat(const char *dir) {
   closedir(dh);
 }
 
-int lit_commit_recover(const char *root, const char *journal_rel, char *const *dirs, size_t ndirs, lit_diags *d) {
+/* name is "<prefix><pid>-<digits>": a name this journal's run gave out. */
+static int S_named_by(const char *name, const char *prefix, long pid) {
+  size_t n = strlen(prefix);
+  if (strncmp(name, prefix, n) != 0) return 0;
+  char *end;
+  long p = strtol(name + n, &end, 10);
+  if (end == name + n || p != pid || *end != '-' || !end[1]) return 0;
+  for (const char *s = end + 1; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/* rel's last component, and whether its folder is also `other`'s. */
+static const char *S_base(const char *rel) {
+  const char *s = strrchr(rel, '/');
+  return s ? s + 1 : rel;
+}
+static int S_same_dir(const char *a, const char *b) {
+  size_t la = (size_t)(S_base(a) - a), lb = (size_t)(S_base(b) - b);
+  return la == lb && strncmp(a, b, la) == 0;
+}
+
+/* dir is a folder on the way to rel ("a/b" for "a/b/c" or "a/b/"). */
+static int S_on_path(const char *dir, const char *rel) {
+  size_t n = strlen(dir);
+  return strncmp(rel, dir, n) == 0 && rel[n] == '/';
+}
+
+/* Whether a journal's path names a file the commit may have written: one
+ * inside an output folder that stays there on disk, or the record. */
+static const char *S_target_invalid(const char *root, const char *rel, const lit_recover_opts *o) {
+  if (o->record && strcmp(rel, o->record) == 0) return NULL;
+  const char *why = lit_path_check_syntax(rel, o->dirs, o->ndirs);
+  return why ? why : lit_path_check_disk(root, rel, o->dirs, o->ndirs);
+}
+
+/* A journal on disk is trusted only as far as it names what a run of this
+ * project could have made: every target in an output folder (or the
+ * record), every staged copy and old copy a name of the journal's own
+ * process beside its target, every folder inside an output folder or on
+ * the journal's own path. NULL, or what is wrong (*path: where). */
+static const char *S_journal_invalid(const char *root, const char *journal_rel, const S_journal *j,
+                                     const lit_recover_opts *o, const char **path) {
+  for (size_t i = 0; i < j->n; i++) {
+    const S_item *it = &j->items[i];
+    const char *why = S_target_invalid(root, it->final, o);
+    *path = it->final;
+    if (why) return why;
+    if (it->temp && (!S_named_by(S_base(it->temp), ".lit-tmp-", j->pid) || !S_same_dir(it->temp, it->final))) {
+      *path = it->temp;
+      return "not a staged copy that run made beside its target";
+    }
+    if (it->backup && (!S_named_by(S_base(it->backup), ".lit-old-", j->pid) || !S_same_dir(it->backup, it->final))) {
+      *path = it->backup;
+      return "not an old copy that run kept beside its target";
+    }
+  }
+  for (size_t i = 0; i < j->ntemps; i++) {
+    *path = j->temps[i];
+    if (!S_named_by(S_base(j->temps[i]), ".lit-tmp-", j->pid)) return "not a staged copy that run made";
+    const char *why = S_target_invalid(root, j->temps[i], o);
+    if (why && !(o->record && S_same_dir(j->temps[i], o->record))) return why;
+  }
+  for (size_t i = 0; i < j->ndirs; i++) {
+    *path = j->dirs[i];
+    /* A folder is checked as the folder of a file in it, so that it may
+     * exist but must not lead outside through a link. */
+    char *inside = lit_xasprintf("%s/f", j->dirs[i]);
+    const char *bad = S_target_invalid(root, inside, o);
+    free(inside);
+    if (!S_on_path(j->dirs[i], journal_rel) && bad) {
+      int below_root = 0; /* an output folder itself, or a folder above one, made by the run */
+      for (size_t r = 0; r < o->ndirs; r++)
+        below_root |= S_on_path(j->dirs[i], o->dirs[r]);
+      if (!below_root) return "not a folder of the output folders";
+    }
+  }
+  return NULL;
+}
+
+/* The journal's text, read through a descriptor that is neither a link
+ * nor anything but a regular file, with the journal's lock taken: 0 (and
+ * *fd open, the caller closes it; *locked 0 where the file system has no
+ * locks), ENOENT (no journal), EBUSY (its run still holds the lock), or
+ * another errno; *what says which check failed. */
+static int S_journal_open(const char *full, int *fd, int *locked, lit_buf *text, const char **what) {
+  *what = NULL;
+  *fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (*fd < 0) {
+    if (errno == ELOOP) *what = "it is a symbolic link, which lit never writes";
+    return errno;
+  }
+  struct stat st;
+  int err = 0;
+  if (fstat(*fd, &st) != 0) {
+    err = errno;
+  } else if (!S_ISREG(st.st_mode)) {
+    *what = "it is not a regular file";
+    err = EINVAL;
+  } else if (!(*locked = flock(*fd, LOCK_EX | LOCK_NB) == 0) && (errno == EWOULDBLOCK || errno == EAGAIN)) {
+    err = EBUSY;
+  } else {
+    char chunk[65536];
+    ssize_t r;
+    while ((r = read(*fd, chunk, sizeof chunk)) > 0)
+      lit_buf_put(text, chunk, (size_t)r);
+    if (r < 0) err = errno;
+  }
+  if (err) {
+    close(*fd);
+    *fd = -1;
+  }
+  return err;
+}
+
+int lit_commit_recover(const char *root, const char *journal_rel, const lit_recover_opts *o, lit_diags *d) {
   char *full = S_full(root, journal_rel);
   lit_buf b = LIT_BUF_INIT;
-  int err = lit_read_file(full, &b);
+  int fd = -1, locked = 0;
+  const char *what = NULL;
+  int err = S_journal_open(full, &fd, &locked, &b, &what);
   int status = 0;
-  if (err && err != ENOENT) {
-    lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot read the journal of an interrupted run: %s", strerror(err));
+  if (err == EBUSY) {
+    lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
+             "another lit is writing this project (it holds this journal); run again when it has finished");
+    status = -1;
+  } else if (err && err != ENOENT) {
+    lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot read the journal of an interrupted run: %s",
+             what ? what : strerror(err));
     status = -1;
   } else if (!err) {
     S_journal j;
     memset(&j, 0, sizeof j);
-    if (S_journal_parse(b.data ? b.data : "", &j) != 0) {
+    const char *bad = NULL, *why = NULL;
+    lit_buf_putc(&b, '\0'); /* a C string for the parser */
+    if (S_journal_parse(b.data, &j) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                "this is not a journal lit can undo; check the files it names, then delete it");
       status = -1;
-    } else if (j.pid != (long)getpid() && S_alive(j.pid)) {
+    } else if ((why = S_journal_invalid(root, journal_rel, &j, o, &bad)) != NULL) {
+      lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
+               "this journal names '%s' (%s): no run of this project wrote it; check the files it names, "
+               "then delete it",
+               bad, why);
+      status = -1;
+    } else if (!locked && j.pid != (long)getpid() && S_alive(j.pid)) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                "another lit (process %ld) is writing this project; run again when it has finished", j.pid);
+      status = -1;
+    } else if (o->check) {
+      lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
+               "a tangle (process %ld) was interrupted: run lit tangle, which puts its files back as they "
+               "were; --check writes nothing",
+               j.pid);
       status = -1;
     } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps)) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot undo the interrupted run this journal describes: %s",
@@ -609,16 +767,17 @@ int lit_commit_recover(const char *root, const char *journal_rel, char *const *d
     }
     S_journal_free(&j);
   }
+  if (fd >= 0) close(fd);
   lit_buf_free(&b);
   free(full);
-  if (status != 0) return status;
+  if (status != 0 || o->check) return status; /* --check sweeps nothing either */
   char *jdir = S_dir_of(journal_rel);
   char *jfull = jdir[0] ? S_full(root, jdir) : lit_xstrdup(root && root[0] ? root : ".");
   S_sweep_flat(jfull);
   free(jfull);
   free(jdir);
-  for (size_t i = 0; i < ndirs; i++) {
-    char *dir = dirs[i][0] ? S_full(root, dirs[i]) : lit_xstrdup(root && root[0] ? root : ".");
+  for (size_t i = 0; i < o->ndirs; i++) {
+    char *dir = o->dirs[i][0] ? S_full(root, o->dirs[i]) : lit_xstrdup(root && root[0] ? root : ".");
     nftw(dir, S_sweep_one, 16, FTW_PHYS);
     free(dir);
   }

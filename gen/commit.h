@@ -37,9 +37,10 @@ void lit_commit_free(lit_commit *c);
  * failure). Returns 0 and *fd, or an errno. */
 int lit_commit_open(lit_commit *c, const char *rel, int *fd);
 /* Finishes the copy opened last. write_err is the first error writing it
- * (0 if none). On success it joins the commit (mode 0777 if exec, else
- * 0666, less the umask) and 0 is returned; otherwise it is removed and the
- * errno returned. */
+ * (0 if none). On success it joins the commit and 0 is returned; otherwise
+ * it is removed and the errno returned. The copy keeps the mode of the
+ * file it replaces (plus execute if exec); a new one gets 0777 if exec,
+ * else 0666, less the umask. */
 int lit_commit_close(lit_commit *c, int fd, int exec, int write_err);
 /* Adds a file to remove. */
 void lit_commit_remove(lit_commit *c, const char *rel);
@@ -54,12 +55,24 @@ size_t lit_commit_count(const lit_commit *c);
  * be NULL). */
 lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d);
 
+/* What a recovery may touch, and whether it may write anything. */
+typedef struct {
+  char *const *dirs; /* the output folders, relative to the root, each ending in '/' */
+  size_t ndirs;
+  const char *record; /* the record: the one file outside them a commit writes; may be NULL */
+  int check;          /* --check: report a journal, undo and sweep nothing */
+} lit_recover_opts;
+
 /* Before a run: undoes a commit that a dead process left half done (its
  * journal at journal_rel), then removes the temporaries and old copies of
- * dead processes in the journal's folder and under each of dirs
- * (recursively; relative to root).
- * Returns 0, or -1 after reporting (another run is committing, or the
- * journal cannot be read or undone). */
-int lit_commit_recover(const char *root, const char *journal_rel, char *const *dirs, size_t ndirs, lit_diags *d);
+ * dead processes in the journal's folder and under each output folder
+ * (recursively). A journal is trusted only after checks: it is a regular
+ * file (no link, no FIFO), its run no longer holds its lock, and it names
+ * only what such a run could have made (targets in the output folders or
+ * the record, staged and old copies of its own process beside them, no
+ * path through a link leading out). Returns 0, or -1 after reporting
+ * (another run is committing; the journal is unreadable, not lit's, or
+ * names what lit would not write; --check found one). */
+int lit_commit_recover(const char *root, const char *journal_rel, const lit_recover_opts *o, lit_diags *d);
 
 #endif

@@ -427,6 +427,22 @@ static int S_written(const lit_project *p, const char *path, size_t len, size_t 
   return lit_index_get(&p->own->file_index, path, len, k) && strlen(p->files[*k].path) == len;
 }
 
+/* A block may not write a document of the project, not even with --force:
+ * the next run would read the output as its source, and delete it once
+ * the block is gone. */
+static void S_check_files_not_docs(lit_project *p, lit_diags *d) {
+  for (size_t i = 0; i < p->ndocs; i++) {
+    size_t k;
+    const char *doc = p->docs[i]->src.path;
+    if (!S_written(p, doc, strlen(doc), &k)) continue;
+    const lit_block *b = p->files[k].block;
+    lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+             "cannot write '%s': it is a document of this project, which lit reads and never writes (--force does "
+             "not change this)",
+             doc);
+  }
+}
+
 /* A path cannot be a file and a folder at once: "kernels/d.c" written by
  * one block and "kernels/d.c/e.c" by another would fail at the rename, after
  * the other files were staged. Reported here, with both blocks, instead. */
@@ -473,7 +489,14 @@ typedef struct {
 } S_memory;
 
 static int S_load_source(lit_source *src, const char *root, const char *path, const S_memory *mem, lit_diags *d) {
-  if (!mem) return lit_source_load(src, root, path, d);
+  if (!mem) {
+    const char *why = lit_path_check_read(root, path);
+    if (!why) return lit_source_load(src, root, path, d);
+    lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read this document: %s", why);
+    memset(src, 0, sizeof *src);
+    src->path = lit_xstrdup(path);
+    return -1;
+  }
   for (size_t i = 0; i < mem->n; i++)
     if (strcmp(mem->names[i], path) == 0) {
       lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
@@ -549,6 +572,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
     p->own->anon[i]->id = p->nchunks + i;
   S_check_record(p, d);
   S_check_file_folders(p, d);
+  S_check_files_not_docs(p, d);
   S_resolve(p, d);
   S_check_cycles(p, d);
   return p;

@@ -84,18 +84,11 @@ static void S_write_error(const lit_project *p, const lit_commit *t, const char 
 static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_update(ctx, data, len); }
 
 /* Undoes a run that died midway and sweeps the temporaries of dead runs
- * from the output folders; 0, or -1 reported. */
-static int S_recover(const lit_project *p, lit_diags *d) {
-  char **dirs = lit_xcalloc(p->nroots + 1, sizeof(char *));
-  for (size_t i = 0; i < p->nroots; i++) {
-    size_t n = strlen(p->tangle_roots[i]);
-    dirs[i] = lit_xstrndup(p->tangle_roots[i], n && p->tangle_roots[i][n - 1] == '/' ? n - 1 : n);
-  }
-  int r = lit_commit_recover(p->root, p->journal_path, dirs, p->nroots, d);
-  for (size_t i = 0; i < p->nroots; i++)
-    free(dirs[i]);
-  free(dirs);
-  return r;
+ * from the output folders (under --check: reports such a run, changes
+ * nothing); 0, or -1 reported. */
+static int S_recover(const lit_project *p, int check, lit_diags *d) {
+  lit_recover_opts o = {p->tangle_roots, p->nroots, p->record_path, check};
+  return lit_commit_recover(p->root, p->journal_path, &o, d);
 }
 
 /* One run of the transaction. */
@@ -319,7 +312,7 @@ static lit_status S_commit(S_run *r) {
 
 lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
   if (stats) memset(stats, 0, sizeof *stats);
-  if (S_recover(p, d) != 0) return LIT_FAILED;
+  if (S_recover(p, o->check, d) != 0) return LIT_FAILED;
   S_run r;
   memset(&r, 0, sizeof r);
   r.p = p;

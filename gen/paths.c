@@ -69,7 +69,9 @@ static const char *S_walk(const char *project_root, const char *path, size_t fro
     *c = '\0';
     char r[PATH_MAX];
     struct stat st;
-    if (lstat(full, &st) == 0 && realpath(full, r) && !S_inside(inside, r)) why = escape;
+    /* A link that leads nowhere counts as leading out: lit cannot tell
+     * where a folder made through it would land. */
+    if (lstat(full, &st) == 0 && (realpath(full, r) ? !S_inside(inside, r) : S_ISLNK(st.st_mode))) why = escape;
     *c = '/';
     if (why) break;
   }
@@ -98,9 +100,12 @@ const char *lit_path_check_disk(const char *project_root, const char *path, char
   if (realpath(outdir, out_real)) {
     if (!S_inside(proj_real, out_real)) why = "the output folder is a symbolic link that leads outside the project";
   } else {
-    /* Not created yet: nothing on disk to escape through. */
+    /* Not created yet: the folders above it that exist must not lead out
+     * (lit would create it, and write, wherever they point). */
+    why = S_walk(project_root, root, 0, proj_real,
+                 "a folder above the output folder is a symbolic link that leads outside the project");
     int n0 = snprintf(out_real, sizeof out_real, "%s/%.*s", proj_real, (int)(sizeof out_real / 2), root);
-    if (n0 < 0 || (size_t)n0 >= sizeof out_real) why = "the path is too long";
+    if (!why && (n0 < 0 || (size_t)n0 >= sizeof out_real)) why = "the path is too long";
     size_t n = strlen(out_real);
     if (n > 1 && out_real[n - 1] == '/') out_real[n - 1] = '\0';
   }
@@ -117,6 +122,15 @@ const char *lit_path_check_project(const char *project_root, const char *path) {
   if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) return NULL;
   return S_walk(project_root, path, 0, proj_real,
                 "a folder in the path is a symbolic link that leads outside the project");
+}
+
+const char *lit_path_check_read(const char *project_root, const char *path) {
+  char proj_real[PATH_MAX], real[PATH_MAX];
+  if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) return NULL;
+  char *full = lit_path_join(project_root, path);
+  int inside = !realpath(full, real) || S_inside(proj_real, real);
+  free(full);
+  return inside ? NULL : "it is reached through a symbolic link that leads outside the project";
 }
 
 static int S_hexval(char c) {

@@ -23,6 +23,10 @@ const char *lit_path_check_disk(const char *project_root, const char *path, char
  * nor a folder; else a static reason. For paths outside the output folders
  * that lit still writes, such as the record. */
 const char *lit_path_check_project(const char *project_root, const char *path);
+/* NULL if path, once every link in it is resolved, lies inside the project
+ * (or does not exist: the read that follows reports that); else a static
+ * reason. For files lit reads: documents, the record. */
+const char *lit_path_check_read(const char *project_root, const char *path);
 /* Joins a project root and a relative path; the caller frees the result. */
 char *lit_path_join(const char *root, const char *rel);
 

@@ -63,6 +63,15 @@ int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t
     }
     p = nl ? nl + 1 : end;
   }
+  /* A file with no entry is lit's only if it starts as lit writes it: an
+   * empty or comment-only file someone else owns would be overwritten. */
+  size_t first = strcspn(S_header, "\n");
+  if (!bad && rec->len == 0 && (len < first || memcmp(text, S_header, first) != 0)) {
+    lit_diag(d, LIT_ERROR, name, 1, 1,
+             "this file is not a tangle record (it lists no file and does not start with lit's header), "
+             "and lit would overwrite it: set tangle-record to another file, or move this one away");
+    bad = 1;
+  }
   return bad ? -1 : 0;
 }
 
@@ -77,7 +86,7 @@ int lit_record_read(lit_record *rec, const char *root, const char *relpath, lit_
     return 0;
   }
   if (err) {
-    lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read the tangle record: %s", strerror(err));
+    lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read the tangle record: %s", lit_strerror(err));
     lit_buf_free(&b);
     return -1;
   }

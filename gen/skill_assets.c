@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "source.h"
 #include "tangle.h"
 #include "util.h"
@@ -31,9 +32,18 @@ static void S_drop_tangle_note(lit_buf *b) {
   }
 }
 
+/* The index of the tree's file at path, or -1. */
+static long S_find(const lit_tree *tree, const char *path) {
+  for (size_t i = 0; i < tree->n; i++)
+    if (strcmp(tree->files[i].path, path) == 0) return (long)i;
+  return -1;
+}
+
 /* skill-assets-files: DEST=PATTERN ... (project-relative glob patterns):
  * plain files that are not tangled, such as a test suite, copied to
- * assets/DEST/<file name>. */
+ * assets/DEST/<file name>. DEST is a plain folder path; a match must be a
+ * regular file that lies inside the project once its links are resolved;
+ * two files may not land on one name. */
 static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, lit_diags *d) {
   int line = 0;
   const char *spec = lit_source_meta(ix, "skill-assets-files", &line);
@@ -51,6 +61,12 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
       continue;
     }
     *eq = '\0';
+    const char *why = lit_path_check_plain(item);
+    if (why) {
+      lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: the folder '%s' cannot be used: %s", item, why);
+      status = -1;
+      continue;
+    }
     char *pattern = lit_xasprintf("%s/%s", p->root, eq + 1);
     glob_t g;
     int rc = glob(pattern, 0, NULL, &g);
@@ -58,18 +74,30 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
       lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: '%s' matches no file", eq + 1);
       status = -1;
     } else {
+      size_t skip = strlen(pattern) - strlen(eq + 1); /* the root and its '/' */
       for (size_t k = 0; k < g.gl_pathc; k++) {
+        const char *rel = g.gl_pathv[k] + skip;
         lit_buf b = LIT_BUF_INIT;
-        if (lit_read_file(g.gl_pathv[k], &b) != 0) {
-          lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: cannot read %s", g.gl_pathv[k]);
+        int err = (why = lit_path_check_read(p->root, rel)) ? 0 : lit_read_file(g.gl_pathv[k], &b);
+        if (why || err) {
+          lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: cannot read %s: %s", rel,
+                   why ? why : lit_strerror(err));
           lit_buf_free(&b);
           status = -1;
           continue;
         }
-        const char *base = strrchr(g.gl_pathv[k], '/');
-        char *dest = lit_xasprintf("assets/%s/%s", item, base ? base + 1 : g.gl_pathv[k]);
-        size_t len = b.len;
-        lit_tree_add(tree, dest, lit_buf_detach(&b), len);
+        const char *base = strrchr(rel, '/');
+        char *dest = lit_xasprintf("assets/%s/%s", item, base ? base + 1 : rel);
+        long was = S_find(tree, dest);
+        if (was >= 0) {
+          lit_diag(d, LIT_ERROR, ix->path, line, 1,
+                   "skill-assets-files: %s and another file both go to %s; give them different folders", rel, dest);
+          lit_buf_free(&b);
+          status = -1;
+        } else {
+          size_t len = b.len;
+          lit_tree_add(tree, dest, lit_buf_detach(&b), len);
+        }
         free(dest);
       }
       globfree(&g);

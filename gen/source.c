@@ -234,7 +234,7 @@ int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_
   int err = lit_read_file(full, &b);
   free(full);
   if (err) {
-    lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read this document: %s", strerror(err));
+    lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read this document: %s", lit_strerror(err));
     lit_buf_free(&b);
     src->path = lit_xstrdup(relpath);
     return -1;

@@ -84,9 +84,10 @@ static int S_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || er
 /* ---- what lit wrote in a folder ---- */
 
 /* The paths a folder's manifest names (the manifest included), or, for a
- * folder an earlier version wrote without one, the names the new tree
- * writes and, if it has one, what its bundle manifest.txt lists. 0, or -1
- * if neither marks the folder as lit's. */
+ * folder an earlier version wrote without one, only the names the new tree
+ * writes (and the guard and manifest.txt): what an old manifest.txt lists
+ * is not trusted, since anyone can write one. 0, or -1 if neither marks
+ * the folder as lit's. */
 static int S_owned(const lit_tree *t, const char *target, const char *guard, lit_index *owned, lit_buf *text,
                    char ***keys, size_t *nkeys) {
   char *man = lit_xasprintf("%s/%s", target, LIT_TREE_MANIFEST);
@@ -101,9 +102,6 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
     free(g);
     if (!legacy) return -1;
     lit_buf_free(text);
-    char *listed = lit_xasprintf("%s/manifest.txt", target);
-    lit_read_file(listed, text);
-    free(listed);
     lit_buf_putc(text, '\n');
     for (size_t i = 0; i < t->n; i++)
       lit_buf_printf(text, "%s\n", t->files[i].path);
@@ -430,7 +428,7 @@ static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags 
       lit_buf b = LIT_BUF_INIT;
       int err = lit_read_file(path, &b);
       if (err) {
-        lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read: %s", strerror(err));
+        lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read: %s", lit_strerror(err));
         lit_buf_free(&b);
         status = -1;
       } else {

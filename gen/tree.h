@@ -48,8 +48,9 @@ void lit_tree_sort(lit_tree *t);
  * dir is replaced only if it is empty or everything in it is named by its
  * manifest; a folder an earlier version wrote, without a manifest, is
  * recognised by `guard` (a file every such output had, such as chunks.html
- * for the book), and then only the names the tree writes, or its bundle's
- * manifest.txt lists, are lit's. Anything else in it is reported and stops
+ * for the book), and then only the names the tree writes (with the guard
+ * and an old bundle's manifest.txt) are lit's; what that manifest.txt
+ * lists is not trusted. Anything else in it is reported and stops
  * the install: a mistyped --out never swallows a folder of other work.
  * Returns 0, or -1 after reporting through d. On -1 dir is as it was, but
  * for one case: the new copy is in place and the old one could not be

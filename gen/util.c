@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,12 +198,25 @@ done:
 }
 
 int lit_read_file(const char *path, lit_buf *out) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return errno;
+  /* Opened without blocking, then checked: a FIFO or a device in the
+   * project would otherwise hang the read or never end it. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return errno;
+  struct stat st;
+  int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? LIT_ENOTREG : 0;
+  if (bad) {
+    close(fd);
+    return bad;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    int err = errno;
+    close(fd);
+    return err;
+  }
   /* One allocation of the file's size, then one read: large documents are
    * read at memory speed without regrowing the buffer. */
-  struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (st.st_size > 0) {
     /* Exactly: the bytes, the NUL, and one spare byte so the read that
      * meets the end of the file needs no growth (lit_buf_reserve rounds up
      * to a power of two, up to twice the input). */
@@ -256,4 +270,9 @@ double lit_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *lit_strerror(int err) {
+  return err == LIT_ENOTREG ? "it is not a regular file (a FIFO, a device or a socket), which lit never reads"
+                            : strerror(err);
 }

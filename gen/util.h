@@ -66,8 +66,12 @@ void lit_index_free(lit_index *x);
  * is over cap (found without finishing the table): for suggestions. */
 size_t lit_edit_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap);
 
-/* Reads a whole file into *out (owned by the caller). Returns 0, or an errno. */
+/* Reads a whole regular file into *out (owned by the caller). Returns 0,
+ * an errno, or LIT_ENOTREG for a FIFO, device or socket (never waited on). */
 int lit_read_file(const char *path, lit_buf *out);
+enum { LIT_ENOTREG = 100000 }; /* beyond every errno */
+/* strerror, and a sentence for LIT_ENOTREG. A static string. */
+const char *lit_strerror(int err);
 /* Seconds on the monotonic clock, for LIT_TIMINGS reports. */
 double lit_now(void);
 /* Writes all len bytes to fd, across short writes and EINTR. 0, or an errno. */

@@ -2,6 +2,9 @@
  * (from a journal such a run leaves), and the sweep of dead runs' files. */
 #include "check_lit.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include "commit.h"
 
 static int S_exists(const char *dir, const char *rel) {
@@ -47,6 +50,51 @@ START_TEST(test_run) {
 }
 END_TEST
 
+static mode_t S_mode_of(const char *dir, const char *rel) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  struct stat st;
+  ck_assert_int_eq(stat(full, &st), 0);
+  free(full);
+  return st.st_mode & 07777;
+}
+
+static void S_chmod(const char *dir, const char *rel, mode_t m) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  ck_assert_int_eq(chmod(full, m), 0);
+  free(full);
+}
+
+/* A replaced file keeps the mode its owner gave it: read-only stays
+ * read-only, and a block that asks for execute adds it where it can be
+ * read. A new file gets the default less the umask. */
+START_TEST(test_keeps_mode) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/ro.c", "old");
+  ck_write(dir, "out/run.sh", "old");
+  S_chmod(dir, "out/ro.c", 0444);
+  S_chmod(dir, "out/run.sh", 0640);
+  mode_t mask = umask(022);
+  lit_diags *d = lit_diags_new();
+  lit_commit *c = lit_commit_new(dir, ".rec-journal");
+  S_stage(c, "out/ro.c", "new");
+  int fd;
+  ck_assert_int_eq(lit_commit_open(c, "out/run.sh", &fd), 0);
+  ck_assert_int_eq(lit_commit_close(c, fd, 1, 0), 0);
+  S_stage(c, "out/fresh.c", "f");
+  ck_assert_int_eq(lit_commit_run(c, NULL, d), LIT_OK);
+  lit_commit_free(c);
+  umask(mask);
+  ck_assert_uint_eq(S_mode_of(dir, "out/ro.c"), 0444);
+  ck_assert_uint_eq(S_mode_of(dir, "out/run.sh"), 0750);
+  ck_assert_uint_eq(S_mode_of(dir, "out/fresh.c"), 0644);
+  char *a = ck_read(dir, "out/ro.c");
+  ck_assert_str_eq(a, "new");
+  free(a);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
 /* A commit freed without running leaves nothing: no temporary, no folder it
  * made, no journal. */
 START_TEST(test_abandon) {
@@ -87,19 +135,21 @@ START_TEST(test_recover_committed) {
   ck_write(dir, "out/.lit-tmp-4194304-1", "b new");
   ck_write(dir, "out/.lit-old-4194304-2", "gone");
   ck_write(dir, "out/n/c.c", "c");
-  ck_write(dir, ".rec-journal", "lit-journal 4194304\n"
-                                "dir\tout/n\n"
-                                "temp\tout/.lit-tmp-4194304-0\n"
-                                "temp\tout/.lit-tmp-4194304-1\n"
-                                "temp\tout/n/.lit-tmp-4194304-2\n"
-                                "replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\n"
-                                "replace\tout/.lit-tmp-4194304-1\tout/b.c\tout/.lit-old-4194304-1\n"
-                                "remove\tout/gone.c\tout/.lit-old-4194304-2\n"
-                                "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\n"
-                                "commit\n");
-  char *roots[] = {"out"};
+  ck_write(dir, ".rec-journal",
+           "lit-journal 4194304\n"
+           "dir\tout/n\n"
+           "temp\tout/.lit-tmp-4194304-0\n"
+           "temp\tout/.lit-tmp-4194304-1\n"
+           "temp\tout/n/.lit-tmp-4194304-2\n"
+           "replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\n"
+           "replace\tout/.lit-tmp-4194304-1\tout/b.c\tout/.lit-old-4194304-1\n"
+           "remove\tout/gone.c\tout/.lit-old-4194304-2\n"
+           "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\n"
+           "commit\n");
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, ".rec", 0};
   lit_diags *d = lit_diags_new();
-  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", roots, 1, d), 0);
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   char *a = ck_read(dir, "out/a.c"), *b = ck_read(dir, "out/b.c"), *g = ck_read(dir, "out/gone.c");
   ck_assert_str_eq(a, "a old");
   ck_assert_str_eq(b, "b old");
@@ -126,8 +176,10 @@ START_TEST(test_recover_staging) {
   ck_write(dir, "out/a.c", "a old");
   ck_write(dir, "out/x/.lit-tmp-4194304-0", "partial");
   ck_write(dir, ".rec-journal", "lit-journal 4194304\ndir\tout/x\ntemp\tout/x/.lit-tmp-4194304-0\nnew\tout/x/.lit-t");
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, ".rec", 0};
   lit_diags *d = lit_diags_new();
-  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", NULL, 0, d), 0);
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(!S_exists(dir, "out/x"));
   ck_assert(!S_exists(dir, ".rec-journal"));
   char *a = ck_read(dir, "out/a.c");
@@ -146,15 +198,140 @@ START_TEST(test_recover_refuses) {
   char *live = lit_xasprintf("lit-journal %ld\ncommit\n", (long)getppid());
   ck_write(dir, ".rec-journal", live);
   free(live);
+  lit_recover_opts o = {NULL, 0, ".rec", 0};
   lit_diags *d = lit_diags_new();
-  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", NULL, 0, d), -1);
+  char *jpath = lit_xasprintf("%s/.rec-journal", dir);
+  int fd = open(jpath, O_RDONLY); /* its run: holding the journal's lock */
+  free(jpath);
+  ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
+  close(fd);
   ck_write(dir, ".rec-journal", "lit-journal 4194304\nreplace\t../etc/passwd\tx\ty\ncommit\n");
-  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", NULL, 0, d), -1);
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
   ck_assert(S_exists(dir, ".rec-journal"));
   char *t = ck_diags_text(d);
-  ck_assert_ptr_nonnull(strstr(t, "is writing this project"));
+  ck_assert_ptr_nonnull(strstr(t, "holds this journal"));
   ck_assert_ptr_nonnull(strstr(t, "not a journal lit can undo"));
   free(t);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* A journal is trusted only as far as it names what a run of this project
+ * could have made: anything else is refused and nothing is touched. */
+static void S_refused(const char *dir, const char *journal, const char *expect) {
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, ".rec", 0};
+  ck_write(dir, ".rec-journal", journal);
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
+  ck_assert(S_exists(dir, ".rec-journal"));
+  char *t = ck_diags_text(d);
+  ck_assert_msg(strstr(t, expect) != NULL, "expected '%s' in: %s", expect, t);
+  free(t);
+  lit_diags_free(d);
+}
+
+START_TEST(test_recover_distrusts) {
+  char *dir = ck_tempdir(), *away = ck_tempdir();
+  ck_write(away, "victim", "not lit's");
+  ck_write(away, ".lit-old-4194304-0", "bait");
+  ck_write(dir, "out/a.c", "a");
+  ck_write(dir, "other/f", "a user's");
+  ck_write(dir, "other/.lit-old-4194304-0", "x");
+  char *link = lit_xasprintf("%s/out/link", dir);
+  ck_assert_int_eq(symlink(away, link), 0);
+  free(link);
+  /* a target outside the output folders */
+  S_refused(dir, "lit-journal 4194304\nremove\tother/f\tother/.lit-old-4194304-0\ncommit\n", "no run of this project");
+  /* through a link that leads out of the project */
+  S_refused(dir, "lit-journal 4194304\nremove\tout/link/victim\tout/link/.lit-old-4194304-0\ncommit\n",
+            "no run of this project");
+  /* a staged copy that is not a name lit gives out */
+  S_refused(dir, "lit-journal 4194304\nnew\tout/.bashrc\tout/a.c\ncommit\n", "not a staged copy");
+  /* an old copy of another process, or in another folder */
+  S_refused(dir, "lit-journal 4194304\nremove\tout/a.c\tout/.lit-old-99-0\ncommit\n", "not an old copy");
+  S_refused(dir, "lit-journal 4194304\ntemp\tother/.lit-tmp-4194304-0\n", "outside the output folders");
+  S_refused(dir, "lit-journal 4194304\ndir\tother\n", "not a folder of the output folders");
+  /* a folder reached through the link */
+  S_refused(dir, "lit-journal 4194304\ndir\tout/link\n", "not a folder of the output folders");
+  char *v = ck_read(away, "victim"), *f = ck_read(dir, "other/f"), *a = ck_read(dir, "out/a.c");
+  ck_assert_str_eq(v, "not lit's");
+  ck_assert_str_eq(f, "a user's");
+  ck_assert_str_eq(a, "a");
+  free(v);
+  free(f);
+  free(a);
+  ck_rmtree(dir);
+  ck_rmtree(away);
+}
+END_TEST
+
+/* The journal itself: a link or a FIFO is refused (and read without
+ * hanging), never followed. */
+START_TEST(test_recover_journal_file) {
+  char *dir = ck_tempdir();
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, ".rec", 0};
+  char *j = lit_xasprintf("%s/.rec-journal", dir);
+  ck_assert_int_eq(symlink("/etc/hostname", j), 0);
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
+  unlink(j);
+  ck_assert_int_eq(mkfifo(j, 0600), 0);
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "symbolic link"));
+  ck_assert_ptr_nonnull(strstr(t, "not a regular file"));
+  free(t);
+  lit_diags_free(d);
+  free(j);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* --check: a journal is reported, nothing is undone or swept. */
+START_TEST(test_recover_check_writes_nothing) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/a.c", "a new");
+  ck_write(dir, "out/.lit-old-4194304-0", "a old");
+  ck_write(dir, "out/.lit-tmp-4194304-7", "a dead run's");
+  ck_write(dir, ".rec-journal",
+           "lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\n"
+           "commit\n");
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, ".rec", 1};
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
+  char *a = ck_read(dir, "out/a.c");
+  ck_assert_str_eq(a, "a new");
+  free(a);
+  ck_assert(S_exists(dir, ".rec-journal"));
+  ck_assert(S_exists(dir, "out/.lit-old-4194304-0"));
+  ck_assert(S_exists(dir, "out/.lit-tmp-4194304-7"));
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "--check writes nothing"));
+  free(t);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* A dead run's journal whose process id now belongs to a live process:
+ * the lock, not the id, says the run is over. */
+START_TEST(test_recover_reused_pid) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/x/.lit-tmp-1-0", "partial");
+  char *text =
+      lit_xasprintf("lit-journal %ld\ndir\tout/x\ntemp\tout/x/.lit-tmp-%ld-0\n", (long)getppid(), (long)getppid());
+  ck_write(dir, ".rec-journal", text);
+  free(text);
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
+  ck_assert(!S_exists(dir, ".rec-journal"));
   lit_diags_free(d);
   ck_rmtree(dir);
 }
@@ -172,9 +349,10 @@ START_TEST(test_sweep) {
   ck_write(dir, "out/.lit-tmp-notes.txt", "a user's");
   ck_write(dir, ".lit-tmp-4194304-9", "dead, beside the journal");
   ck_write(dir, "other/.lit-tmp-4194304-0", "outside the output folders");
-  char *roots[] = {"out"};
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, ".rec", 0};
   lit_diags *d = lit_diags_new();
-  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", roots, 1, d), 0);
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(S_exists(dir, mine));
   ck_assert(!S_exists(dir, "out/deep/.lit-tmp-4194304-3"));
   ck_assert(!S_exists(dir, "out/.lit-old-4194304-1"));
@@ -197,6 +375,11 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_recover_committed);
   tcase_add_test(tc, test_recover_staging);
   tcase_add_test(tc, test_recover_refuses);
+  tcase_add_test(tc, test_keeps_mode);
+  tcase_add_test(tc, test_recover_distrusts);
+  tcase_add_test(tc, test_recover_journal_file);
+  tcase_add_test(tc, test_recover_check_writes_nothing);
+  tcase_add_test(tc, test_recover_reused_pid);
   tcase_add_test(tc, test_sweep);
   suite_add_tcase(s, tc);
   return s;

@@ -6,8 +6,8 @@
 
 #define H1 "0123456789abcdef0123456789abcdef"
 #define H2 "fedcba9876543210fedcba9876543210"
-#define HEADER                                                                        \
-  "# Files written by `lit tangle` and the XXH3-128 hash of the content it wrote.\n" \
+#define HEADER                                                                                                         \
+  "# Files written by `lit tangle` and the XXH3-128 hash of the content it wrote.\n"                                   \
   "# Generated: do not edit. It lets lit spot hand edits and remove files whose block was deleted.\n"
 
 START_TEST(test_parse) {
@@ -35,15 +35,15 @@ static const struct {
   int ok;
 } S_lines[] = {
     {H1 " out/x.c", 1},
-    {H1 "  out/x.c", 0},                          /* the path may not start with a space */
-    {H1 " ", 0},                                  /* no path */
-    {H1, 0},                                      /* no path */
+    {H1 "  out/x.c", 0},                           /* the path may not start with a space */
+    {H1 " ", 0},                                   /* no path */
+    {H1, 0},                                       /* no path */
     {"0123456789ABCDEF0123456789abcdef out/x", 0}, /* upper-case hex */
     {"0123456789abcdef0123456789abcde out/x", 0},  /* 31 digits */
     {"0123456789abcdefg123456789abcdef out/x", 0}, /* not hex */
     {H1 "\tout/x.c", 0},
-    {H1 " /etc/passwd", 0},  /* lit never wrote an absolute path: removing it would be dangerous */
-    {H1 " out/../../x", 0},  /* nor one that climbs out */
+    {H1 " /etc/passwd", 0}, /* lit never wrote an absolute path: removing it would be dangerous */
+    {H1 " out/../../x", 0}, /* nor one that climbs out */
     {H1 " ../x", 0},
     {H1 " out//x", 0},
     {"garbage", 0},
@@ -144,6 +144,42 @@ START_TEST(test_read) {
 }
 END_TEST
 
+/* A file that lists nothing is the record only if it starts with lit's
+ * header: an empty or comment-only file of someone else's is refused, not
+ * overwritten. A FIFO is refused without waiting on it. */
+START_TEST(test_not_a_record) {
+  static const struct {
+    const char *text;
+    int ok;
+  } cases[] = {{"", 0}, {"# my notes\n", 0}, {"\n\n", 0}, {HEADER, 1}, {H1 " out/x.c\n", 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lit_record rec;
+    lit_diags *d = lit_diags_new();
+    int r = lit_record_parse(&rec, "rec", cases[i].text, strlen(cases[i].text), d);
+    ck_assert_msg((r == 0) == cases[i].ok, "'%s': returned %d", cases[i].text, r);
+    if (!cases[i].ok) {
+      char *t = ck_diags_text(d);
+      ck_assert_ptr_nonnull(strstr(t, "rec:1:1: error: this file is not a tangle record"));
+      free(t);
+    }
+    lit_record_free(&rec);
+    lit_diags_free(d);
+  }
+  char *dir = ck_tempdir();
+  char *fifo = lit_xasprintf("%s/rec", dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  lit_record rec;
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_record_read(&rec, dir, "rec", d), -1);
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "not a regular file"));
+  free(t);
+  free(fifo);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *record_suite(void) {
   Suite *s = suite_create("record");
   TCase *tc = tcase_create("core");
@@ -153,6 +189,7 @@ Suite *record_suite(void) {
   tcase_add_test(tc, test_format_empty);
   tcase_add_test(tc, test_many_entries);
   tcase_add_test(tc, test_read);
+  tcase_add_test(tc, test_not_a_record);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -58,11 +58,48 @@ START_TEST(test_tree_install_and_compare) {
 }
 END_TEST
 
+/* A folder an earlier version wrote, without a manifest, is known by its
+ * guard; what its old manifest.txt lists is not trusted (anyone can write
+ * one), so a file only that list names stops the install and is kept. */
+START_TEST(test_tree_legacy_manifest_not_trusted) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/skill", dir);
+  ck_write(dir, "skill/SKILL.md", "old");
+  ck_write(out, "manifest.txt", "SKILL.md\nnotes.txt\n");
+  ck_write(out, "notes.txt", "a user's");
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "SKILL.md", lit_xstrdup("new"), 3);
+  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", d), -1);
+  char *kept = ck_read(out, "notes.txt"), *skill = ck_read(out, "SKILL.md");
+  ck_assert_str_eq(kept, "a user's");
+  ck_assert_str_eq(skill, "old");
+  free(kept);
+  free(skill);
+  char *msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "notes.txt: error: lit did not write this file"));
+  free(msgs);
+  /* without it, the old folder (the guard, manifest.txt) is lit's */
+  char *notes = lit_xasprintf("%s/notes.txt", out);
+  ck_assert_int_eq(unlink(notes), 0);
+  free(notes);
+  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", d), 0);
+  skill = ck_read(out, "SKILL.md");
+  ck_assert_str_eq(skill, "new");
+  free(skill);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *tree_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_tree_install_and_compare);
+  tcase_add_test(tc, test_tree_legacy_manifest_not_trusted);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -16,7 +16,7 @@
 #   expected.status   the exit status
 #
 # The project is copied to a temporary folder and lit runs there. Symbolic
-# links and empty folders are left out of the tree comparison. Set
+# links, FIFOs and empty folders are left out of the tree comparison. Set
 # LIT_WRAPPER (e.g. "valgrind -q --error-exitcode=99") to run lit under a tool;
 # GOLDEN_UPDATE=1 writes the actual results as expected (review them!).
 set -u
@@ -68,9 +68,9 @@ for name in $cases; do
   ) >"$tmp/$name/stdout" 2>"$tmp/$name/stderr"
   echo $? >"$tmp/$name/status"
 
-  # The tree: drop symlinks, unchanged .md inputs, then empty folders.
+  # The tree: drop symlinks and FIFOs, unchanged .md inputs, then empty folders.
   chmod -R u+rwX "$work" 2>/dev/null
-  find "$work" -type l -exec rm -f {} +
+  find "$work" \( -type l -o -type p \) -exec rm -f {} +
   (cd "$work" && find . -type f -name '*.md') | while IFS= read -r f; do
     if [ -f "$case/input/$f" ] && cmp -s "$work/$f" "$case/input/$f"; then rm -f "$work/$f"; fi
   done

@@ -39,6 +39,24 @@ for case in "$golden"/*/; do
     *) seed "$name" "$case/input" 2 0 ;;
   esac
 done
+if [ "$target" = write ]; then
+  # A record, and journals of a killed run: one lit could have written,
+  # one that names a file outside the output folders.
+  doc='---
+tangle-roots: out
+---
+```{.c file=out/a.c}
+int a;
+```
+'
+  printf '%s\n%%%%%% out/a.c\nint old;\n%%%%%% .lit-record\n%s\n' "$doc" \
+    '0123456789abcdef0123456789abcdef out/a.c' >"$corpus/seed-record"
+  { printf '%s\n%%%%%% out/a.c\nint a;\n%%%%%% .lit-record-journal\n' "$doc"
+    printf 'lit-journal 4194304\ndir\tout/n\ntemp\tout/.lit-tmp-4194304-0\n'
+    printf 'replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\ncommit\n'; } >"$corpus/seed-journal"
+  { printf '%s\n%%%%%% keep.txt\nmine\n%%%%%% .lit-record-journal\n' "$doc"
+    printf 'lit-journal 4194304\nremove\tkeep.txt\t.lit-old-4194304-0\ncommit\n'; } >"$corpus/seed-journal-outside"
+fi
 if [ "$target" = weave ]; then
   seed weave-project "$here/../weave/project" 2 0
 fi
