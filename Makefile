@@ -25,7 +25,7 @@ DOCS    := index.md $(wildcard references/*.md)
 # Debian 12 packages everything here needs; `make deps` installs them.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
   liblua5.4-dev libxxhash-dev libmicrohttpd-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
-  cppcheck clang-format python3-venv python3-pyflakes
+  cppcheck clang-format python3-venv pyflakes3
 
 PREFIX  ?= /usr/local
 MANPAGE := $(BUILD)/lit.1
@@ -107,8 +107,9 @@ check: all lint check-tangle check-share check-kernels check-line-directives $(C
 
 # pyflakes over the Python the project ships and runs (tangled scripts and
 # benchmarks, tests): undefined names, unused imports and variables. Most of
-# it runs only on a GPU, so this is its one check in CI.
-PYFLAKES ?= python3 -m pyflakes
+# it runs only on a GPU, so this is its one check in CI. Debian's pyflakes3,
+# not `python3 -m pyflakes`: the python3 first on PATH may not be Debian's.
+PYFLAKES ?= pyflakes3
 PY_SOURCES = $(shell find kernels tests -name '*.py' -not -path '*/node_modules/*' -not -path 'tests/golden/*')
 
 lint:
