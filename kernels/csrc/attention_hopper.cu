@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
         attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
         const int kvh = h / a.group;
         uint64_t* q_bar = q_ring.arm(qpos, Tile::kQBytes);
-#pragma unroll
+    #pragma unroll
         for (int x = 0; x < kBoxes; ++x) {
           const int32_t c[4] = {64 * x, m0, h, b};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.q + x * kBM * 128,
@@ -183,14 +183,14 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
           kv_ring.acquire(pos);
           // K and V complete separate barriers: Q K^T can start before V lands.
           uint64_t* k_bar = kv_ring.arm(pos, Tile::kKVBytes, kK);
-#pragma unroll
+    #pragma unroll
           for (int x = 0; x < kBoxes; ++x) {
             const int32_t c[4] = {64 * x, j * kBN, kvh, b};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
                                       buf.k[pos.stage] + x * kBN * 128, &map_k, c, k_bar);
           }
           uint64_t* v_bar = kv_ring.arm(pos, Tile::kKVBytes, kV);
-#pragma unroll
+    #pragma unroll
           for (int x = 0; x < kBoxes; ++x) {
             const int32_t c[4] = {64 * x, j * kBN, kvh, b};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     auto release_q = [&] { q_ring.release(0, lane); };
     if (n_blocks == 0) {
       release_q();
-#pragma unroll
+    #pragma unroll
       for (int i = 0; i < HD / 2; ++i) o[i] = 0.f;
       attn::store_rows<T, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
       continue;
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     auto issue_qk = [&](int stage) {
       hopper::fence_operands(s);
       hopper::wgmma_fence();
-#pragma unroll
+    #pragma unroll
       for (int kk = 0; kk < HD / 16; ++kk) {
         const int x = kk / 4, step = 2 * (kk % 4);  // box, and 32 bytes a k-step within it
         static_assert(HD / 16 <= 4 * kBoxes, "a k-step past the last box");
@@ -268,10 +268,10 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     };
     auto issue_pv = [&](int stage, bool accumulate) {
       hopper::fence_operands(o);
-#pragma unroll
+    #pragma unroll
       for (int kk = 0; kk < kBN / 16; ++kk) hopper::fence_operands(p[kk]);
       hopper::wgmma_fence();
-#pragma unroll
+    #pragma unroll
       for (int kk = 0; kk < kBN / 16; ++kk) {
         const uint64_t db = hopper::desc_sw128_mn(buf.v[stage] + kk * 16 * 128, kBN * 128);
         hopper::wgmma_rs_tn<T, HD>(o, p[kk], db, accumulate || kk != 0);
@@ -284,9 +284,9 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
       attn::online_softmax<kBN / 8>(s, row_max, row_sum, corr, a.scale_log2);
     };
     auto to_p = [&] {
-#pragma unroll
+    #pragma unroll
       for (int kk = 0; kk < kBN / 16; ++kk) {
-#pragma unroll
+    #pragma unroll
         for (int r = 0; r < 4; ++r)
           p[kk][r] = attn::pack2<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
       }
