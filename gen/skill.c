@@ -535,17 +535,6 @@ static void S_add_scripts(const lit_project *p, const lit_weave *w, lit_tree *tr
   }
 }
 
-/* manifest.txt: every other file of the bundle, one path a line. */
-static void S_add_manifest(lit_tree *tree) {
-  lit_tree_sort(tree);
-  lit_buf man = LIT_BUF_INIT;
-  for (size_t i = 0; i < tree->n; i++)
-    lit_buf_printf(&man, "%s\n", tree->files[i].path);
-  size_t n = man.len;
-  lit_tree_add(tree, "manifest.txt", lit_buf_detach(&man), n);
-  lit_tree_sort(tree);
-}
-
 lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out, lit_diags *d) {
   const lit_source *ix = &p->docs[0]->src;
   S_front fm;
@@ -561,7 +550,9 @@ lit_status lit_skill_build(const lit_project *p, lit_tree *tree, char **name_out
   S_add_pages(w, ix, &fm, tree, d);
   S_add_scripts(p, w, tree);
   lit_skill_assets_add(p, tree, d); /* errors are counted below */
-  S_add_manifest(tree);
+  /* No listing of its own: the installed folder's .lit-manifest (tree.h)
+   * names every file already, and two lists of the same files only drift. */
+  lit_tree_sort(tree);
   *name_out = lit_xstrdup(fm.name);
   lit_weave_free(w);
   S_shipped_free(p, shipped);
@@ -580,6 +571,8 @@ lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diag
     else if (lit_tree_check_parent(out, d) != 0) /* `--out /` would write /NAME */
       r = LIT_FAILED;
     else
+      /* manifest.txt: what a bundle of an earlier version, without a
+       * .lit-manifest, is known by */
       r = lit_tree_install(&t, dir, "manifest.txt", d) == 0 ? LIT_OK : LIT_FAILED;
     free(dir);
   }

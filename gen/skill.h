@@ -4,7 +4,7 @@
  *   OUT/NAME/references/X.md    every other document, woven
  *   OUT/NAME/scripts/X          tangled files under the skill-scripts folders
  *   OUT/NAME/assets/X           with skill-assets: the tangled package (skill_assets.h)
- *   OUT/NAME/manifest.txt       every other file of the bundle, one path a line
+ *   OUT/NAME/.lit-manifest      every file of the bundle (tree.h): what lit wrote there
  *
  * index.md's front matter gives the skill: skill-name (or name),
  * skill-description (or description), and optionally skill-license,

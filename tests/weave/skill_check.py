@@ -13,8 +13,8 @@ most 500 characters; the body is under 500 lines and under 5,000 tokens,
 estimated as characters / 4 (no tokenizer is needed, and the estimate is
 the one the specification's guidance uses).
 
-Bundle checks: manifest.txt lists every other file exactly once (but
-.lit-manifest, lit's record of the files it wrote there); every
+Bundle checks: .lit-manifest, lit's record of the files it wrote there,
+lists every file exactly once, and no manifest.txt repeats it; every
 relative Markdown link (inline or reference definition, outside code)
 resolves to a file inside the bundle, and every #anchor to a heading of the
 target (GitHub's anchor rules, the ones lit uses).
@@ -162,15 +162,17 @@ def check_bundle(root):
     for d, _, fs in os.walk(root):
         for f in fs:
             files.add(os.path.relpath(os.path.join(d, f), root))
-    man = os.path.join(root, "manifest.txt")
+    # One listing of the bundle: the .lit-manifest lit writes (it names
+    # itself too); a second list of the same files would only drift.
+    check("manifest.txt" not in files, name + ": no manifest.txt beside .lit-manifest")
+    man = os.path.join(root, ".lit-manifest")
     if os.path.isfile(man):
         with open(man, encoding="utf-8") as f:
             listed = [l for l in f.read().split("\n") if l]
-        # .lit-manifest is lit's note of what it wrote in the folder, not content.
-        check(sorted(listed) == sorted(files - {"manifest.txt", ".lit-manifest"}) and len(listed) == len(set(listed)),
-              name + ": manifest.txt lists every other file once (%d files)" % len(listed))
+        check(sorted(set(listed) | {".lit-manifest"}) == sorted(files) and len(listed) == len(set(listed)),
+              name + ": .lit-manifest lists every file once (%d files)" % len(listed))
     else:
-        check(False, name + ": manifest.txt exists")
+        check(False, name + ": .lit-manifest exists")
 
     bad = []
     nlinks = 0
