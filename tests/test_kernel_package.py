@@ -18,10 +18,21 @@
 
     python3 tests/test_kernel_package.py      (or under pytest)
 Set NVCC to the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc).
+
+Each successful nvcc run's report is kept in build/kernel-check/ (set
+LIT_KERNEL_CHECK_CACHE to move it), under a hash of everything that decides
+it: the compiler's identity and version, the command line, and the source
+with every csrc/ header it includes. A run whose inputs are unchanged reads
+the report instead of compiling again, and every check reads the report
+alike, so a change to one kernel recompiles that kernel only and nothing is
+checked less. A failed run is never kept.
 """
 
 import concurrent.futures
+import functools
 import glob
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -142,13 +153,79 @@ def test_kernel_sources_are_torch_free():
         assert not bad, f"{path} includes torch headers: {bad}"
 
 
-def compile_cu(cu, arch, extra=()):
+CACHE_DIR = os.environ.get("LIT_KERNEL_CHECK_CACHE") or os.path.join(REPO, "build", "kernel-check")
+OUTPUT = "@OUTPUT@"  # stands for the output file in a cached command line
+
+
+@functools.lru_cache(maxsize=None)
+def nvcc_identity():
+    """The compiler as a cache key: its resolved path and what --version says."""
     exe = nvcc()
+    proc = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    return f"{os.path.realpath(exe)}\n{proc.stdout}"
+
+
+def inputs_digest(cmd, cu):
+    """sha256 of what decides an nvcc run on `cu`: compiler, command, the
+    source and every csrc/ header it includes (by name and content)."""
+    h = hashlib.sha256()
+    h.update(nvcc_identity().encode())
+    h.update(json.dumps(cmd[1:]).replace(cu, os.path.basename(cu)).encode())
+    for name in [os.path.basename(cu)] + sorted(local_includes(cu)):
+        path = cu if name == os.path.basename(cu) else os.path.join(KERNELS, "csrc", name)
+        with open(path, "rb") as f:
+            h.update(f"\0{name}\0".encode() + f.read())
+    return h.hexdigest()
+
+
+class Report:
+    """What the checks read of an nvcc run: exit status, stderr (the ptxas
+    report) and, when asked for, the output file's text."""
+
+    def __init__(self, returncode, stderr, output=None, cached=False):
+        self.returncode, self.stderr, self.output, self.cached = returncode, stderr, output, cached
+
+
+def read_cached(path):
+    """A kept report, or None when there is none or it is not one we wrote."""
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(d, dict) and d.get("returncode") == 0 and isinstance(d.get("stderr"), str)):
+        return None
+    out = d.get("output")
+    return Report(0, d["stderr"], out if isinstance(out, str) else None, cached=True)
+
+
+def run_nvcc(cmd, cu, want_output=False):
+    """Runs cmd (OUTPUT in it stands for a temporary output file), or reads
+    the report a run with the same inputs kept."""
+    path = os.path.join(CACHE_DIR, inputs_digest(cmd, cu) + ".json")
+    kept = read_cached(path)
+    if kept is not None and (kept.output is not None or not want_output):
+        return kept
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [exe, "-std=c++17", "-O3", "--Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra",
-               f"-gencode=arch=compute_{arch},code=sm_{arch}", "-c", cu, "-o",
-               os.path.join(tmp, "k.o"), *extra]
-        return subprocess.run(cmd, capture_output=True, text=True)
+        out_file = os.path.join(tmp, "out")
+        proc = subprocess.run([out_file if a == OUTPUT else a for a in cmd], capture_output=True, text=True)
+        output = None
+        if want_output and proc.returncode == 0:
+            with open(out_file) as f:
+                output = f.read()
+    if proc.returncode == 0:
+        os.makedirs(CACHE_DIR, exist_ok=True)
+        tmp_path = f"{path}.{os.getpid()}.tmp"
+        with open(tmp_path, "w") as f:
+            json.dump({"returncode": 0, "stderr": proc.stderr, "output": output}, f)
+        os.replace(tmp_path, path)
+    return Report(proc.returncode, proc.stderr, output)
+
+
+def compile_cu(cu, arch, extra=()):
+    cmd = [nvcc(), "-std=c++17", "-O3", "--Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra",
+           f"-gencode=arch=compute_{arch},code=sm_{arch}", "-c", cu, "-o", OUTPUT, *extra]
+    return run_nvcc(cmd, cu)
 
 
 def specific_targets():
@@ -203,6 +280,8 @@ def test_cu_compile_all_targets_no_spills():
     jobs.sort(key=lambda j: -os.path.getsize(j[0]))
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         procs = list(pool.map(lambda j: compile_cu(j[0], j[1], ["-Xptxas", "-v"]), jobs))
+    print(f"nvcc: {sum(p.cached for p in procs)} of {len(procs)} reports unchanged since a kept run "
+          f"({CACHE_DIR})", flush=True)
     for (cu, arch), proc in zip(jobs, procs):
         assert proc.returncode == 0, f"{cu} sm_{arch}:\n{proc.stderr[-4000:]}"
         allowed = SPILL_ALLOWANCE.get((os.path.basename(cu), arch), 0)
@@ -331,14 +410,11 @@ def test_vector_forms_store_whole_vectors():
         raise AssertionError("nvcc not found (set NVCC)")
 
     def ptx_of(src):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "k.ptx")
-            proc = subprocess.run([exe, "-std=c++17", "-O3", "-arch=sm_90", "-ptx",
-                                   os.path.join(KERNELS, "csrc", src), "-o", out],
-                                  capture_output=True, text=True)
-            assert proc.returncode == 0, f"{src}: {proc.stderr[-2000:]}"
-            with open(out) as f:
-                return f.read()
+        cu = os.path.join(KERNELS, "csrc", src)
+        report = run_nvcc([exe, "-std=c++17", "-O3", "-arch=sm_90", "-ptx", cu, "-o", OUTPUT], cu,
+                          want_output=True)
+        assert report.returncode == 0, f"{src}: {report.stderr[-2000:]}"
+        return report.output
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         ptxs = dict(zip(VECTOR_STORE_KERNELS, pool.map(ptx_of, VECTOR_STORE_KERNELS)))
