@@ -130,7 +130,9 @@ static const char S_footer[] = "\nThe project is the entry document (default ind
                                "and the documents its links name, read in that order.\n"
                                "Exit status: 0 success; 1 errors in the documents, or differences under --check;\n"
                                "2 a usage error (unknown command or option, bad value, no project found).\n"
-                               "`lit help COMMAND` describes a command; `man lit` describes them all.\n";
+                               "`lit help COMMAND` describes a command; lit(1) describes them all:\n"
+                               "`man gen/build/lit.1` in lit's source tree, `man lit` once installed\n"
+                               "(`make install`; another tool named lit may own that name otherwise).\n";
 
 /* ---- help ---- */
 

@@ -35,17 +35,29 @@ run 0 "lit --version" --version
 has "--version prints lit and a version" "$TMP/out" "lit 0."
 run 0 "lit version" version
 run 0 "lit help" help
-for c in tangle dump stats skill book man help version; do
+for c in tangle dump stats skill book serve watch man help version; do
   has "lit help lists $c" "$TMP/out" "  $c "
 done
 has "lit help lists skill install" "$TMP/out" "  skill install "
 has "lit help documents the exit status" "$TMP/out" "2 a usage error"
+# The commands, as lit help lists them: every one is checked below, so a
+# command added to lit is held to the same rules without editing this list.
+COMMANDS=$(sed -n '/^commands:/,/^$/s/^  \([a-z]*\( install\)\{0,1\}\)  .*/\1/p' "$TMP/out")
+[ "$(printf '%s\n' "$COMMANDS" | grep -c .)" -ge 11 ] && ok "lit help's command list is read" || bad "lit help's command list is read: $COMMANDS"
+# Where lit(1) is to be found: `man lit` alone may open another lit (LLVM's).
+has "lit help names the manual's file" "$TMP/out" "man gen/build/lit.1"
 
 # Every command's help describes every option of its synopsis, and so does
 # the man page.
 "$LIT" man "$TOP/gen/lit.1.md" >"$TMP/lit.1" 2>"$TMP/err" && ok "lit man renders lit(1)" || { bad "lit man renders lit(1)"; cat "$TMP/err"; }
 head -n 1 "$TMP/lit.1" | grep -q '^\.TH "LIT" "1"' && ok "lit(1) starts with its .TH header" || bad "lit(1) starts with its .TH header"
-for c in tangle dump stats skill "skill install" book man help version; do
+printf '%s\n' "$COMMANDS" | while IFS= read -r c; do
+  # The synopsis of lit(1) names every command.
+  if grep -qF -- "**lit $c**" "$TOP/gen/lit.1.md"; then ok "lit(1)'s SYNOPSIS names lit $c"
+  else bad "lit(1)'s SYNOPSIS names lit $c"; fi
+done
+for c in $(printf '%s\n' "$COMMANDS" | tr ' ' '+'); do
+  c=$(printf '%s' "$c" | tr '+' ' ')
   # shellcheck disable=SC2086
   "$LIT" $c --help >"$TMP/help" 2>&1 || bad "lit $c --help exits 0"
   # shellcheck disable=SC2086
@@ -55,7 +67,8 @@ for c in tangle dump stats skill "skill install" book man help version; do
   for o in $opts; do
     if grep -q "^  $o[ ,]" "$TMP/help"; then ok "lit $c --help describes $o"; else bad "lit $c --help describes $o"; fi
     # In the man page, the option appears in the command's own section.
-    section=$(awk -v c="lit $c" '/^## /{on = ($0 == "## " c)} on' "$TOP/gen/lit.1.md")
+    # (a section may describe two commands: "## lit serve, lit watch")
+    section=$(awk -v c="lit $c" '/^## /{on = ($0 == "## " c || index($0, "## " c ",") == 1 || index($0, ", " c) > 0)} on' "$TOP/gen/lit.1.md")
     case $c in help | version) section=$(awk '/^## lit help, lit version/{on=1;next} /^#/{on=0} on' "$TOP/gen/lit.1.md") ;; esac
     if printf '%s\n' "$section" | grep -qF -- "**$o**"; then ok "lit(1) describes $o of lit $c"
     else bad "lit(1) describes $o of lit $c"; fi
