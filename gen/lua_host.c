@@ -142,6 +142,9 @@ static int S_open(lua_State *L) {
  * after the whole weave. The message is formatted before the call. */
 static char S_alarm_msg[700];
 static size_t S_alarm_len;
+static const char *S_alarm_note = "nothing was written";
+
+void lit_lua_set_alarm_note(const char *note) { S_alarm_note = note; }
 
 static void S_on_alarm(int sig) {
   (void)sig;
@@ -324,9 +327,9 @@ int lit_lua_call(lit_lua *h, int nargs, int nresults, const char *path, int line
   lua_insert(L, base);                /* handler f args */
   h->instr = 0;
   int n = snprintf(S_alarm_msg, sizeof S_alarm_msg,
-                   "%s:%d:1: error: this Lua block ran for more than %u s (a slow string pattern?)\n"
-                   "lit: note: nothing was written\n",
-                   path, line, h->seconds);
+                   "%s:%d:1: error: this Lua block ran for more than %u s (a slow string pattern?)\n%s%s%s", path, line,
+                   h->seconds, S_alarm_note ? "lit: note: " : "", S_alarm_note ? S_alarm_note : "",
+                   S_alarm_note ? "\n" : "");
   S_alarm_len = n < 0 ? 0 : (size_t)n < sizeof S_alarm_msg ? (size_t)n : sizeof S_alarm_msg - 1;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

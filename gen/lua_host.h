@@ -9,7 +9,10 @@
  * under a memory cap (a counting allocator); both end the call with an
  * ordinary Lua error. A C function the budget cannot interrupt (a slow
  * string pattern) meets a wall-clock alarm instead (60 s a call, or
- * LIT_LUA_SECONDS), which reports the block and exits with status 1.
+ * LIT_LUA_SECONDS), which reports the block and exits with status 1: a C
+ * function cannot be left safely from a signal handler. A program that
+ * must outlive a runaway block (lit serve) runs the weave in a child
+ * process.
  *
  * Chunks are named "@path:LINE" where LINE is the Markdown line of the
  * chunk's first line; lit_lua_call rewrites "path:LINE:n:" in messages and
@@ -49,6 +52,11 @@ int lit_lua_load(lit_lua *h, const char *path, int line, const char *code, size_
  * it through d (located where the Lua error points; path/line are the
  * fallback) and returns -1 with nothing pushed; else 0 with nresults pushed. */
 int lit_lua_call(lit_lua *h, int nargs, int nresults, const char *path, int line, lit_diags *d);
+
+/* The note the alarm prints after its error before it exits: "nothing was
+ * written" unless set; NULL for none (lit serve's build, in a child process,
+ * whose parent says what stays in place). The string must outlive every call. */
+void lit_lua_set_alarm_note(const char *note);
 
 /* Rewrites every "@?path:BASE:n:" chunk location in msg to "path:(BASE+n-1):".
  * The caller frees the result. Exposed for the tests. */

@@ -1,18 +1,25 @@
 /* serve.h: `lit watch` and `lit serve`, the live preview.
  *
- * Both tangle the project and weave the book once, then watch the folders
- * of the documents (and their results/ folders) with inotify and do it
- * again whenever a document, a results file or a Lua file changes. A build
- * that fails prints its messages, as every command does, and changes
- * nothing on disk: the tangler and the book are all-or-nothing, so the last
- * good kernels and book stay in place while a half-written document is
- * being edited.
+ * Both refuse a book folder (--out) that is not a book lit wrote, unless
+ * it is empty or new (lit_serve_check_out), then tangle the project and
+ * weave the book once, then watch the folders of the documents (those
+ * above them, and their results/ folders) with inotify, by name, and do
+ * it again whenever a document, a results file or a Lua file changes, or
+ * one of those folders is made, moved or removed. Each build runs in a
+ * child process, so that a Lua block stopped by its wall-clock alarm (which
+ * ends the process) or a crash is one more failed build. A build that
+ * fails prints its messages, as every command does, and changes nothing
+ * on disk: the tangler and the book are all-or-nothing, so the last good
+ * kernels and book stay in place while a half-written document is being
+ * edited.
  *
  * `lit serve` also serves the book over HTTP on 127.0.0.1 only, through
- * libmicrohttpd. Every HTML page it sends carries a small script that asks
+ * libmicrohttpd (epoll, a connection limit overall and per address, an
+ * idle timeout). Every HTML page it sends carries a small script that asks
  * the server for the build's state twice a second: it reloads the page
  * after a successful rebuild and shows a failed build's messages on the
- * page. Only files inside the book folder are served (lit_serve_path). */
+ * page. Only files inside the book folder are served (lit_serve_path), and
+ * only to requests for the server's own address (lit_serve_host_ok). */
 #ifndef LIT_SERVE_H
 #define LIT_SERVE_H
 
@@ -37,5 +44,15 @@ lit_status lit_serve_run(const lit_serve_opts *o);
  * or a segment starting with "." (a hidden file), or does not fit in n
  * bytes, is refused. 0 with rel filled, or -1. */
 int lit_serve_path(const char *url, char *rel, size_t n);
+
+/* The Host rule, against DNS rebinding: 1 if host (a request's Host
+ * header, NULL when there is none) is localhost, 127.0.0.1 or [::1] with
+ * port (the name in any case; no port only for port 80), else 0. */
+int lit_serve_host_ok(const char *host, unsigned port);
+
+/* 0 if out may be the book folder of `lit command` (serve or watch): a
+ * book lit wrote, an empty folder or a missing one. Else -1, the reason
+ * reported through d. */
+int lit_serve_check_out(const char *out, const char *command, lit_diags *d);
 
 #endif

@@ -198,6 +198,11 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
   return r;
 }
 
+int lit_tree_check_owned(const char *dir, lit_diags *d) {
+  const lit_tree none = LIT_TREE_INIT; /* no guard and no tree: only a manifest marks the folder as lit's */
+  return S_check_owned(&none, dir, NULL, d);
+}
+
 /* ---- installing ---- */
 
 /* Staging and old copies are hidden (".NAME.lit-new-PID"), so that nothing

@@ -56,6 +56,13 @@ void lit_tree_sort(lit_tree *t);
  * for one case: the new copy is in place and the old one could not be
  * removed (reported; the next run removes it). */
 int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d);
+/* 0 if dir is missing, empty, or a folder lit wrote: it holds a manifest
+ * and nothing the manifest does not name. Else -1, with the reason (or each
+ * foreign file) reported. A folder an earlier version wrote, without a
+ * manifest, is not recognised: lit book --out DIR gives it one. For lit
+ * serve, which sends what is in dir to a browser and must not send a
+ * folder of other work (--out /etc). */
+int lit_tree_check_owned(const char *dir, lit_diags *d);
 /* Cleans up beside dir what killed installs left: an old copy whose dir is
  * missing (killed between two renames) is put back, the rest removed.
  * lit_tree_install does it first; a caller that looks at dir before

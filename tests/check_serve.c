@@ -1,4 +1,4 @@
-/* check_serve.c: the live preview's path rules (what `lit serve` may send). */
+/* check_serve.c: the live preview's rules: what `lit serve` may send, to whom, and from which folder. */
 #include "check_lit.h"
 
 #include "serve.h"
@@ -39,10 +39,92 @@ START_TEST(test_serve_paths) {
 }
 END_TEST
 
+/* DNS rebinding: only the server's own names, with its port. */
+START_TEST(test_serve_host) {
+  static const struct {
+    const char *host;
+    int ok;
+  } cases[] = {
+      {"127.0.0.1:8000", 1},
+      {"localhost:8000", 1},
+      {"LOCALHOST:8000", 1},
+      {"[::1]:8000", 1},
+      {"127.0.0.1", 0}, /* port 80 only */
+      {"localhost", 0},
+      {"127.0.0.1:8001", 0},
+      {"127.0.0.1:80000", 0},
+      {"127.0.0.1:", 0},
+      {"127.0.0.1:+8000", 0},
+      {"127.0.0.1:8000x", 0},
+      {"127.0.0.1:8000.evil.example", 0},
+      {"localhost.evil.example:8000", 0},
+      {"evil.example:8000", 0},
+      {"127.0.0.2:8000", 0},
+      {"[::1]", 0},
+      {"::1:8000", 0},
+      {"", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg(lit_serve_host_ok(cases[i].host, 8000) == cases[i].ok, "case %zu (%s)", i, cases[i].host);
+  ck_assert_int_eq(lit_serve_host_ok(NULL, 8000), 0);
+  ck_assert_int_eq(lit_serve_host_ok("localhost", 80), 1);
+  ck_assert_int_eq(lit_serve_host_ok("[::1]:80", 80), 1);
+}
+END_TEST
+
+/* 1 if lit_serve_check_out accepts dir; the messages in *text (caller frees). */
+static int S_out_ok(const char *dir, char **text) {
+  lit_diags *d = lit_diags_new();
+  int ok = lit_serve_check_out(dir, "serve", d) == 0;
+  *text = ck_diags_text(d);
+  lit_diags_free(d);
+  return ok;
+}
+
+/* --out: a book lit wrote, an empty folder or a new one; nothing else. */
+START_TEST(test_serve_out_folder) {
+  char *tmp = ck_tempdir(), *text;
+  char *missing = lit_xasprintf("%s/missing", tmp), *empty = lit_xasprintf("%s/empty", tmp);
+  char *book = lit_xasprintf("%s/book", tmp), *notes = lit_xasprintf("%s/notes", tmp);
+  char *legacy = lit_xasprintf("%s/legacy", tmp), *file = lit_xasprintf("%s/file", tmp);
+  ck_assert_msg(S_out_ok(missing, &text), "%s", text);
+  free(text);
+  ck_assert_int_eq(mkdir(empty, 0755), 0);
+  ck_assert_msg(S_out_ok(empty, &text), "%s", text);
+  free(text);
+  ck_write(tmp, "book/index.html", "<p>book</p>");
+  ck_write(tmp, "book/sub/page.html", "<p>page</p>");
+  ck_write(tmp, "book/" LIT_TREE_MANIFEST, "index.html\nsub/page.html\n");
+  ck_assert_msg(S_out_ok(book, &text), "%s", text);
+  free(text);
+  ck_write(tmp, "book/sub/secret.txt", "not lit's");
+  ck_assert(!S_out_ok(book, &text));
+  ck_assert_ptr_nonnull(strstr(text, "sub/secret.txt"));
+  free(text);
+  ck_write(tmp, "notes/passwd", "root:x:0:0");
+  ck_assert(!S_out_ok(notes, &text));
+  ck_assert_ptr_nonnull(strstr(text, "lit did not write it"));
+  ck_assert_ptr_nonnull(strstr(text, "lit serve writes the book into"));
+  free(text);
+  ck_write(tmp, "legacy/chunks.html", "<p>an older lit's book, no manifest</p>");
+  ck_assert(!S_out_ok(legacy, &text));
+  free(text);
+  ck_write(tmp, "file", "a file, not a folder");
+  ck_assert(!S_out_ok(file, &text));
+  free(text);
+  ck_assert(!S_out_ok("/etc", &text));
+  free(text);
+  free(missing), free(empty), free(book), free(notes), free(legacy), free(file);
+  ck_rmtree(tmp);
+}
+END_TEST
+
 Suite *serve_suite(void) {
   Suite *s = suite_create("serve");
   TCase *tc = tcase_create("serve");
   tcase_add_test(tc, test_serve_paths);
+  tcase_add_test(tc, test_serve_host);
+  tcase_add_test(tc, test_serve_out_folder);
   suite_add_tcase(s, tc);
   return s;
 }
