@@ -66,6 +66,14 @@ static int S_within_containers(cmark_node *node) {
 
 static int S_space(char c) { return c == ' ' || c == '\t'; }
 
+/* A line the tangler leaves unindented: spaces and tabs only. */
+static int S_blank_line(const char *s, size_t len) {
+  size_t i = 0;
+  while (i < len && S_space(s[i]))
+    i++;
+  return i == len;
+}
+
 /* If s[0..len) opens a fenced block whose info string tags it for lit
  * ({#name} or file=), returns the column (0-based) of its fence, else -1.
  * With fence_char, only fences of that character at least fence_len long. */
@@ -161,6 +169,7 @@ static void S_segment(lit_block *b, lit_diags *d) {
       }
       cur->len = (size_t)(next - cur->text);
       cur->nlines++;
+      cur->nblank += S_blank_line(p, len);
     }
     p = next;
     line++;
@@ -176,11 +185,44 @@ static int S_is_local_md(const char *url) {
   return len > 3 && memcmp(url + len - 3, ".md", 3) == 0;
 }
 
+/* Column (1-based) of the first fence character on a source line, for a
+ * fence cmark reads as text: after any quote markers and indentation. */
+static int S_fence_col(const lit_source *src, int line) {
+  size_t len, col = 0;
+  const char *s = lit_source_line(src, line, &len);
+  while (s && col < len && s[col] != '`' && s[col] != '~')
+    col++;
+  return (int)col + 1;
+}
+
+/* An indented code block (four spaces or more past the text it belongs to)
+ * is never tangled, so a tagged fence inside one, most often a fence
+ * indented one step too far in a list item or quote, would silently write
+ * nothing: warned at each such line. Its lines are the source's, from its
+ * first. */
+static void S_check_indented(const lit_doc *doc, cmark_node *node, lit_diags *d) {
+  const char *code = cmark_node_get_literal(node);
+  if (!code) return;
+  const char *p = code, *end = code + strlen(code);
+  for (int line = cmark_node_get_start_line(node); p < end; line++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (S_tagged_fence(p, (size_t)((nl ? nl : end) - p), 0, 0) >= 0)
+      lit_diag(d, LIT_WARNING, doc->src.path, line, S_fence_col(&doc->src, line),
+               "this looks like a tagged code block, but it is indented four or more spaces past the text it belongs "
+               "to, so Markdown reads it as an indented code block and lit does not tangle it: indent it like that "
+               "text (to show a tagged block as an example, put it in a longer fence, such as ````markdown)");
+    p = nl ? nl + 1 : end;
+  }
+}
+
 static void S_add_block(lit_doc *doc, cmark_node *node, size_t *cap, lit_diags *d) {
   const lit_source *src = &doc->src;
   int fence_len = 0, fence_off = 0;
   char fence_char = 0;
-  if (!cmark_node_get_fenced(node, &fence_len, &fence_off, &fence_char)) return; /* indented code: never tangled */
+  if (!cmark_node_get_fenced(node, &fence_len, &fence_off, &fence_char)) { /* indented code: never tangled */
+    S_check_indented(doc, node, d);
+    return;
+  }
   int line = cmark_node_get_start_line(node);
   int col = cmark_node_get_start_column(node);
   int end_line = cmark_node_get_end_line(node);

@@ -27,6 +27,7 @@ typedef struct {
   const char *text;   /* TEXT: whole lines, each ending in '\n'; REF: the name */
   size_t len;         /* bytes of text, or of the name */
   size_t nlines;      /* TEXT: lines in text */
+  size_t nblank;      /* TEXT: how many of them hold only spaces and tabs (the tangler indents the others) */
   const char *indent; /* REF: whitespace before "<<" */
   size_t indent_len;
   lit_chunk *target; /* REF: resolved chunk, NULL if undefined (the model sets it) */

@@ -1,10 +1,15 @@
 #define _DEFAULT_SOURCE
 #include "model.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrs.h"
 #include "doc.h"
 #include "paths.h"
 #include "util.h"
@@ -40,6 +45,28 @@ static void S_chunk_add_def(lit_chunk *c, lit_block *b) {
   b->chunk = c;
   b->def_index = c->ndefs;
   c->defs[c->ndefs++] = b;
+}
+
+/* A named chunk roots at most one file: every definition of it goes into
+ * the file, so two definitions naming two files would write each other's
+ * code into both, and which file was meant cannot be told. 1 (reported) if
+ * an earlier definition of b's chunk already writes another file. */
+static int S_second_file(const lit_project *p, const lit_block *b, lit_diags *d) {
+  const lit_chunk *c = b->chunk;
+  for (size_t i = 0; c && i < c->ndefs && c->defs[i] != b; i++) {
+    const lit_block *o = c->defs[i];
+    size_t k;
+    if (!o->file || !lit_index_get(&p->own->file_index, o->file, strlen(o->file), &k) || p->files[k].root != c)
+      continue;
+    lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+             "chunk '%s' already writes '%s', so this definition of it cannot write '%s' too: a chunk's "
+             "definitions all go into the file it roots, and which file is meant here is unclear; give this block "
+             "its own name",
+             c->name, o->file, b->file);
+    lit_diag(d, LIT_NOTE, o->doc->src.path, o->line, o->file_col, "'%s' is the root of '%s' here", c->name, o->file);
+    return 1;
+  }
+  return 0;
 }
 
 static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t *chunk_cap, size_t *file_cap) {
@@ -78,6 +105,11 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       }
       return;
     }
+    why = lit_path_check_length(p->root, b->file);
+    if (why) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
+      return;
+    }
     const char *base = strrchr(b->file, '/') ? strrchr(b->file, '/') + 1 : b->file;
     if (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col,
@@ -98,6 +130,7 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
                "first claimed here; a file has one root block (append with a #name instead)");
       return;
     }
+    if (S_second_file(p, b, d)) return;
     why = p->own->in_memory ? NULL : lit_path_check_disk(p->root, b->file, p->tangle_roots, p->nroots);
     if (why) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
@@ -192,8 +225,9 @@ static void S_suggester_free(S_suggester *sg) {
 }
 
 /* Reports every reference cycle once, with the whole chain, by a depth-first
- * walk on an explicit stack (chains can be deeper than the C stack). */
-static void S_check_cycles(lit_project *p, lit_diags *d) {
+ * walk on an explicit stack (chains can be deeper than the C stack).
+ * Returns how many it reported. */
+static size_t S_check_cycles(lit_project *p, lit_diags *d) {
   typedef struct {
     lit_chunk *c;
     size_t def, seg;
@@ -206,6 +240,7 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
   /* Per chunk id (only named chunks can be referenced): its colour, and
    * whether a cycle through it was reported. */
   unsigned char *color = lit_xcalloc(p->nchunks + 1, 1), *reported = lit_xcalloc(p->nchunks + 1, 1);
+  size_t cycles = 0;
   for (size_t i = 0; i < p->nchunks; i++) {
     if (color[i] != WHITE || p->chunks[i]->is_data) continue;
     size_t depth = 0;
@@ -239,6 +274,7 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
           lit_diag(d, LIT_NOTE, b->doc->src.path, s->line, s->col, "'%s' is used in '%s' here, closing the cycle",
                    t->name, f->c->name);
           reported[t->id] = 1;
+          cycles++;
         }
         continue;
       }
@@ -255,6 +291,302 @@ static void S_check_cycles(lit_project *p, lit_diags *d) {
   free(color);
   free(reported);
   free(st);
+  return cycles;
+}
+
+/* ---- the expanded size of each file ---- */
+
+/* The default limit on one file's expanded text: far above any source file
+ * a person writes, far below a disk. LIT_MAX_FILE_SIZE changes it. */
+#define S_DEFAULT_MAX_FILE ((uint64_t)256 << 20)
+
+/* Sizes saturate: a chunk included twice at each of 70 levels is 2^70
+ * copies, which must still compare as more than the limit. */
+static uint64_t S_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t S_sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* What a chunk expands to: its bytes as the tangler writes them (every line
+ * with its newline, the indentation of the references inside it included),
+ * and how many of its lines are not blank: an indentation around it adds
+ * to each of those. The header comment and #line directives are not in it. */
+typedef struct {
+  uint64_t bytes, lines;
+} S_extent;
+
+/* What one segment adds to its chunk, the chunks it includes being known. */
+static S_extent S_seg_extent(const lit_seg *s, const S_extent *ext) {
+  if (s->kind == LIT_SEG_TEXT) {
+    uint64_t open = s->len && s->text[s->len - 1] != '\n'; /* the tangler ends the last line */
+    return (S_extent){s->len + open, s->nlines - s->nblank};
+  }
+  if (!s->target) return (S_extent){0, 0}; /* undefined: reported */
+  const S_extent *t = &ext[s->target->id];
+  return (S_extent){S_sat_add(t->bytes, S_sat_mul(s->indent_len, t->lines)), t->lines};
+}
+
+static S_extent S_chunk_extent(const lit_chunk *c, const S_extent *ext) {
+  S_extent e = {0, 0};
+  for (size_t i = 0; i < c->ndefs; i++)
+    for (size_t k = 0; k < c->defs[i]->nsegs; k++) {
+      S_extent x = S_seg_extent(&c->defs[i]->segs[k], ext);
+      e.bytes = S_sat_add(e.bytes, x.bytes);
+      e.lines = S_sat_add(e.lines, x.lines);
+    }
+  return e;
+}
+
+/* The extent of every chunk root reaches, each computed once after the
+ * chunks it includes (on an explicit stack: chains can be 10,000 deep), so
+ * a file that would expand to terabytes is refused in microseconds instead
+ * of filling the disk. done[id]: 1 while on the stack, 2 once computed.
+ * The project has no cycle. */
+static void S_extents(const lit_chunk *root, S_extent *ext, unsigned char *done) {
+  typedef struct {
+    const lit_chunk *c;
+    size_t def, seg;
+  } frame;
+  if (done[root->id]) return;
+  size_t cap = 64, depth = 0;
+  frame *st = lit_xmalloc(cap * sizeof(frame));
+  st[depth++] = (frame){root, 0, 0};
+  done[root->id] = 1;
+  while (depth) {
+    frame *f = &st[depth - 1];
+    if (f->def >= f->c->ndefs) {
+      ext[f->c->id] = S_chunk_extent(f->c, ext);
+      done[f->c->id] = 2;
+      depth--;
+      continue;
+    }
+    const lit_block *b = f->c->defs[f->def];
+    if (f->seg >= b->nsegs) {
+      f->def++;
+      f->seg = 0;
+      continue;
+    }
+    const lit_seg *s = &b->segs[f->seg++];
+    if (s->kind != LIT_SEG_REF || !s->target || done[s->target->id]) continue;
+    st = lit_grow(st, &cap, depth + 1, sizeof(frame));
+    st[depth++] = (frame){s->target, 0, 0};
+    done[s->target->id] = 1;
+  }
+  free(st);
+}
+
+/* One step of the chain that makes a file too big: the chunk that weighs
+ * most in `from`, how many times it is included there, and where first. */
+typedef struct {
+  const lit_chunk *from, *to;
+  size_t times;
+  const lit_block *block;
+  const lit_seg *first;
+} S_step;
+
+/* The heaviest step out of c; 0 if c includes nothing. weight and times are
+ * per chunk id, zero on entry and on return. */
+static int S_heaviest(const lit_chunk *c, const S_extent *ext, uint64_t *weight, size_t *times, S_step *out) {
+  const lit_chunk *best = NULL;
+  for (size_t i = 0; i < c->ndefs; i++)
+    for (size_t k = 0; k < c->defs[i]->nsegs; k++) {
+      const lit_seg *s = &c->defs[i]->segs[k];
+      if (s->kind != LIT_SEG_REF || !s->target) continue;
+      size_t id = s->target->id;
+      times[id]++;
+      weight[id] = S_sat_add(weight[id], S_seg_extent(s, ext).bytes);
+      if (!best || weight[id] > weight[best->id]) best = s->target;
+    }
+  if (!best) return 0;
+  const lit_seg *want = NULL;
+  const lit_block *in = NULL;
+  size_t n = times[best->id];
+  for (size_t i = 0; i < c->ndefs; i++) /* the first reference to best, and every entry back to zero */
+    for (size_t k = 0; k < c->defs[i]->nsegs; k++) {
+      const lit_seg *s = &c->defs[i]->segs[k];
+      if (s->kind != LIT_SEG_REF || !s->target) continue;
+      if (s->target == best && !want) {
+        want = s;
+        in = c->defs[i];
+      }
+      weight[s->target->id] = 0;
+      times[s->target->id] = 0;
+    }
+  *out = (S_step){c, best, n, in, want};
+  return 1;
+}
+
+/* n bytes for a person: "512 bytes", "256.0 MiB". */
+static void S_human(uint64_t n, char out[48]) {
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (n == UINT64_MAX) {
+    snprintf(out, 48, "more than 16 EiB");
+    return;
+  }
+  if (n < 1024) {
+    snprintf(out, 48, "%llu bytes", (unsigned long long)n);
+    return;
+  }
+  double v = (double)n / 1024;
+  size_t u = 0;
+  for (; v >= 1024 && u + 1 < sizeof units / sizeof units[0]; u++)
+    v /= 1024;
+  snprintf(out, 48, "%.1f %s", v, units[u]);
+}
+
+/* A chain this long is shown whole; a longer one, its two ends. */
+enum { S_CHAIN_SHOWN = 32 };
+
+static void S_step_note(const lit_file *f, const S_step *st, const S_extent *ext, lit_diags *d) {
+  char size[48];
+  S_human(ext[st->to->id].bytes, size);
+  const char *from = st->from->name ? st->from->name : f->path;
+  const lit_block *b = st->block;
+  if (st->times == 1)
+    lit_diag(d, LIT_NOTE, b->doc->src.path, st->first->line, st->first->col, "'%s' includes '%s' here, which is %s",
+             from, st->to->name, size);
+  else
+    lit_diag(d, LIT_NOTE, b->doc->src.path, st->first->line, st->first->col,
+             "'%s' includes '%s' %zu times (the first here), which is %s each", from, st->to->name, st->times, size);
+}
+
+/* The error for a file past the limit, then the chain of references that
+ * makes it so: from its root, the heaviest inclusion at each step, down to
+ * the first chunk within the limit. */
+static void S_report_size(const lit_project *p, const lit_file *f, const S_extent *ext, uint64_t limit, lit_diags *d) {
+  char size[48], lim[48];
+  uint64_t bytes = ext[f->root->id].bytes;
+  S_human(bytes, size);
+  S_human(limit, lim);
+  if (strcmp(size, lim) == 0 && bytes != UINT64_MAX) { /* "34.0 KiB, more than 34.0 KiB": say the bytes */
+    snprintf(size, sizeof size, "%llu bytes", (unsigned long long)bytes);
+    snprintf(lim, sizeof lim, "%llu bytes", (unsigned long long)limit);
+  }
+  const lit_block *b = f->block;
+  lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+           "'%s' would be %s once its chunks are expanded, more than the limit of %s a file (LIT_MAX_FILE_SIZE "
+           "sets it): a chunk included several times repeats everything it includes",
+           f->path, size, lim);
+  size_t nids = lit_project_nchunk_ids(p), n = 0, cap = 16;
+  uint64_t *weight = lit_xcalloc(nids + 1, sizeof(uint64_t));
+  size_t *times = lit_xcalloc(nids + 1, sizeof(size_t));
+  S_step *steps = lit_xmalloc(cap * sizeof(S_step));
+  for (const lit_chunk *c = f->root; n < nids;) {
+    steps = lit_grow(steps, &cap, n + 1, sizeof(S_step));
+    if (!S_heaviest(c, ext, weight, times, &steps[n])) break;
+    c = steps[n++].to;
+    if (ext[c->id].bytes <= limit) break;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (n > S_CHAIN_SHOWN && i == S_CHAIN_SHOWN / 2) {
+      size_t skip = n - S_CHAIN_SHOWN;
+      lit_diag(d, LIT_NOTE, steps[i].block->doc->src.path, steps[i].first->line, steps[i].first->col,
+               "%zu more steps of the chain, from here on, are not shown", skip);
+      i += skip - 1;
+      continue;
+    }
+    S_step_note(f, &steps[i], ext, d);
+  }
+  free(steps);
+  free(times);
+  free(weight);
+}
+
+/* The limit: LIT_MAX_FILE_SIZE in bytes, or with K, M, G or T (powers of
+ * 1024); the default without it; 0 when it is not a size (reported). */
+static uint64_t S_max_file_size(lit_diags *d) {
+  const char *v = getenv("LIT_MAX_FILE_SIZE");
+  if (!v || !v[0]) return S_DEFAULT_MAX_FILE;
+  char *end = (char *)v;
+  errno = 0;
+  unsigned long long n = isdigit((unsigned char)v[0]) ? strtoull(v, &end, 10) : 0;
+  int shift = 0;
+  if (n) {
+    const char *units = "KMGT", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (u) {
+      shift = 10 * (int)(u - units + 1);
+      end++;
+    }
+  }
+  if (!n || errno || *end || n > (UINT64_MAX >> shift)) {
+    lit_diag(d, LIT_ERROR, NULL, 0, 0,
+             "LIT_MAX_FILE_SIZE='%s' is not a size: give a number of bytes above 0, or one followed by K, M, G or T",
+             v);
+    return 0;
+  }
+  return (uint64_t)n << shift;
+}
+
+/* Refuses every file whose expansion would pass the limit, before any back
+ * end expands it: a few lines that include a chunk twice at each of 40
+ * levels would otherwise write terabytes. */
+static void S_check_sizes(const lit_project *p, lit_diags *d) {
+  uint64_t limit = S_max_file_size(d);
+  if (!limit) return;
+  size_t nids = lit_project_nchunk_ids(p);
+  S_extent *ext = lit_xcalloc(nids + 1, sizeof(S_extent));
+  unsigned char *done = lit_xcalloc(nids + 1, 1);
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const lit_file *f = &p->files[i];
+    S_extents(f->root, ext, done);
+    if (ext[f->root->id].bytes > limit) S_report_size(p, f, ext, limit, d);
+  }
+  free(done);
+  free(ext);
+}
+
+/* The first "<<name>>" on line s[0..len) that lit leaves as text although
+ * it is surely meant as a reference: the line starts with it, or it names
+ * a chunk (code such as x<<24>>24 names none and passes; "<<<" and ">>>"
+ * are CUDA launches). Its offset, or -1. */
+static long S_inline_ref(const lit_project *p, const char *s, size_t len, size_t *name_len) {
+  size_t lead = 0, tail = len;
+  while (lead < len && (s[lead] == ' ' || s[lead] == '\t'))
+    lead++;
+  while (tail > lead && (s[tail - 1] == ' ' || s[tail - 1] == '\t'))
+    tail--;
+  if (tail - lead >= 4 && s[lead] == '<' && s[lead + 1] == '<' && s[tail - 1] == '>' && s[tail - 2] == '>')
+    return -1; /* shaped like a reference: the reader has spoken ("<<a>><<b>>" names no chunk) */
+  for (const char *lt = memchr(s, '<', len); lt; lt = memchr(lt + 1, '<', len - (size_t)(lt + 1 - s))) {
+    size_t i = (size_t)(lt - s);
+    if (i + 4 > len) break;
+    if (s[i + 1] != '<' || (i > 0 && s[i - 1] == '<')) continue;
+    size_t j = i + 2; /* over the name's characters only, so a line is read once, whatever it holds */
+    while (j < len && lit_name_valid(s + j, 1))
+      j++;
+    if (j == i + 2 || j + 1 >= len || s[j] != '>' || s[j + 1] != '>' || (j + 2 < len && s[j + 2] == '>')) continue;
+    if (i == lead || lit_project_find(p, s + i + 2, j - i - 2)) {
+      *name_len = j - i - 2;
+      return (long)i;
+    }
+  }
+  return -1;
+}
+
+/* Whether "<<" occurs in s[0..len) (memmem is GNU's). */
+static int S_has_double_lt(const char *s, size_t len) {
+  const char *end = s + len;
+  for (const char *lt = memchr(s, '<', len); lt && lt + 1 < end; lt = memchr(lt + 1, '<', (size_t)(end - lt - 1)))
+    if (lt[1] == '<') return 1;
+  return 0;
+}
+
+/* Lit includes a chunk only where "<<name>>" is alone on its line; with
+ * other text beside it the line is copied as it is (notangle would include
+ * the chunk there, keeping the text around it). Where that is surely a
+ * slip, a warning at each such line of a text segment. */
+static void S_check_inline_refs(const lit_project *p, const lit_block *b, const lit_seg *s, lit_diags *d) {
+  if (!S_has_double_lt(s->text, s->len)) return; /* most code has none: no line to look at */
+  const char *t = s->text, *end = s->text + s->len;
+  for (int line = s->line; t < end; line++) {
+    const char *nl = memchr(t, '\n', (size_t)(end - t));
+    size_t len = (size_t)((nl ? nl : end) - t), n;
+    long at = S_inline_ref(p, t, len, &n);
+    if (at >= 0)
+      lit_diag(d, LIT_WARNING, b->doc->src.path, line, b->col + (int)at,
+               "'<<%.*s>>' shares its line with other text, so lit copies the line as text and includes no chunk "
+               "(notangle would include it there); put the reference on a line of its own",
+               (int)n, t + at + 2);
+    t = nl ? nl + 1 : end;
+  }
 }
 
 static void S_resolve(lit_project *p, lit_diags *d) {
@@ -266,7 +598,10 @@ static void S_resolve(lit_project *p, lit_diags *d) {
       lit_block *b = doc->blocks[bi];
       for (size_t si = 0; si < b->nsegs; si++) {
         lit_seg *s = &b->segs[si];
-        if (s->kind != LIT_SEG_REF) continue;
+        if (s->kind != LIT_SEG_REF) {
+          S_check_inline_refs(p, b, s, d);
+          continue;
+        }
         lit_chunk *c = lit_project_find(p, s->text, s->len);
         if (c && c->is_data) {
           lit_diag(d, LIT_ERROR, doc->src.path, s->line, s->col,
@@ -574,7 +909,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   S_check_file_folders(p, d);
   S_check_files_not_docs(p, d);
   S_resolve(p, d);
-  S_check_cycles(p, d);
+  if (S_check_cycles(p, d) == 0) S_check_sizes(p, d); /* a cycle has no size */
   return p;
 }
 

@@ -30,18 +30,17 @@ typedef struct {
   const char *fail_at; /* fault injection: LIT_TEST_FAIL_WRITE names this file */
 } S_file_sink;
 
-static void S_sink_write(void *ctx, const char *data, size_t len) {
+/* 0, or the write's errno: the tangle stops at the first failed write
+ * (ENOSPC, EIO), so a full disk is not followed by hours of expansion. */
+static int S_sink_write(void *ctx, const char *data, size_t len) {
   S_file_sink *s = ctx;
   if (s->hash) lit_hasher_update(s->hash, data, len);
   for (size_t i = 0; i < len && s->written + i < 2; i++)
     s->first[s->written + i] = data[i];
   s->written += len;
-  if (s->fd < 0 || s->err) return;
-  if (s->fail_at) {
-    s->err = ENOSPC;
-    return;
-  }
-  s->err = lit_write_all(s->fd, data, len);
+  if (s->fd < 0 || s->err) return s->err;
+  s->err = s->fail_at ? ENOSPC : lit_write_all(s->fd, data, len);
+  return s->err;
 }
 
 /* Opens a staged copy of rel in the commit; 0 or an errno. */
@@ -64,7 +63,7 @@ static int S_stage(lit_commit *c, const char *rel, const lit_buf *content) {
   S_file_sink s;
   int err = S_stage_begin(c, rel, &s);
   if (err) return err;
-  S_sink_write(&s, content->data ? content->data : "", content->len);
+  (void)S_sink_write(&s, content->data ? content->data : "", content->len); /* its error is s.err */
   return S_stage_end(c, &s);
 }
 
@@ -81,7 +80,10 @@ static void S_write_error(const lit_project *p, const lit_commit *t, const char 
 }
 
 /* Tangles f into a hash only: nothing is kept but the digest. */
-static void S_hash_sink(void *ctx, const char *data, size_t len) { lit_hasher_update(ctx, data, len); }
+static int S_hash_sink(void *ctx, const char *data, size_t len) {
+  lit_hasher_update(ctx, data, len);
+  return 0;
+}
 
 /* Undoes a run that died midway and sweeps the temporaries of dead runs
  * from the output folders (under --check: reports such a run, changes
@@ -102,6 +104,7 @@ typedef struct {
   lit_record next; /* what this run leaves */
   lit_outputs_stats st;
   int failed;  /* an error: nothing will be written */
+  int stopped; /* a staged copy could not be written: the disk is full or failing, so the run ends there */
   int differs; /* --check: a difference was reported */
   char **removed;
   size_t nremoved;
@@ -130,7 +133,7 @@ static int S_stage_tangle(S_run *r, const lit_file *f, char fresh[LIT_HASH_HEX +
   int err = S_stage_begin(r->t, f->path, &s);
   if (err) return err;
   if (fresh) s.hash = lit_hasher_new();
-  lit_tangle_stream(r->p, f, &r->topts, S_sink_write, &s);
+  (void)lit_tangle_stream(r->p, f, &r->topts, S_sink_write, &s); /* a failed write stops it; s.err says why */
   if (fresh) lit_hasher_finish(s.hash, fresh);
   s.hash = NULL;
   return S_stage_end(r->t, &s);
@@ -159,7 +162,7 @@ static void S_file(S_run *r, const lit_file *f) {
     int err = S_stage_tangle(r, f, fresh);
     if (err) {
       S_write_error(r->p, r->t, doc, line, col, f->path, err, d);
-      r->failed = 1;
+      r->failed = r->stopped = 1;
     } else {
       r->st.written++;
     }
@@ -169,7 +172,7 @@ static void S_file(S_run *r, const lit_file *f) {
   /* An existing file: tangled into its hash alone, so an unchanged file is
    * not touched (make's timestamps stay right). */
   lit_hasher *h = lit_hasher_new();
-  lit_tangle_stream(r->p, f, &r->topts, S_hash_sink, h);
+  (void)lit_tangle_stream(r->p, f, &r->topts, S_hash_sink, h); /* a hash takes every byte */
   lit_hasher_finish(h, fresh);
   const lit_record_entry *e = lit_record_find(&r->rec, f->path);
   int write = 0;
@@ -216,7 +219,7 @@ static void S_file(S_run *r, const lit_file *f) {
     int err = S_stage_tangle(r, f, NULL);
     if (err) {
       S_write_error(r->p, r->t, doc, line, col, f->path, err, d);
-      r->failed = 1;
+      r->failed = r->stopped = 1;
     } else {
       r->st.written++;
     }
@@ -321,10 +324,14 @@ lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_
   r.topts.line_directives = o->line_directives;
   r.failed = lit_record_read(&r.rec, p->root, p->record_path, d) != 0;
   r.t = lit_commit_new(p->root, p->journal_path);
-  for (size_t i = 0; i < p->nfiles; i++)
+  /* After a failed write nothing more is tangled: the run cannot succeed,
+   * and the next file may be as big as the one the disk refused. */
+  for (size_t i = 0; i < p->nfiles && !r.stopped; i++)
     S_file(&r, &p->files[i]);
-  S_orphans(&r);
-  S_record(&r);
+  if (!r.stopped) {
+    S_orphans(&r);
+    S_record(&r);
+  }
   lit_status result = S_commit(&r);
   for (size_t i = 0; i < r.nremoved; i++)
     free(r.removed[i]);

@@ -44,6 +44,37 @@ const char *lit_path_check_syntax(const char *path, char *const *roots, size_t n
   return NULL;
 }
 
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
+#define S_STR(x) #x
+#define S_XSTR(x) S_STR(x) /* a macro's value as a string literal */
+
+/* The longest name lit stages beside a target: ".lit-tmp-PID-N" (or
+ * ".lit-old-"), two longs in decimal. */
+#define S_TEMP_NAME_MAX (9 + 20 + 1 + 20)
+
+const char *lit_path_check_length(const char *project_root, const char *path) {
+  for (const char *p = path;;) {
+    const char *slash = strchr(p, '/');
+    size_t len = slash ? (size_t)(slash - p) : strlen(p);
+    if (len > NAME_MAX)
+      return "a name in the path is longer than NAME_MAX (" S_XSTR(NAME_MAX) " bytes), which the file system refuses";
+    if (!slash) break;
+    p = slash + 1;
+  }
+  int bare = !project_root || !project_root[0] || strcmp(project_root, ".") == 0; /* as lit_path_join */
+  size_t root = bare ? 0 : strlen(project_root) + 1;
+  const char *base = strrchr(path, '/');
+  size_t dir = base ? (size_t)(base - path) + 1 : 0, name = strlen(path) - dir;
+  size_t longest = root + dir + (name > S_TEMP_NAME_MAX ? name : S_TEMP_NAME_MAX);
+  if (longest >= PATH_MAX)
+    return "the path is too long: with the project folder before it, it (or the temporary lit stages beside it) "
+           "reaches PATH_MAX (" S_XSTR(PATH_MAX) " bytes), which the system refuses";
+  return NULL;
+}
+
 char *lit_path_join(const char *root, const char *rel) {
   if (!root || !root[0] || strcmp(root, ".") == 0) return lit_xstrdup(rel);
   return lit_xasprintf("%s/%s", root, rel);

@@ -27,6 +27,12 @@ const char *lit_path_check_project(const char *project_root, const char *path);
  * (or does not exist: the read that follows reports that); else a static
  * reason. For files lit reads: documents, the record. */
 const char *lit_path_check_read(const char *project_root, const char *path);
+/* NULL if every component of path fits in NAME_MAX and the path joined to
+ * project_root fits in PATH_MAX, with room for the temporary lit stages
+ * beside it; else a static reason. Checked when the documents are read, so
+ * a name the system will refuse is reported at its block, not as a write
+ * that fails (or never, under --check). */
+const char *lit_path_check_length(const char *project_root, const char *path);
 /* Joins a project root and a relative path; the caller frees the result. */
 char *lit_path_join(const char *root, const char *rel);
 

@@ -20,6 +20,7 @@ typedef struct {
   lit_buf pend; /* bytes not yet handed to the sink */
   lit_sink_fn sink;
   void *ctx;
+  int err;        /* the first nonzero the sink returned: expansion stops there */
   lit_buf prefix; /* concatenated indentation of every open reference */
   int directives;
   const lit_doc *last_doc;
@@ -41,7 +42,7 @@ static void S_flush(S_emit *e) {
     keep++;
   size_t n = e->pend.len - keep;
   if (n == 0) return;
-  e->sink(e->ctx, e->pend.data, n);
+  e->err = e->sink(e->ctx, e->pend.data, n);
   memmove(e->pend.data, e->pend.data + n, keep);
   lit_buf_truncate(&e->pend, keep);
 }
@@ -163,8 +164,8 @@ static void S_collect_docs(const lit_project *p, const lit_file *f, unsigned cha
   free(used);
 }
 
-void lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink,
-                       void *ctx) {
+int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink,
+                      void *ctx) {
   S_emit e;
   memset(&e, 0, sizeof e);
   e.sink = sink;
@@ -181,7 +182,9 @@ void lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle
   S_frame *stack = lit_xmalloc(cap * sizeof(S_frame));
   stack[depth++] = (S_frame){f->root, 0, 0, 0};
   state[f->root->id] = 1;
-  while (depth > 0) {
+  /* A sink that failed (the disk is full) ends the expansion at once: what
+   * follows could not be written anyway, and might take hours to expand. */
+  while (depth > 0 && !e.err) {
     S_frame *top = &stack[depth - 1];
     if (top->def >= top->chunk->ndefs) {
       state[top->chunk->id] = 0;
@@ -221,17 +224,23 @@ void lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle
 
   /* Exactly one final newline; a file with no text is its header alone (or
    * one newline where the format has no comments). */
-  if (!e.header_done) S_header(&e);
-  while (e.pend.len > 0 && e.pend.data[e.pend.len - 1] == '\n')
-    e.pend.len--;
-  lit_buf_putc(&e.pend, '\n');
-  if (e.pend.len) e.sink(e.ctx, e.pend.data, e.pend.len);
+  if (!e.err) {
+    if (!e.header_done) S_header(&e);
+    while (e.pend.len > 0 && e.pend.data[e.pend.len - 1] == '\n')
+      e.pend.len--;
+    lit_buf_putc(&e.pend, '\n');
+    e.err = e.sink(e.ctx, e.pend.data, e.pend.len);
+  }
   lit_buf_free(&e.pend);
   free(e.docs);
+  return e.err;
 }
 
-static void S_to_buf(void *ctx, const char *data, size_t len) { lit_buf_put(ctx, data, len); }
+static int S_to_buf(void *ctx, const char *data, size_t len) {
+  lit_buf_put(ctx, data, len);
+  return 0;
+}
 
 void lit_tangle_file(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out) {
-  lit_tangle_stream(p, f, opts, S_to_buf, out);
+  (void)lit_tangle_stream(p, f, opts, S_to_buf, out); /* a buffer takes every byte */
 }

@@ -157,6 +157,21 @@ static const struct {
     {"```{.c #x}\n<<a b>>\n  <<<grid, block>>>\n```\n",
      "d.md:2:1: warning: '<<a b>>' is not a chunk reference, since a name holds only letters, digits and _ : / . -; "
      "the line is copied as text\n"},
+    /* a tagged fence indented four spaces past its text is an indented code block, never tangled */
+    {"1. item\n\n       ```{.c #x}\n       x\n       ```\n",
+     "d.md:3:8: warning: this looks like a tagged code block, but it is indented four or more spaces past the text it "
+     "belongs to, so Markdown reads it as an indented code block and lit does not tangle it: indent it like that "
+     "text (to show a tagged block as an example, put it in a longer fence, such as ````markdown)\n"},
+    {"> x\n>\n>     ~~~{.c file=out/q.c}\n>     q\n>     ~~~\n",
+     "d.md:3:7: warning: this looks like a tagged code block, but it is indented four or more spaces past the text it "
+     "belongs to, so Markdown reads it as an indented code block and lit does not tangle it: indent it like that "
+     "text (to show a tagged block as an example, put it in a longer fence, such as ````markdown)\n"},
+    {"text\n\n    x\n\n    ```{.c #x}\n", /* the block's lines are the source's, blank ones too */
+     "d.md:5:5: warning: this looks like a tagged code block, but it is indented four or more spaces past the text it "
+     "belongs to, so Markdown reads it as an indented code block and lit does not tangle it: indent it like that "
+     "text (to show a tagged block as an example, put it in a longer fence, such as ````markdown)\n"},
+    {"    ```c\n    int shown;\n    ```\n", ""}, /* untagged: an illustration */
+    {"- item\n\n  ```{.c #x}\n  x\n  ```\n\n> ```{.c #y}\n> y\n> ```\n", ""}, /* in items and quotes: tangled */
 };
 
 START_TEST(test_errors) {

@@ -129,6 +129,24 @@ static const struct {
      "index.md:5:8: note: 'out/x.c' is written here\n"},
     {FM "1. [gone](gone.md)\n", "gone.md: error: cannot read this document: no such file\n"
                                "index.md:4:4: note: linked from the table of contents here\n"},
+    /* one chunk cannot root two files: each would get every definition */
+    {FM "```{.c #io file=out/r.c}\nr\n```\n```{.c #io}\nboth\n```\n```{.c #io file=out/w.c}\nw\n```\n",
+     "index.md:10:12: error: chunk 'io' already writes 'out/r.c', so this definition of it cannot write 'out/w.c' "
+     "too: a chunk's definitions all go into the file it roots, and which file is meant here is unclear; give this "
+     "block its own name\n"
+     "index.md:4:12: note: 'io' is the root of 'out/r.c' here\n"},
+    /* a reference beside other text is copied as text: warned where surely a slip */
+    {FM "```{.c file=out/x.c}\n<<a>> tail\nf(<<a>>);\n  <<nothing>>;\nx<<24>>24;\nk<<<a>>>();\n<<a>><<a>>\n<<a>>\n```\n"
+        "```{.c #a}\nA\n```\n",
+     /* a line shaped like a reference is the reader's to report, once */
+     "index.md:10:1: warning: '<<a>><<a>>' is not a chunk reference, since a name holds only letters, digits and _ : "
+     "/ . -; the line is copied as text\n"
+     "index.md:5:1: warning: '<<a>>' shares its line with other text, so lit copies the line as text and includes "
+     "no chunk (notangle would include it there); put the reference on a line of its own\n"
+     "index.md:6:3: warning: '<<a>>' shares its line with other text, so lit copies the line as text and includes "
+     "no chunk (notangle would include it there); put the reference on a line of its own\n"
+     "index.md:7:3: warning: '<<nothing>>' shares its line with other text, so lit copies the line as text and "
+     "includes no chunk (notangle would include it there); put the reference on a line of its own\n"},
 };
 
 START_TEST(test_diagnostics) {
@@ -248,6 +266,134 @@ START_TEST(test_deep_chain) {
 }
 END_TEST
 
+/* Paths the system would refuse are refused at their block, not when the
+ * write fails (or never, under --check). */
+START_TEST(test_path_length) {
+  char name[300], deep[4400];
+  memset(name, 'n', 256);
+  name[256] = '\0';
+  size_t n = 0;
+  while (n < 4100) {
+    memset(deep + n, 'd', 200);
+    deep[n + 200] = '/';
+    n += 201;
+  }
+  deep[n] = '\0';
+  char *index = lit_xasprintf(FM "```{.c file=out/%.253s.c}\nfits\n```\n```{.c file=out/%s.c}\nname\n```\n"
+                                 "```{.c file=out/%sa.c}\npath\n```\n",
+                              name, name, deep);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  char *t = ck_diags_text(d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 2);
+  ck_assert_ptr_nonnull(strstr(t, ".c': a name in the path is longer than NAME_MAX (255 bytes)"));
+  ck_assert_ptr_nonnull(strstr(t, "index.md:7:8: error: cannot write 'out/nnn"));
+  ck_assert_ptr_nonnull(strstr(t, "index.md:10:8: error: cannot write 'out/ddd"));
+  ck_assert_ptr_nonnull(strstr(t, "a.c': the path is too long"));
+  ck_assert_uint_eq(p->nfiles, 1); /* the 255-byte name */
+  free(t);
+  free(index);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* levels chunks, each including the next twice (the second indented by
+ * two spaces, with a blank line between), down to "int x;" and a blank
+ * line and a tabbed line. */
+static char *S_doubling(int levels) {
+  lit_buf t = LIT_BUF_INIT;
+  lit_buf_puts(&t, FM "```{.c file=out/big.c}\n<<c0>>\n```\n");
+  for (int i = 0; i < levels; i++) lit_buf_printf(&t, "```{.c #c%d}\n<<c%d>>\n\n  <<c%d>>\n```\n", i, i + 1, i + 1);
+  lit_buf_printf(&t, "```{.c #c%d}\nint x;\n \n\ty;\n```\n", levels);
+  return lit_buf_detach(&t);
+}
+
+/* The size the model computes is the tangler's to the byte: a limit of
+ * exactly the body passes, one byte less is refused. */
+START_TEST(test_size_limit_exact) {
+  char *index = S_doubling(8);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  char *got = ck_tangle(p, "out/big.c", 0, d);
+  const char *body = strstr(got, "rewrites it.\n") + strlen("rewrites it.\n");
+  char limit[32];
+  snprintf(limit, sizeof limit, "%zu", strlen(body));
+  lit_project_free(p);
+  setenv("LIT_MAX_FILE_SIZE", limit, 1);
+  p = ck_load(index, NULL, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_project_free(p);
+  snprintf(limit, sizeof limit, "%zu", strlen(body) - 1);
+  setenv("LIT_MAX_FILE_SIZE", limit, 1);
+  p = ck_load(index, NULL, NULL, d);
+  char *t = ck_diags_text(d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1);
+  char *want = lit_xasprintf("index.md:4:8: error: 'out/big.c' would be %zu bytes once its chunks are expanded, more "
+                             "than the limit of %s bytes a file",
+                             strlen(body), limit);
+  ck_assert_msg(strncmp(t, want, strlen(want)) == 0, "got %s", t);
+  ck_assert_ptr_nonnull(strstr(t, "index.md:5:1: note: 'out/big.c' includes 'c0' here, which is "));
+  ck_assert_ptr_nonnull(strstr(t, "index.md:8:1: note: 'c0' includes 'c1' 2 times (the first here), which is "));
+  unsetenv("LIT_MAX_FILE_SIZE");
+  free(want);
+  free(t);
+  free(got);
+  free(index);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* 2^70 copies: refused at once, the size saturating rather than wrapping
+ * round to something small; the chain's middle is left out. */
+START_TEST(test_size_limit_saturates) {
+  char *index = S_doubling(70);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  char *t = ck_diags_text(d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1);
+  ck_assert_ptr_nonnull(strstr(t, "error: 'out/big.c' would be more than 16 EiB once its chunks are expanded, more "
+                                  "than the limit of 256.0 MiB a file (LIT_MAX_FILE_SIZE sets it)"));
+  ck_assert_uint_eq(lit_diags_count(d, LIT_NOTE), 33); /* 16 steps, the gap, 16 steps */
+  ck_assert_ptr_nonnull(strstr(t, "more steps of the chain, from here on, are not shown"));
+  ck_assert_ptr_nonnull(strstr(t, "note: 'c47' includes 'c48' 2 times (the first here), which is 232.0 MiB each\n"));
+  free(t);
+  free(index);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_size_limit_env) {
+  static const char *const bad[] = {"0", "abc", "12Q", "-5", " 5", "99999999999999999999", "17179869184T"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    setenv("LIT_MAX_FILE_SIZE", bad[i], 1);
+    lit_diags *d = lit_diags_new();
+    lit_project *p = ck_load(FM "```{.c file=out/x.c}\nx\n```\n", NULL, NULL, d);
+    char *t = ck_diags_text(d);
+    char *want = lit_xasprintf("lit: error: LIT_MAX_FILE_SIZE='%s' is not a size", bad[i]);
+    ck_assert_msg(strncmp(t, want, strlen(want)) == 0, "%s: got %s", bad[i], t);
+    free(want);
+    free(t);
+    lit_project_free(p);
+    lit_diags_free(d);
+  }
+  setenv("LIT_MAX_FILE_SIZE", "1k", 1); /* K, M, G, T: powers of 1024 */
+  lit_diags *d = lit_diags_new();
+  char *index = S_doubling(6);
+  lit_project *p = ck_load(index, NULL, NULL, d);
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "more than the limit of 1.0 KiB a file"));
+  unsetenv("LIT_MAX_FILE_SIZE");
+  free(t);
+  free(index);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *model_suite(void) {
   Suite *s = suite_create("model");
   TCase *tc = tcase_create("core");
@@ -258,6 +404,10 @@ Suite *model_suite(void) {
   tcase_add_loop_test(tc, test_suggestions, 0, sizeof S_suggest / sizeof S_suggest[0]);
   tcase_add_test(tc, test_suggestion_cap);
   tcase_add_test(tc, test_config);
+  tcase_add_test(tc, test_path_length);
+  tcase_add_test(tc, test_size_limit_exact);
+  tcase_add_test(tc, test_size_limit_saturates);
+  tcase_add_test(tc, test_size_limit_env);
   tcase_add_test(tc, test_deep_chain);
   suite_add_tcase(s, tc);
   return s;

@@ -45,6 +45,34 @@ START_TEST(test_syntax) {
 }
 END_TEST
 
+/* Names and paths the system refuses: NAME_MAX a name, PATH_MAX the path
+ * joined to the root, with room for the temporary beside it. */
+START_TEST(test_length) {
+  char name[300], path[4200];
+  memset(name, 'n', 255);
+  name[255] = '\0';
+  snprintf(path, sizeof path, "out/%s", name);
+  ck_assert_ptr_null(lit_path_check_length(".", path));
+  ck_assert_ptr_null(lit_path_check_length("some/root", path));
+  strcat(path, "n");
+  ck_assert_ptr_nonnull(strstr(lit_path_check_length(".", path), "NAME_MAX (255 bytes)"));
+  char dirs[4001]; /* twenty folders of 199 bytes: 4000 bytes with their slashes */
+  for (size_t n = 0; n < 4000; n += 200) {
+    memset(dirs + n, 'd', 199);
+    dirs[n + 199] = '/';
+  }
+  dirs[4000] = '\0';
+  snprintf(path, sizeof path, "%s%.95s", dirs, name); /* 4095 bytes and the NUL: just fits */
+  ck_assert_ptr_null(lit_path_check_length(".", path));
+  ck_assert_ptr_null(lit_path_check_length("", path));
+  ck_assert_ptr_nonnull(strstr(lit_path_check_length("r", path), "PATH_MAX (4096 bytes)"));
+  snprintf(path, sizeof path, "%s%.40s", dirs, name); /* the temporary's name is the longer: still fits */
+  ck_assert_ptr_null(lit_path_check_length(".", path));
+  snprintf(path, sizeof path, "%s%.60s/x", dirs, name); /* 4063 bytes, but ".lit-tmp-PID-N" beside it would not fit */
+  ck_assert_ptr_nonnull(lit_path_check_length(".", path));
+}
+END_TEST
+
 START_TEST(test_no_roots) { ck_assert_ptr_nonnull(lit_path_check_syntax("out/a.c", NULL, 0)); }
 END_TEST
 
@@ -153,6 +181,7 @@ Suite *paths_suite(void) {
   Suite *s = suite_create("paths");
   TCase *tc = tcase_create("core");
   tcase_add_loop_test(tc, test_syntax, 0, sizeof S_syntax / sizeof S_syntax[0]);
+  tcase_add_test(tc, test_length);
   tcase_add_test(tc, test_no_roots);
   tcase_add_test(tc, test_join);
   tcase_add_loop_test(tc, test_resolve_link, 0, sizeof S_links / sizeof S_links[0]);

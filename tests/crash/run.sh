@@ -7,10 +7,11 @@
 # ENOSPC. For `lit tangle` and `lit skill install`, each replacing an old
 # state with a new one, this script stops a run at every step in turn:
 #
-#   killed at step N   the tree holds each file whole (old or new); once the
-#                      next run has cleaned up, the tree is exactly the old
-#                      state or exactly the new one, and a plain rerun
-#                      reaches the new state
+#   killed at step N   the tree holds each file whole (old or new); a
+#                      --check changes nothing; once the next run has
+#                      cleaned up, the tree is exactly the old state or
+#                      exactly the new one, and a plain rerun reaches the
+#                      new state
 #   failed at step N   the run exits 1 and the tree is exactly the old state
 #                      at once, with no temporary left behind
 #
@@ -59,8 +60,14 @@ while [ $n -lt 200 ]; do
   kills=$((kills + 1))
   if [ $status != 137 ]; then bad "tangle killed at step $n: exit $status, not SIGKILL"; fi
   whole "$TMP/run" && ok || bad "tangle killed at step $n: a file is neither old nor new"
-  # The next run (even a --check) first undoes the interrupted one.
+  # A --check reports the interrupted run and changes nothing.
+  rm -rf "$TMP/killed"
+  cp -R "$TMP/run" "$TMP/killed"
   (cd "$TMP/run" && "$LIT" tangle --check) >/dev/null 2>&1
+  same "$TMP/run" "$TMP/killed" && ok || bad "tangle killed at step $n: a --check changed the tree"
+  # The next run first undoes the interrupted one; failing at its own first
+  # step, it leaves what the undo left, which must be one whole state.
+  (cd "$TMP/run" && LIT_TEST_FAIL_AT=1 "$LIT" tangle -q) >/dev/null 2>&1
   if same "$TMP/run" "$TMP/old" || same "$TMP/run" "$TMP/new"; then ok
   else bad "tangle killed at step $n: after the next run, the tree is neither the old state nor the new"; diff -r "$TMP/old" "$TMP/run" | head -5; fi
   (cd "$TMP/run" && "$LIT" tangle -q) >/dev/null 2>&1

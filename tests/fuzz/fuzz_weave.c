@@ -38,6 +38,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argv;
   fuzz_enter_scratch("weave");
   setenv("LIT_LUA_SECONDS", "5", 0);
+  setenv("LIT_MAX_FILE_SIZE", "4M", 0); /* a file expanding past it is refused, not woven for seconds */
   return 0;
 }
 
