@@ -147,7 +147,7 @@ START_TEST(test_recover_committed) {
            "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\n"
            "commit\n");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   char *a = ck_read(dir, "out/a.c"), *b = ck_read(dir, "out/b.c"), *g = ck_read(dir, "out/gone.c");
@@ -177,7 +177,7 @@ START_TEST(test_recover_staging) {
   ck_write(dir, "out/x/.lit-tmp-4194304-0", "partial");
   ck_write(dir, ".rec-journal", "lit-journal 4194304\ndir\tout/x\ntemp\tout/x/.lit-tmp-4194304-0\nnew\tout/x/.lit-t");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(!S_exists(dir, "out/x"));
@@ -198,7 +198,7 @@ START_TEST(test_recover_refuses) {
   char *live = lit_xasprintf("lit-journal %ld\ncommit\n", (long)getppid());
   ck_write(dir, ".rec-journal", live);
   free(live);
-  lit_recover_opts o = {NULL, 0, ".rec", 0};
+  lit_recover_opts o = {NULL, 0, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   char *jpath = lit_xasprintf("%s/.rec-journal", dir);
   int fd = open(jpath, O_RDONLY); /* its run: holding the journal's lock */
@@ -222,7 +222,7 @@ END_TEST
  * could have made: anything else is refused and nothing is touched. */
 static void S_refused(const char *dir, const char *journal, const char *expect) {
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   ck_write(dir, ".rec-journal", journal);
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
@@ -273,7 +273,7 @@ END_TEST
 START_TEST(test_recover_journal_file) {
   char *dir = ck_tempdir();
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   char *j = lit_xasprintf("%s/.rec-journal", dir);
   ck_assert_int_eq(symlink("/etc/hostname", j), 0);
   lit_diags *d = lit_diags_new();
@@ -301,7 +301,7 @@ START_TEST(test_recover_check_writes_nothing) {
            "lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\n"
            "commit\n");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 1};
+  lit_recover_opts o = {roots, 1, ".rec", 1, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
   char *a = ck_read(dir, "out/a.c");
@@ -328,7 +328,7 @@ START_TEST(test_recover_reused_pid) {
   ck_write(dir, ".rec-journal", text);
   free(text);
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(!S_exists(dir, ".rec-journal"));
@@ -350,7 +350,7 @@ START_TEST(test_sweep) {
   ck_write(dir, ".lit-tmp-4194304-9", "dead, beside the journal");
   ck_write(dir, "other/.lit-tmp-4194304-0", "outside the output folders");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(S_exists(dir, mine));
