@@ -43,6 +43,7 @@ Suite *tree_suite(void);
 Suite *serve_suite(void);
 Suite *diff_suite(void);
 Suite *linemap_suite(void);
+Suite *docedit_suite(void);
 
 /* Everything d collected, as lit prints it; the caller frees the result. */
 static inline char *ck_diags_text(const lit_diags *d) {
