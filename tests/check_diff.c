@@ -72,8 +72,8 @@ static size_t S_lcs(const lit_line *a, size_t na, const lit_line *b, size_t nb) 
       if (a[i].len == b[j].len && memcmp(a[i].s, b[j].s, a[i].len) == 0)
         *here = 1 + t[(i + 1) * (nb + 1) + j + 1];
       else
-        *here = t[(i + 1) * (nb + 1) + j] > t[i * (nb + 1) + j + 1] ? t[(i + 1) * (nb + 1) + j]
-                                                                       : t[i * (nb + 1) + j + 1];
+        *here =
+            t[(i + 1) * (nb + 1) + j] > t[i * (nb + 1) + j + 1] ? t[(i + 1) * (nb + 1) + j] : t[i * (nb + 1) + j + 1];
     }
   size_t r = t[0];
   free(t);

@@ -99,9 +99,9 @@ START_TEST(test_directives) {
   lit_project *p = ck_load(index, NULL, NULL, d);
   char *text;
   lit_linemap *m = S_map(p, "out/a.c", 1, &text);
-  static const lit_line_kind want[] = {LIT_LINE_HEADER,    LIT_LINE_HEADER, LIT_LINE_DIRECTIVE, LIT_LINE_CODE,
-                                       LIT_LINE_DIRECTIVE, LIT_LINE_CODE,   LIT_LINE_DIRECTIVE, LIT_LINE_CODE,
-                                       LIT_LINE_CODE};
+  static const lit_line_kind want[] = {LIT_LINE_HEADER,    LIT_LINE_HEADER,    LIT_LINE_DIRECTIVE,
+                                       LIT_LINE_CODE,      LIT_LINE_DIRECTIVE, LIT_LINE_CODE,
+                                       LIT_LINE_DIRECTIVE, LIT_LINE_CODE,      LIT_LINE_CODE};
   ck_assert_uint_eq(lit_linemap_len(m), sizeof want / sizeof want[0]);
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(lit_linemap_at(m, i)->kind == want[i], "line %zu:\n%s", i + 1, text);
