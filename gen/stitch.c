@@ -436,6 +436,19 @@ static void S_check_edits(S_run *r) {
 
 /* ---- the stitched documents, verified ---- */
 
+/* Whether l is a #line directive ("#line N ..." after indentation): 1,
+ * with where its number starts and ends. */
+static int S_directive(const lit_line *l, size_t *num, size_t *end) {
+  size_t i = 0;
+  while (i < l->len && (l->s[i] == ' ' || l->s[i] == '\t'))
+    i++;
+  if (l->len - i < 7 || memcmp(l->s + i, "#line ", 6) != 0) return 0;
+  *num = *end = i + 6;
+  while (*end < l->len && l->s[*end] >= '0' && l->s[*end] <= '9')
+    (*end)++;
+  return *end > *num;
+}
+
 /* Whether the tangle of the stitched documents differs from the file on
  * disk only in the numbers of its #line directives. */
 static int S_only_directives(const S_target *t) {
@@ -446,9 +459,9 @@ static int S_only_directives(const S_target *t) {
   for (size_t i = 0; i < n && same; i++) {
     const lit_line *a = &al[i], *b = &t->dl[i];
     if (lit_linemap_at(t->after.map, i)->kind == LIT_LINE_DIRECTIVE) {
-      const char *ha = memchr(a->s, '#', a->len), *hb = memchr(b->s, '#', b->len);
-      same = ha && hb && ha - a->s == hb - b->s && memcmp(a->s, b->s, (size_t)(ha - a->s)) == 0 &&
-             b->len - (size_t)(hb - b->s) > 6 && memcmp(hb, "#line ", 6) == 0;
+      size_t na, ea, nb, eb; /* where each number starts and ends */
+      same = S_directive(a, &na, &ea) && S_directive(b, &nb, &eb) && na == nb && memcmp(a->s, b->s, na) == 0 &&
+             a->len - ea == b->len - eb && memcmp(a->s + ea, b->s + eb, a->len - ea) == 0;
     } else {
       same = a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
     }
