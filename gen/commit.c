@@ -625,10 +625,27 @@ static int S_on_path(const char *dir, const char *rel) {
   return strncmp(rel, dir, n) == 0 && rel[n] == '/';
 }
 
+/* rel is one of the project's documents, named exactly as the project
+ * names it and reached through no link leading out: a stitch rewrites
+ * those, and nothing else outside the output folders but the record. */
+static int S_is_doc(const char *root, const char *rel, const lit_recover_opts *o) {
+  for (size_t i = 0; i < o->ndocs; i++)
+    if (strcmp(rel, o->docs[i]) == 0) return lit_path_check_project(root, rel) == NULL;
+  return 0;
+}
+
+static int S_beside_doc(const char *rel, const lit_recover_opts *o) {
+  for (size_t i = 0; i < o->ndocs; i++)
+    if (S_same_dir(rel, o->docs[i])) return 1;
+  return 0;
+}
+
 /* Whether a journal's path names a file the commit may have written: one
- * inside an output folder that stays there on disk, or the record. */
+ * inside an output folder that stays there on disk, the record, or a
+ * document of the project. */
 static const char *S_target_invalid(const char *root, const char *rel, const lit_recover_opts *o) {
   if (o->record && strcmp(rel, o->record) == 0) return NULL;
+  if (S_is_doc(root, rel, o)) return NULL;
   const char *why = lit_path_check_syntax(rel, o->dirs, o->ndirs);
   return why ? why : lit_path_check_disk(root, rel, o->dirs, o->ndirs);
 }
@@ -658,7 +675,7 @@ static const char *S_journal_invalid(const char *root, const char *journal_rel, 
     *path = j->temps[i];
     if (!S_named_by(S_base(j->temps[i]), ".lit-tmp-", j->pid)) return "not a staged copy that run made";
     const char *why = S_target_invalid(root, j->temps[i], o);
-    if (why && !(o->record && S_same_dir(j->temps[i], o->record))) return why;
+    if (why && !(o->record && S_same_dir(j->temps[i], o->record)) && !S_beside_doc(j->temps[i], o)) return why;
   }
   for (size_t i = 0; i < j->ndirs; i++) {
     *path = j->dirs[i];
@@ -718,7 +735,7 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
   int fd = -1, locked = 0;
   const char *what = NULL;
   int err = S_journal_open(full, &fd, &locked, &b, &what);
-  int status = 0;
+  int status = 0, docs_back = 0;
   if (err == EBUSY) {
     lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
              "another lit is writing this project (it holds this journal); run again when it has finished");
@@ -759,7 +776,14 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
     } else {
       unlink(full);
       S_rmdirs(root, j.dirs, j.ndirs);
-      if (j.committed)
+      for (size_t i = 0; j.committed && i < j.n; i++)
+        docs_back |= S_is_doc(root, j.items[i].final, o);
+      if (docs_back)
+        lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
+                 "a stitch (process %ld) was interrupted while it put the documents in place: they are as they were "
+                 "before it",
+                 j.pid);
+      else if (j.committed)
         lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
                  "a tangle (process %ld) was interrupted while it put its files in place: they are as they were "
                  "before it",
@@ -776,10 +800,18 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
   S_sweep_flat(jfull);
   free(jfull);
   free(jdir);
+  for (size_t i = 0; i < o->ndocs; i++) { /* a stitch stages documents beside them */
+    if (i > 0 && S_same_dir(o->docs[i], o->docs[i - 1])) continue;
+    char *ddir = S_dir_of(o->docs[i]);
+    char *dfull = ddir[0] ? S_full(root, ddir) : lit_xstrdup(root && root[0] ? root : ".");
+    S_sweep_flat(dfull);
+    free(dfull);
+    free(ddir);
+  }
   for (size_t i = 0; i < o->ndirs; i++) {
     char *dir = o->dirs[i][0] ? S_full(root, o->dirs[i]) : lit_xstrdup(root && root[0] ? root : ".");
     nftw(dir, S_sweep_one, 16, FTW_PHYS);
     free(dir);
   }
-  return 0;
+  return docs_back;
 }

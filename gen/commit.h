@@ -59,20 +59,24 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d);
 typedef struct {
   char *const *dirs; /* the output folders, relative to the root, each ending in '/' */
   size_t ndirs;
-  const char *record; /* the record: the one file outside them a commit writes; may be NULL */
+  const char *record; /* the record: the one file outside them a tangle writes; may be NULL */
   int check;          /* --check: report a journal, undo and sweep nothing */
+  char *const *docs;  /* the project's documents, which lit stitch rewrites; NULL: a journal naming one is refused */
+  size_t ndocs;
 } lit_recover_opts;
 
 /* Before a run: undoes a commit that a dead process left half done (its
  * journal at journal_rel), then removes the temporaries and old copies of
- * dead processes in the journal's folder and under each output folder
- * (recursively). A journal is trusted only after checks: it is a regular
- * file (no link, no FIFO), its run no longer holds its lock, and it names
- * only what such a run could have made (targets in the output folders or
- * the record, staged and old copies of its own process beside them, no
- * path through a link leading out). Returns 0, or -1 after reporting
- * (another run is committing; the journal is unreadable, not lit's, or
- * names what lit would not write; --check found one). */
+ * dead processes in the journal's folder, in each document's folder and
+ * under each output folder (recursively). A journal is trusted only after
+ * checks: it is a regular file (no link, no FIFO), its run no longer holds
+ * its lock, and it names only what such a run could have made (targets in
+ * the output folders, the record or, for a stitch, one of o->docs exactly,
+ * staged and old copies of its own process beside them, no path through a
+ * link leading out). Returns 0; 1 when documents were put back (whoever
+ * read them before must read them again); or -1 after reporting (another
+ * run is committing; the journal is unreadable, not lit's, or names what
+ * lit would not write; --check found one). */
 int lit_commit_recover(const char *root, const char *journal_rel, const lit_recover_opts *o, lit_diags *d);
 
 #endif

@@ -19,21 +19,25 @@
 #include "dump.h"
 #include "install.h"
 #include "manpage.h"
+#include "map.h"
 #include "model.h"
 #include "outputs.h"
 #include "paths.h"
 #include "serve.h"
 #include "skill.h"
 #include "stats.h"
+#include "stitch.h"
 
 typedef struct {
   const char *root, *entry, *out, *from, *dest;
   double min_tangled;
   int has_min_tangled;
   int port; /* serve; -1: the default */
-  int check, force, line_directives, quiet;
+  int check, force, line_directives, quiet, json;
   int claude, codex, opencode, global;
-  const char *operand; /* lit man FILE, lit help COMMAND */
+  const char *operand;   /* lit man FILE, lit help COMMAND, lit map FILE[:LINE] */
+  const char **operands; /* a command taking several (FILE...): every one, operand the first */
+  size_t noperands;
 } S_args;
 
 enum {
@@ -54,6 +58,7 @@ enum {
   O_HELP = 1 << 14,
   O_REPLACE = 1 << 15, /* --force of skill install */
   O_PORT = 1 << 16,
+  O_JSON = 1 << 17,
 };
 
 typedef struct {
@@ -82,6 +87,7 @@ static const S_option S_options[] = {
     {"--dest", NULL, O_DEST, "DIR", "install into DIR/NAME"},
     {"--from", NULL, O_FROM, "DIR", "the bundle to install (default: build/skill/NAME, NAME from index.md)"},
     {"--port", NULL, O_PORT, "N", "the port on 127.0.0.1 (default: 8000; 0: any free port)"},
+    {"--json", NULL, O_JSON, NULL, "print one JSON object instead of a line per generated line"},
     {"--help", "-h", O_HELP, NULL, "describe the command and its options"},
 };
 enum { S_NOPTIONS = sizeof S_options / sizeof S_options[0] };
@@ -89,13 +95,15 @@ enum { S_NOPTIONS = sizeof S_options / sizeof S_options[0] };
 typedef struct {
   const char *name; /* "skill install" for a two-word command */
   unsigned opts;
-  const char *operand; /* the name of its one positional argument, or NULL */
+  const char *operand; /* the name of its positional argument ("...": any number), or NULL */
   const char *summary;
   int (*run)(const S_args *a);
 } S_command;
 
 static const S_command *S_find(const char *name);
 static int S_tangle(const S_args *a);
+static int S_map(const S_args *a);
+static int S_stitch(const S_args *a);
 static int S_dump(const S_args *a);
 static int S_stats(const S_args *a);
 static int S_skill(const S_args *a);
@@ -111,6 +119,11 @@ static int S_version(const S_args *a);
 static const S_command S_commands[] = {
     {"tangle", O_CHECK | O_FORCE | O_LINE_DIRECTIVES | O_QUIET | S_PROJECT, NULL,
      "write the code files the documents' blocks name (file=), and the record of what was written", S_tangle},
+    {"map", O_JSON | S_PROJECT, "FILE[:LINE]",
+     "print the document, line and chunk each line of a generated file comes from", S_map},
+    {"stitch", O_QUIET | S_PROJECT, "[FILE...]",
+     "bring hand edits of generated files back into the documents' code blocks (all edited files by default)",
+     S_stitch},
     {"dump", S_PROJECT, NULL, "print the chunk model: documents, chunks, their uses, files (also: lit --list)", S_dump},
     {"stats", O_MIN_TANGLED | S_PROJECT, NULL, "print the share of code lines that is tangled, by document", S_stats},
     {"skill", O_OUT | O_CHECK | S_PROJECT, NULL, "weave the agent skill bundle into OUT/NAME", S_skill},
@@ -255,8 +268,11 @@ static int S_parse(const S_command *c, int argc, char **argv, int start, S_args 
         a->operand = "skill install"; /* lit help skill install */
         continue;
       }
-      if (!c->operand || a->operand) return S_usage_error(c, "unexpected argument '%s'", s, NULL);
-      a->operand = s;
+      int many = c->operand && strstr(c->operand, "...") != NULL;
+      if (!c->operand || (a->operand && !many)) return S_usage_error(c, "unexpected argument '%s'", s, NULL);
+      if (!a->operand) a->operand = s;
+      a->operands = lit_xrealloc(a->operands, (a->noperands + 1) * sizeof(char *));
+      a->operands[a->noperands++] = s;
       continue;
     }
     const char *value = NULL;
@@ -270,6 +286,7 @@ static int S_parse(const S_command *c, int argc, char **argv, int start, S_args 
     case O_REPLACE: a->force = 1; break;
     case O_LINE_DIRECTIVES: a->line_directives = 1; break;
     case O_QUIET: a->quiet = 1; break;
+    case O_JSON: a->json = 1; break;
     case O_ROOT: a->root = value; break;
     case O_ENTRY: a->entry = value; break;
     case O_OUT: a->out = value; break;
@@ -342,11 +359,29 @@ static int S_find_project(const S_args *a) {
   return 2;
 }
 
+/* Loads the project for a command that writes. A run killed while it put
+ * files in place is undone first (lit_outputs_recover); if that put back
+ * documents (a stitch), they are read again. --check undoes nothing: the
+ * tangle reports the journal instead. */
+static lit_project *S_load_for_write(const S_args *a, int check, lit_diags *d) {
+  lit_project *p = lit_project_load(a->root, a->entry, d);
+  if (!p || check || lit_diags_count(d, LIT_ERROR) != 0) return p;
+  int r = lit_outputs_recover(p, d);
+  if (r > 0) {
+    lit_project_free(p);
+    lit_diags *again = lit_diags_new(); /* the messages of the first reading stand */
+    p = lit_project_load(a->root, a->entry, again);
+    lit_diags_append(d, again);
+    lit_diags_free(again);
+  }
+  return p;
+}
+
 static int S_tangle(const S_args *a) {
   if (S_find_project(a)) return S_exit_code(LIT_USAGE);
   lit_diags *d = lit_diags_new();
   double t0 = lit_now();
-  lit_project *p = lit_project_load(a->root, a->entry, d);
+  lit_project *p = S_load_for_write(a, a->check, d);
   double t1 = lit_now();
   if (!p) return S_finish(d, LIT_FAILED);
   lit_status status = LIT_FAILED;
@@ -363,6 +398,35 @@ static int S_tangle(const S_args *a) {
   } else {
     lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was written");
   }
+  lit_project_free(p);
+  return S_finish(d, status);
+}
+
+static int S_map(const S_args *a) {
+  if (!a->operand)
+    return S_usage_error(S_find("map"), "%s needs the generated file (FILE or FILE:LINE)", "lit map", NULL);
+  if (S_find_project(a)) return S_exit_code(LIT_USAGE);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(a->root, a->entry, d);
+  lit_status status = LIT_FAILED;
+  if (p && lit_diags_count(d, LIT_ERROR) == 0) {
+    lit_map_opts o = {a->operand, a->json};
+    status = lit_map_run(p, &o, stdout, d);
+  }
+  lit_project_free(p);
+  return S_finish(d, status);
+}
+
+static int S_stitch(const S_args *a) {
+  if (S_find_project(a)) return S_exit_code(LIT_USAGE);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = S_load_for_write(a, 0, d);
+  lit_status status = LIT_FAILED;
+  if (p && lit_diags_count(d, LIT_ERROR) == 0) {
+    lit_stitch_opts o = {a->operands, a->noperands, a->quiet};
+    status = lit_stitch_run(p, &o, d);
+  }
+  if (p && status == LIT_FAILED) lit_diag(d, LIT_NOTE, NULL, 0, 0, "no document was changed");
   lit_project_free(p);
   return S_finish(d, status);
 }
@@ -513,10 +577,16 @@ int main(int argc, char **argv) {
     return cmd[0] == '-' ? S_usage_error(NULL, "'%s' is an option: put a command first", cmd, NULL)
                          : S_unknown_command(cmd);
   int r = S_parse(c, argc, argv, 1 + words, &a);
-  if (r == 2) return 2;
+  if (r == 2) {
+    free(a.operands);
+    return 2;
+  }
   if (r == 1) { /* COMMAND --help */
     S_describe(c, stdout);
+    free(a.operands);
     return 0;
   }
-  return c->run(&a);
+  r = c->run(&a);
+  free(a.operands);
+  return r;
 }

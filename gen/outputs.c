@@ -87,11 +87,18 @@ static int S_hash_sink(void *ctx, const char *data, size_t len) {
 
 /* Undoes a run that died midway and sweeps the temporaries of dead runs
  * from the output folders (under --check: reports such a run, changes
- * nothing); 0, or -1 reported. */
+ * nothing); 0, 1 (documents put back), or -1 reported. */
 static int S_recover(const lit_project *p, int check, lit_diags *d) {
-  lit_recover_opts o = {p->tangle_roots, p->nroots, p->record_path, check};
-  return lit_commit_recover(p->root, p->journal_path, &o, d);
+  char **docs = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
+  for (size_t i = 0; i < p->ndocs; i++)
+    docs[i] = p->docs[i]->src.path;
+  lit_recover_opts o = {p->tangle_roots, p->nroots, p->record_path, check, docs, p->ndocs};
+  int r = lit_commit_recover(p->root, p->journal_path, &o, d);
+  free(docs);
+  return r;
 }
+
+int lit_outputs_recover(const lit_project *p, lit_diags *d) { return S_recover(p, 0, d); }
 
 /* One run of the transaction. */
 typedef struct {
@@ -201,9 +208,23 @@ static void S_file(S_run *r, const lit_file *f) {
     break;
   case S_FOREIGN: {
     const char *what = e ? "was edited by hand since lit wrote it" : "exists but was not written by lit";
-    if (o->check) {
+    /* A hand edit of a file lit wrote, to documents unchanged since, can
+     * go back into the blocks by itself: lit stitch. (With the documents
+     * changed too, or a file lit never wrote, it cannot.) */
+    int stitchable = e && strcmp(e->hash, fresh) == 0;
+    if (o->check && stitchable) {
+      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' %s; run lit stitch %s to move the edit into the documents", f->path,
+               what, f->path);
+      r->differs = 1;
+    } else if (o->check) {
       lit_diag(d, LIT_ERROR, doc, line, col, "'%s' %s; move the change into this block", f->path, what);
       r->differs = 1;
+    } else if (!o->force && stitchable) {
+      lit_diag(d, LIT_ERROR, doc, line, col,
+               "'%s' %s; refusing to overwrite it: run lit stitch %s to move the edit into the documents, or run "
+               "with --force to discard it",
+               f->path, what, f->path);
+      r->failed = 1;
     } else if (!o->force) {
       lit_diag(d, LIT_ERROR, doc, line, col,
                "'%s' %s; refusing to overwrite it: move the change into this block, or run with --force to discard it",
@@ -315,7 +336,11 @@ static lit_status S_commit(S_run *r) {
 
 lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d) {
   if (stats) memset(stats, 0, sizeof *stats);
-  if (S_recover(p, o->check, d) != 0) return LIT_FAILED;
+  int recovered = S_recover(p, o->check, d);
+  if (recovered > 0)
+    lit_diag(d, LIT_ERROR, NULL, 0, 0,
+             "the documents were read before an interrupted stitch was undone: run lit tangle again to tangle them");
+  if (recovered != 0) return LIT_FAILED;
   S_run r;
   memset(&r, 0, sizeof r);
   r.p = p;

@@ -24,6 +24,13 @@ typedef struct {
   size_t written, unchanged, removed;
 } lit_outputs_stats;
 
+/* Undoes a run that was killed while it put its files in place (a tangle's
+ * outputs, or a stitch's documents) and sweeps dead runs' temporaries: 0;
+ * 1 when documents were put back, so a project read before is stale; -1
+ * after reporting. lit_outputs_run does it first too, and fails if that
+ * puts documents back: the caller that can read them again does it first. */
+int lit_outputs_recover(const lit_project *p, lit_diags *d);
+
 /* Runs the transaction; reports through d. LIT_DIFFERS only under --check;
  * LIT_FAILED: nothing was written. */
 lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d);

@@ -14,6 +14,7 @@ typedef struct {
   size_t def;         /* index into chunk->defs */
   size_t seg;         /* next segment of that definition */
   size_t indent_mark; /* prefix length to restore on pop */
+  size_t expansion;   /* of the definition being expanded, for the line map */
 } S_frame;
 
 typedef struct {
@@ -32,6 +33,8 @@ typedef struct {
   size_t ndocs;
   int header_done;
   int top_lines; /* lines written before the header: a shebang, an encoding declaration */
+  lit_linemap *map;
+  size_t depth, expansion, nexpansions; /* where the text being written sits, for the map */
 } S_emit;
 
 /* Hands everything but a trailing run of newlines to the sink: those wait,
@@ -59,6 +62,7 @@ static void S_header(S_emit *e) {
   }
   lit_buf_printf(out, ".\n%s Edit %s, not this file: `make tangle` rewrites it.\n", open,
                  e->ndocs == 1 ? "that document" : "those documents");
+  if (e->map) lit_linemap_lines(e->map, LIT_LINE_HEADER, 2);
 }
 
 /* An encoding declaration as Python reads it (PEP 263): a comment line
@@ -84,7 +88,8 @@ static int S_blank(const char *s, size_t len) {
   return 1;
 }
 
-static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
+static void S_emit_text(S_emit *e, const lit_block *b, const lit_seg *s) {
+  const lit_doc *doc = b->doc;
   const char *p = s->text, *end = s->text + s->len;
   int line = s->line;
   while (p < end) {
@@ -99,6 +104,7 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
       if ((shebang || coding) && e->prefix.len == 0) {
         lit_buf_put(&e->pend, p, len);
         lit_buf_putc(&e->pend, '\n');
+        if (e->map) lit_linemap_code(e->map, b, line, p, len, NULL, 0, 0, e->depth, e->expansion);
         e->top_lines++; /* the header waits for the first other line */
         e->last_doc = doc;
         e->last_line = line;
@@ -120,11 +126,13 @@ static void S_emit_text(S_emit *e, const lit_doc *doc, const lit_seg *s) {
           lit_buf_putc(&e->pend, *c);
         }
         lit_buf_puts(&e->pend, "\"\n");
+        if (e->map) lit_linemap_lines(e->map, LIT_LINE_DIRECTIVE, 1);
       }
     }
     if (!blank) lit_buf_put(&e->pend, e->prefix.data ? e->prefix.data : "", e->prefix.len);
     lit_buf_put(&e->pend, p, len);
     lit_buf_putc(&e->pend, '\n');
+    if (e->map) lit_linemap_code(e->map, b, line, p, len, e->prefix.data, e->prefix.len, blank, e->depth, e->expansion);
     e->continued = len > 0 && p[len - 1] == '\\';
     e->last_doc = doc;
     e->last_line = line;
@@ -172,6 +180,7 @@ int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_
   e.ctx = ctx;
   e.style = lit_lang_comment(f->path);
   e.directives = opts && opts->line_directives && e.style == LIT_COMMENT_C;
+  e.map = opts ? opts->map : NULL;
   /* The expansion state is this call's, per chunk id: the project stays
    * read-only, so several files can be tangled at once. */
   size_t nids = lit_project_nchunk_ids(p);
@@ -180,7 +189,7 @@ int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_
   memset(state, 0, nids + 1);
   size_t cap = 64, depth = 0;
   S_frame *stack = lit_xmalloc(cap * sizeof(S_frame));
-  stack[depth++] = (S_frame){f->root, 0, 0, 0};
+  stack[depth++] = (S_frame){f->root, 0, 0, 0, 0};
   state[f->root->id] = 1;
   /* A sink that failed (the disk is full) ends the expansion at once: what
    * follows could not be written anyway, and might take hours to expand. */
@@ -199,9 +208,12 @@ int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_
       top->seg = 0;
       continue;
     }
+    if (top->seg == 0) top->expansion = ++e.nexpansions;
     const lit_seg *s = &b->segs[top->seg++];
     if (s->kind == LIT_SEG_TEXT) {
-      S_emit_text(&e, b->doc, s);
+      e.depth = depth - 1;
+      e.expansion = top->expansion;
+      S_emit_text(&e, b, s);
       continue;
     }
     const lit_chunk *target = s->target;
@@ -215,7 +227,7 @@ int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_
     }
     size_t mark = e.prefix.len;
     lit_buf_put(&e.prefix, s->indent, s->indent_len);
-    stack[depth++] = (S_frame){target, 0, 0, mark};
+    stack[depth++] = (S_frame){target, 0, 0, mark, 0};
     state[target->id] = 1;
   }
   free(stack);
@@ -242,5 +254,7 @@ static int S_to_buf(void *ctx, const char *data, size_t len) {
 }
 
 void lit_tangle_file(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out) {
+  size_t start = out->len;
   (void)lit_tangle_stream(p, f, opts, S_to_buf, out); /* a buffer takes every byte */
+  if (opts && opts->map) lit_linemap_fit(opts->map, out->data + start, out->len - start);
 }

@@ -6,11 +6,13 @@
 #ifndef LIT_TANGLE_H
 #define LIT_TANGLE_H
 
+#include "linemap.h"
 #include "model.h"
 #include "util.h"
 
 typedef struct {
   int line_directives; /* #line N "doc" wherever the source line jumps (C, C++, CUDA only) */
+  lit_linemap *map;    /* NULL, or gets the origin of each line written (lit_tangle_file fits it to the file) */
 } lit_tangle_opts;
 
 /* Receives the file's bytes in order, in pieces of about a megabyte.

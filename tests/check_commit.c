@@ -147,7 +147,7 @@ START_TEST(test_recover_committed) {
            "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\n"
            "commit\n");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   char *a = ck_read(dir, "out/a.c"), *b = ck_read(dir, "out/b.c"), *g = ck_read(dir, "out/gone.c");
@@ -169,6 +169,93 @@ START_TEST(test_recover_committed) {
 }
 END_TEST
 
+/* What a stitch killed between two renames leaves: doc/a.md already new,
+ * index.md not yet. The recovery, told the project's documents, puts both
+ * back, says a stitch was interrupted and returns 1 (documents read before
+ * it are stale); the dead run's copies beside the documents are swept. */
+START_TEST(test_recover_stitch) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "index.md", "index old");
+  ck_write(dir, ".lit-old-4194304-0", "index old");
+  ck_write(dir, ".lit-tmp-4194304-0", "index new");
+  ck_write(dir, "doc/a.md", "a new");
+  ck_write(dir, "doc/.lit-old-4194304-1", "a old");
+  ck_write(dir, "doc/.lit-tmp-4194304-9", "a dead run's");
+  ck_write(dir, ".rec-journal",
+           "lit-journal 4194304\n"
+           "temp\t.lit-tmp-4194304-0\n"
+           "temp\tdoc/.lit-tmp-4194304-1\n"
+           "replace\t.lit-tmp-4194304-0\tindex.md\t.lit-old-4194304-0\n"
+           "replace\tdoc/.lit-tmp-4194304-1\tdoc/a.md\tdoc/.lit-old-4194304-1\n"
+           "commit\n");
+  char *roots[] = {"out/"}, *docs[] = {"index.md", "doc/a.md"};
+  lit_recover_opts o = {roots, 1, ".rec", 0, docs, 2};
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 1);
+  char *i = ck_read(dir, "index.md"), *a = ck_read(dir, "doc/a.md");
+  ck_assert_str_eq(i, "index old");
+  ck_assert_str_eq(a, "a old");
+  free(i);
+  free(a);
+  ck_assert(!S_exists(dir, ".rec-journal"));
+  ck_assert(!S_exists(dir, ".lit-tmp-4194304-0"));
+  ck_assert(!S_exists(dir, "doc/.lit-old-4194304-1"));
+  ck_assert(!S_exists(dir, "doc/.lit-tmp-4194304-9"));
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "a stitch (process 4194304) was interrupted"));
+  free(t);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* Documents are targets only when the project names them, exactly, and
+ * reached through no link leading out: any other Markdown file, or a
+ * journal read without the documents' list (an older caller), is refused
+ * and nothing is touched. */
+START_TEST(test_recover_stitch_distrusts) {
+  char *dir = ck_tempdir(), *away = ck_tempdir();
+  ck_write(dir, "index.md", "index");
+  ck_write(dir, "notes.md", "a user's");
+  ck_write(dir, ".lit-old-4194304-0", "bait");
+  ck_write(away, "far.md", "not lit's");
+  ck_write(away, ".lit-old-4194304-0", "bait");
+  char *link = lit_xasprintf("%s/linked", dir);
+  ck_assert_int_eq(symlink(away, link), 0);
+  free(link);
+  char *roots[] = {"out/"}, *docs[] = {"index.md", "linked/far.md"};
+  const char *journals[] = {
+      "lit-journal 4194304\nremove\tnotes.md\t.lit-old-4194304-0\ncommit\n",
+      "lit-journal 4194304\nremove\t./index.md\t.lit-old-4194304-0\ncommit\n",
+      "lit-journal 4194304\nremove\tlinked/far.md\tlinked/.lit-old-4194304-0\ncommit\n",
+      "lit-journal 4194304\ntemp\tother/.lit-tmp-4194304-0\n",
+  };
+  for (size_t k = 0; k < sizeof journals / sizeof journals[0]; k++) {
+    lit_recover_opts o = {roots, 1, ".rec", 0, docs, 2};
+    ck_write(dir, ".rec-journal", journals[k]);
+    lit_diags *d = lit_diags_new();
+    ck_assert_msg(lit_commit_recover(dir, ".rec-journal", &o, d) == -1, "journal %zu was trusted", k);
+    ck_assert(S_exists(dir, ".rec-journal"));
+    lit_diags_free(d);
+  }
+  /* Without the list, even the project's own document is refused. */
+  lit_recover_opts bare = {roots, 1, ".rec", 0, NULL, 0};
+  ck_write(dir, ".rec-journal", "lit-journal 4194304\nremove\tindex.md\t.lit-old-4194304-0\ncommit\n");
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &bare, d), -1);
+  lit_diags_free(d);
+  char *n = ck_read(dir, "notes.md"), *i = ck_read(dir, "index.md"), *f = ck_read(away, "far.md");
+  ck_assert_str_eq(n, "a user's");
+  ck_assert_str_eq(i, "index");
+  ck_assert_str_eq(f, "not lit's");
+  free(n);
+  free(i);
+  free(f);
+  ck_rmtree(dir);
+  ck_rmtree(away);
+}
+END_TEST
+
 /* Killed while staging (no "commit" line, the last line cut short): only
  * temporaries and folders to remove; the files were never touched. */
 START_TEST(test_recover_staging) {
@@ -177,7 +264,7 @@ START_TEST(test_recover_staging) {
   ck_write(dir, "out/x/.lit-tmp-4194304-0", "partial");
   ck_write(dir, ".rec-journal", "lit-journal 4194304\ndir\tout/x\ntemp\tout/x/.lit-tmp-4194304-0\nnew\tout/x/.lit-t");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(!S_exists(dir, "out/x"));
@@ -198,7 +285,7 @@ START_TEST(test_recover_refuses) {
   char *live = lit_xasprintf("lit-journal %ld\ncommit\n", (long)getppid());
   ck_write(dir, ".rec-journal", live);
   free(live);
-  lit_recover_opts o = {NULL, 0, ".rec", 0};
+  lit_recover_opts o = {NULL, 0, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   char *jpath = lit_xasprintf("%s/.rec-journal", dir);
   int fd = open(jpath, O_RDONLY); /* its run: holding the journal's lock */
@@ -222,7 +309,7 @@ END_TEST
  * could have made: anything else is refused and nothing is touched. */
 static void S_refused(const char *dir, const char *journal, const char *expect) {
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   ck_write(dir, ".rec-journal", journal);
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
@@ -273,7 +360,7 @@ END_TEST
 START_TEST(test_recover_journal_file) {
   char *dir = ck_tempdir();
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   char *j = lit_xasprintf("%s/.rec-journal", dir);
   ck_assert_int_eq(symlink("/etc/hostname", j), 0);
   lit_diags *d = lit_diags_new();
@@ -301,7 +388,7 @@ START_TEST(test_recover_check_writes_nothing) {
            "lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\n"
            "commit\n");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 1};
+  lit_recover_opts o = {roots, 1, ".rec", 1, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
   char *a = ck_read(dir, "out/a.c");
@@ -328,7 +415,7 @@ START_TEST(test_recover_reused_pid) {
   ck_write(dir, ".rec-journal", text);
   free(text);
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(!S_exists(dir, ".rec-journal"));
@@ -350,7 +437,7 @@ START_TEST(test_sweep) {
   ck_write(dir, ".lit-tmp-4194304-9", "dead, beside the journal");
   ck_write(dir, "other/.lit-tmp-4194304-0", "outside the output folders");
   char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0};
+  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
   ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
   ck_assert(S_exists(dir, mine));
@@ -374,6 +461,8 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_abandon_journal_folder);
   tcase_add_test(tc, test_recover_committed);
   tcase_add_test(tc, test_recover_staging);
+  tcase_add_test(tc, test_recover_stitch);
+  tcase_add_test(tc, test_recover_stitch_distrusts);
   tcase_add_test(tc, test_recover_refuses);
   tcase_add_test(tc, test_keeps_mode);
   tcase_add_test(tc, test_recover_distrusts);

@@ -41,6 +41,9 @@ Suite *skill_suite(void);
 Suite *book_suite(void);
 Suite *tree_suite(void);
 Suite *serve_suite(void);
+Suite *diff_suite(void);
+Suite *linemap_suite(void);
+Suite *docedit_suite(void);
 
 /* Everything d collected, as lit prints it; the caller frees the result. */
 static inline char *ck_diags_text(const lit_diags *d) {
@@ -71,7 +74,7 @@ static inline const lit_file *ck_file(const lit_project *p, const char *path) {
 static inline char *ck_tangle(const lit_project *p, const char *path, int directives, lit_diags *d) {
   const lit_file *f = ck_file(p, path);
   ck_assert_msg(f != NULL, "no file %s in the project", path);
-  lit_tangle_opts o = {directives};
+  lit_tangle_opts o = {directives, NULL};
   lit_buf out = LIT_BUF_INIT;
   (void)d;
   lit_tangle_file(p, f, &o, &out);

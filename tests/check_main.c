@@ -25,6 +25,9 @@ int main(void) {
   srunner_add_suite(sr, book_suite());
   srunner_add_suite(sr, tree_suite());
   srunner_add_suite(sr, serve_suite());
+  srunner_add_suite(sr, diff_suite());
+  srunner_add_suite(sr, linemap_suite());
+  srunner_add_suite(sr, docedit_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

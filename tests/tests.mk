@@ -6,6 +6,7 @@
 #   make check-diff     differential test against Debian's notangle
 #   make check-crash    tangle and skill install killed, or failing, at each write step
 #   make check-cli      help, version, lit(1), did-you-mean, values, exit status, make install
+#   make check-stitch   lit stitch's property test: random projects, random edits, stitch, tangle
 #   make fuzz           libFuzzer: FUZZ_TARGET=tangle|write|weave, FUZZ_SECONDS=N
 #   make fuzz-smoke     10 s of each target (part of `make check`)
 #   make asan           ASan+UBSan build of lit and the unit tests, then unit + golden
@@ -27,7 +28,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 CLANG        ?= clang
 
-.PHONY: check-unit check-integration check-golden check-diff check-crash check-cli check-ci fuzz fuzz-smoke asan tsan valgrind bench-tangle
+.PHONY: check-unit check-integration check-golden check-diff check-crash check-cli check-stitch check-ci fuzz fuzz-smoke asan tsan valgrind bench-tangle
 
 $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD):
 	mkdir -p $@
@@ -67,6 +68,17 @@ check-crash: $(LIT) $(BUILD)/noexchange/lit
 
 check-cli: $(LIT) $(MANPAGE)
 	tests/cli/run.sh $(LIT)
+
+# lit stitch on random projects and random edits, in-process (seconds for
+# thousands of cases): each either comes back exactly from a tangle, or is
+# refused with a located error and no document changed.
+STITCH_CASES ?= 3000
+STITCH_SEED  ?= 1
+$(TEST_BUILD)/stitch_prop: tests/stitch_prop.c $(BUILD)/liblit.a | $(TEST_BUILD)
+	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -Igen -o $@ tests/stitch_prop.c $(BUILD)/liblit.a $(DEPS_LIBS)
+
+check-stitch: $(TEST_BUILD)/stitch_prop
+	$(TEST_BUILD)/stitch_prop $(STITCH_CASES) $(STITCH_SEED)
 
 # .ci/run stops at its first failing step (a stub make fails each in turn).
 check-ci:
@@ -161,4 +173,4 @@ bench-tangle: $(LIT)
 	tests/bench/bench_tangle.sh $(LIT)
 
 # What `make check` runs from here (the top Makefile's check depends on it).
-CHECK_TARGETS += check-unit check-integration check-golden check-diff check-crash check-cli check-ci fuzz-smoke
+CHECK_TARGETS += check-unit check-integration check-golden check-diff check-crash check-cli check-stitch check-ci fuzz-smoke

@@ -35,7 +35,7 @@ run 0 "lit --version" --version
 has "--version prints lit and a version" "$TMP/out" "lit 0."
 run 0 "lit version" version
 run 0 "lit help" help
-for c in tangle dump stats skill book serve watch man help version; do
+for c in tangle map stitch dump stats skill book serve watch man help version; do
   has "lit help lists $c" "$TMP/out" "  $c "
 done
 has "lit help lists skill install" "$TMP/out" "  skill install "
@@ -104,6 +104,20 @@ mkdir -p "$TMP/empty"
 [ $? = 2 ] && ok "outside a project: exit 2" || bad "outside a project: exit 2"
 has "outside a project: the folder searched is named" "$TMP/err" "no index.md in $(cd "$TMP/empty" && pwd -P)"
 has "outside a project: --root is suggested" "$TMP/err" "--root DIR"
+
+# lit map and lit stitch: a file no block writes is a usage error, as is
+# map without its file; stitch takes several files.
+printf -- '---\ntangle-roots: out\n---\n# P\n\n```{.c file=out/a.c}\nint a;\n```\n' >"$TMP/p/index.md"
+run 0 "lit tangle, before map and stitch" tangle -q --root "$TMP/p"
+run 2 "lit map without a file" map --root "$TMP/p"
+has "lit map without a file: the message says what it needs" "$TMP/err" "lit map needs the generated file"
+run 2 "lit map of a file lit does not write" map --root "$TMP/p" out/b.c
+has "lit map of a file lit does not write: the nearest is suggested" "$TMP/err" "did you mean 'out/a.c'?"
+run 0 "lit map FILE:LINE" map --root "$TMP/p" out/a.c:3
+has "lit map FILE:LINE names the document line" "$TMP/out" "out/a.c:3: index.md:7:1: file=out/a.c"
+run 0 "lit stitch with nothing edited" stitch --root "$TMP/p" out/a.c out/a.c
+has "lit stitch with nothing edited says so" "$TMP/err" "nothing to stitch"
+run 2 "lit stitch of a file lit does not write" stitch --root "$TMP/p" out/a.c nowhere.c
 
 # Exit status 1: errors in the documents.
 printf -- '---\ntangle-roots: out\n---\n# P\n\n```{.c file=out/a.c}\n<<nothing>>\n```\n' >"$TMP/p/index.md"

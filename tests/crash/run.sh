@@ -8,10 +8,12 @@
 # state with a new one, this script stops a run at every step in turn:
 #
 #   killed at step N   the tree holds each file whole (old or new); a
-#                      --check changes nothing; once the next run has
-#                      cleaned up, the tree is exactly the old state or
-#                      exactly the new one, and a plain rerun reaches the
-#                      new state
+#                      tangle --check reports it and changes nothing; once
+#                      the next run has cleaned up, the tree is exactly the
+#                      old state or exactly the new one (stitch: the next
+#                      run is a tangle, which leaves the tree as it finds
+#                      it once the stitch is undone), and a plain rerun
+#                      reaches the new state
 #   failed at step N   the run exits 1 and the tree is exactly the old state
 #                      at once, with no temporary left behind
 #
@@ -93,6 +95,62 @@ while [ $n -lt 200 ]; do
 done
 [ $fails -ge 10 ] && ok || bad "tangle: only $fails write steps could fail (LIT_TEST_FAIL_AT ignored?)"
 echo "tangle: failed at each of $fails steps"
+
+# ---- stitch: a hand edit carried into two documents, and the record ----
+mkdir -p "$TMP/sbase"
+cp -R "$HERE/project/stitch/." "$TMP/sbase/"
+(cd "$TMP/sbase" && "$LIT" tangle -q) || { echo "cannot tangle the stitch project"; exit 1; }
+sed 's/int top = 1;/int top = 10;/; s/int part = 2;/int part = 20;/' "$TMP/sbase/out/s.c" >"$TMP/s.c" && mv "$TMP/s.c" "$TMP/sbase/out/s.c"
+rm -rf "$TMP/old" "$TMP/new"
+cp -R "$TMP/sbase" "$TMP/old"
+cp -R "$TMP/sbase" "$TMP/new"
+(cd "$TMP/new" && "$LIT" stitch -q) || { echo "cannot stitch"; exit 1; }
+same "$TMP/old" "$TMP/new" && { echo "the stitch changed nothing"; exit 1; }
+
+swhole() {
+  for f in index.md doc/part.md .lit-record out/s.c; do
+    cmp -s "$1/$f" "$TMP/old/$f" || cmp -s "$1/$f" "$TMP/new/$f" || return 1
+  done
+}
+
+n=1
+kills=0
+while [ $n -lt 200 ]; do
+  rm -rf "$TMP/run"
+  cp -R "$TMP/sbase" "$TMP/run"
+  status=$(cd "$TMP/run" && { LIT_TEST_CRASH_AT=$n "$LIT" stitch -q >/dev/null 2>&1; echo $?; } 2>/dev/null)
+  [ $status = 0 ] && break
+  kills=$((kills + 1))
+  if [ $status != 137 ]; then bad "stitch killed at step $n: exit $status, not SIGKILL"; fi
+  swhole "$TMP/run" && ok || bad "stitch killed at step $n: a document is neither old nor new"
+  # The next run of lit (a tangle) first undoes the interrupted stitch, and
+  # reads the documents it put back.
+  (cd "$TMP/run" && "$LIT" tangle -q) >/dev/null 2>&1
+  if same "$TMP/run" "$TMP/old" || same "$TMP/run" "$TMP/new"; then ok
+  else bad "stitch killed at step $n: after the next run, the tree is neither the old state nor the new"; diff -r "$TMP/old" "$TMP/run" | head -5; fi
+  (cd "$TMP/run" && "$LIT" stitch -q) >/dev/null 2>&1
+  if same "$TMP/run" "$TMP/new"; then ok; else bad "stitch killed at step $n: a rerun does not reach the new state"; fi
+  n=$((n + 1))
+done
+[ $kills -ge 5 ] && ok || bad "stitch: only $kills write steps could be interrupted (LIT_TEST_CRASH_AT ignored?)"
+echo "stitch: killed at each of $kills steps"
+
+n=1
+fails=0
+while [ $n -lt 200 ]; do
+  rm -rf "$TMP/run"
+  cp -R "$TMP/sbase" "$TMP/run"
+  (cd "$TMP/run" && LIT_TEST_FAIL_AT=$n "$LIT" stitch -q) >"$TMP/out" 2>&1
+  status=$?
+  [ $status = 0 ] && break
+  fails=$((fails + 1))
+  [ $status = 1 ] && grep -q "No space left on device" "$TMP/out" && ok || { bad "stitch failing at step $n: exit $status"; cat "$TMP/out"; }
+  if same "$TMP/run" "$TMP/old"; then ok
+  else bad "stitch failing at step $n: the tree is not the old state"; diff -r "$TMP/old" "$TMP/run" | head -5; fi
+  n=$((n + 1))
+done
+[ $fails -ge 5 ] && ok || bad "stitch: only $fails write steps could fail (LIT_TEST_FAIL_AT ignored?)"
+echo "stitch: failed at each of $fails steps"
 
 # ---- skill install: replacing an install, and a first install ----
 "$LIT" skill --root "$HERE/../weave/project" --out "$TMP/v1" >/dev/null 2>&1 || { echo "cannot build the bundle"; exit 1; }

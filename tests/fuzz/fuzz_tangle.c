@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (p) {
     /* tangling needs a load without errors */
     for (int directives = 0; directives <= 1 && lit_diags_count(d, LIT_ERROR) == 0; directives++) {
-      lit_tangle_opts o = {directives};
+      lit_tangle_opts o = {directives, NULL};
       for (size_t i = 0; i < p->nfiles; i++) {
         lit_buf out = LIT_BUF_INIT;
         lit_tangle_file(p, &p->files[i], &o, &out);

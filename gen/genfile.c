@@ -1,0 +1,95 @@
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "genfile.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang.h"
+#include "tangle.h"
+
+static const lit_file *S_exact(const lit_project *p, const char *path) {
+  for (size_t i = 0; i < p->nfiles; i++)
+    if (strcmp(p->files[i].path, path) == 0) return &p->files[i];
+  return NULL;
+}
+
+const lit_file *lit_genfile_find(const lit_project *p, const char *path) {
+  const char *rel = path;
+  while (rel[0] == '.' && rel[1] == '/')
+    rel += 2;
+  const lit_file *f = S_exact(p, rel);
+  if (f) return f;
+  /* From the current folder: the path's folder resolved, then made
+   * relative to the resolved root. */
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? lit_xstrndup(path, (size_t)(slash - path) + (slash == path)) : lit_xstrdup(".");
+  char dir_abs[PATH_MAX], root_abs[PATH_MAX];
+  if (realpath(dir, dir_abs) && realpath(p->root, root_abs)) {
+    size_t n = strlen(root_abs);
+    char *full = lit_xasprintf("%s/%s", dir_abs, slash ? slash + 1 : path);
+    if (strncmp(full, root_abs, n) == 0 && (full[n] == '/' || n == 1)) f = S_exact(p, full + (n == 1 ? 1 : n + 1));
+    free(full);
+  }
+  free(dir);
+  return f;
+}
+
+void lit_genfile_unknown(const lit_project *p, const char *path, lit_diags *d) {
+  const char *best = NULL;
+  size_t len = strlen(path), best_d = len / 3 + 2;
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const char *c = p->files[i].path;
+    size_t dist = lit_edit_distance(path, len, c, strlen(c), best_d);
+    if (dist < best_d) {
+      best_d = dist;
+      best = c;
+    }
+  }
+  if (best)
+    lit_diag(d, LIT_ERROR, NULL, 0, 0, "'%s' is not a file this project generates; did you mean '%s'?", path, best);
+  else
+    lit_diag(d, LIT_ERROR, NULL, 0, 0,
+             "'%s' is not a file this project generates: no block names it with file= (lit dump lists the files)",
+             path);
+}
+
+void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, lit_genfile *g) {
+  memset(g, 0, sizeof *g);
+  g->file = f;
+  g->map = lit_linemap_new();
+  g->line_directives = line_directives;
+  lit_tangle_opts o = {line_directives, g->map};
+  lit_tangle_file(p, f, &o, &g->text);
+  lit_hash_hex(g->text.data ? g->text.data : "", g->text.len, g->hash);
+}
+
+int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, lit_genfile *g) {
+  lit_genfile_tangle_as(p, f, 0, g);
+  if (lit_lang_comment(f->path) != LIT_COMMENT_C) {
+    for (size_t i = 0; i < nwant; i++)
+      if (want[i] && strcmp(want[i], g->hash) == 0) return 1;
+    return 0;
+  }
+  lit_genfile with;
+  lit_genfile_tangle_as(p, f, 1, &with);
+  for (size_t i = 0; i < nwant; i++) {
+    if (!want[i]) continue;
+    if (strcmp(want[i], g->hash) == 0) break;
+    if (strcmp(want[i], with.hash) == 0) {
+      lit_genfile_free(g);
+      *g = with;
+      return 1;
+    }
+  }
+  lit_genfile_free(&with);
+  for (size_t i = 0; i < nwant; i++)
+    if (want[i] && strcmp(want[i], g->hash) == 0) return 1;
+  return 0;
+}
+
+void lit_genfile_free(lit_genfile *g) {
+  lit_buf_free(&g->text);
+  lit_linemap_free(g->map);
+  memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,747 @@
+#include "stitch.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commit.h"
+#include "diff.h"
+#include "docedit.h"
+#include "genfile.h"
+#include "paths.h"
+#include "record.h"
+#include "tangle.h"
+
+/* A generated file being stitched. */
+typedef struct {
+  const lit_file *f;
+  lit_buf disk;      /* the file as the user left it */
+  lit_genfile g;     /* the tangle whose hash the record holds */
+  lit_line *tl, *dl; /* the lines of g.text and of disk */
+  size_t ntl, ndl;
+  lit_genfile after; /* the stitched documents' tangle */
+  int rewrite;       /* only its #line numbers differ from disk: the stitch writes it too */
+} S_target;
+
+/* One change to one block, from one hunk. */
+typedef struct {
+  const lit_block *block;
+  int line, nold;  /* as lit_docedit */
+  lit_line *lines; /* spans in the target's disk text, the references' indentation taken off */
+  size_t nlines;
+  size_t target;             /* which S_target it came from */
+  size_t gen_first, gen_end; /* its lines in the edited file: [gen_first, gen_end), 1-based */
+  int col;                   /* the document column of the block's code, for messages */
+  int dup;                   /* the same as an earlier edit (a chunk included twice, edited alike) */
+} S_edit;
+
+typedef struct {
+  const lit_project *p;
+  const lit_stitch_opts *o;
+  lit_diags *d;
+  lit_record rec;
+  S_target *t;
+  size_t nt, tcap;
+  S_edit *e;
+  size_t ne, ecap;
+  int failed;
+} S_run;
+
+/* ---- messages ---- */
+
+/* Where a line of the tangle comes from, for a message: "a.md:12:5
+ * (<<name>>)", or what lit's own line is; NULL is the file's edge. */
+static void S_where(lit_buf *b, const lit_file *f, const lit_line_origin *l, int top) {
+  if (!l) {
+    lit_buf_puts(b, top ? "the top of the file" : "the end of the file");
+    return;
+  }
+  switch (l->kind) {
+  case LIT_LINE_CODE: {
+    const char *chunk = lit_line_chunk(l);
+    lit_buf_printf(b, "%s:%d:%d (", l->block->doc->src.path, l->line, lit_line_col(l));
+    if (chunk)
+      lit_buf_printf(b, "<<%s>>)", chunk);
+    else
+      lit_buf_printf(b, "the block of file=%s)", f->path);
+    return;
+  }
+  case LIT_LINE_HEADER: lit_buf_puts(b, "lit's header comment"); return;
+  case LIT_LINE_DIRECTIVE: lit_buf_puts(b, "a #line directive lit writes"); return;
+  case LIT_LINE_NEWLINE: lit_buf_puts(b, "the newline lit writes for a file with no code"); return;
+  }
+}
+
+static const char *S_chunk_name(const lit_block *b) { return b->chunk && b->chunk->name ? b->chunk->name : NULL; }
+
+/* An error at line `line` of a generated file; the message is built in
+ * pieces (fmt, then the caller's lit_buf). */
+static void S_refuse(S_run *r, const char *path, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void S_refuse(S_run *r, const char *path, size_t line, const char *fmt, ...) {
+  lit_buf b = LIT_BUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  lit_buf_reserve(&b, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(b.data, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b.len = (size_t)n;
+  lit_diag(r->d, LIT_ERROR, path, (int)line, 0, "%s", b.data);
+  lit_buf_free(&b);
+  r->failed = 1;
+}
+
+/* The indentation a message shows: "4 spaces", "1 tab", or quoted. */
+static void S_show_indent(lit_buf *b, const char *s, size_t len) {
+  size_t spaces = 0, tabs = 0;
+  for (size_t i = 0; i < len; i++)
+    spaces += s[i] == ' ', tabs += s[i] == '\t';
+  if (spaces == len)
+    lit_buf_printf(b, "%zu space%s", len, len == 1 ? "" : "s");
+  else if (tabs == len)
+    lit_buf_printf(b, "%zu tab%s", len, len == 1 ? "" : "s");
+  else {
+    lit_buf_putc(b, '\'');
+    for (size_t i = 0; i < len; i++)
+      lit_buf_puts(b, s[i] == '\t' ? "\\t" : s[i] == ' ' ? " " : "?");
+    lit_buf_putc(b, '\'');
+  }
+}
+
+/* The reference of block b on a line strictly between two of its lines. */
+static const lit_seg *S_ref_between(const lit_block *b, int after, int before) {
+  for (size_t i = 0; i < b->nsegs; i++)
+    if (b->segs[i].kind == LIT_SEG_REF && b->segs[i].line > after && b->segs[i].line < before) return &b->segs[i];
+  return NULL;
+}
+
+/* ---- reading each hunk back into a block ---- */
+
+static const lit_line_origin *S_at(const S_target *t, size_t i) {
+  return i < t->ntl ? lit_linemap_at(t->g.map, i) : NULL;
+}
+
+/* The nearest lines of code of the tangle around [a, end), for a message
+ * about lit's own lines. */
+static void S_code_around(lit_buf *b, const S_target *t, size_t a, size_t end) {
+  const lit_line_origin *up = NULL, *down = NULL;
+  for (size_t i = a; i-- > 0 && !up;)
+    if (S_at(t, i)->kind == LIT_LINE_CODE) up = S_at(t, i);
+  for (size_t i = end; i < t->ntl && !down; i++)
+    if (S_at(t, i)->kind == LIT_LINE_CODE) down = S_at(t, i);
+  lit_buf_puts(b, "the code around it comes from ");
+  S_where(b, t->f, up, 1);
+  lit_buf_puts(b, " and ");
+  S_where(b, t->f, down, 0);
+}
+
+/* Replaced or deleted lines: one expansion of one block, consecutive.
+ * Returns the first line's origin, or NULL after refusing. */
+static const lit_line_origin *S_replaced(S_run *r, const S_target *t, const lit_hunk *h, size_t gl) {
+  const char *path = t->f->path;
+  for (size_t i = h->a; i < h->a + h->alen; i++) {
+    const lit_line_origin *l = S_at(t, i), *prev = i > h->a ? S_at(t, i - 1) : NULL;
+    lit_buf b = LIT_BUF_INIT;
+    lit_buf_puts(&b, "");
+    if (l->kind != LIT_LINE_CODE) {
+      S_code_around(&b, t, h->a, h->a + h->alen);
+      if (l->kind == LIT_LINE_DIRECTIVE)
+        S_refuse(r, path, gl,
+                 "this edit changes a #line directive (line %zu of the file as lit wrote it), which lit writes and no "
+                 "block holds; %s: leave the #line lines as they were and edit only the code (lit stitch renumbers "
+                 "them)",
+                 i + 1, b.data);
+      else if (l->kind == LIT_LINE_HEADER)
+        S_refuse(r, path, gl,
+                 "this edit changes lit's header comment (line %zu of the file as lit wrote it), which no block "
+                 "holds; %s: put the header back as it was",
+                 i + 1, b.data);
+      else
+        S_refuse(r, path, gl,
+                 "this edit replaces the newline lit writes for a file with no code, which no block holds: write the "
+                 "code into the file's block in the Markdown");
+      lit_buf_free(&b);
+      return NULL;
+    }
+    if (!prev || (l->block == prev->block && l->expansion == prev->expansion && l->line == prev->line + 1)) {
+      lit_buf_free(&b);
+      continue;
+    }
+    lit_buf w = LIT_BUF_INIT;
+    S_where(&b, t->f, prev, 1);
+    S_where(&w, t->f, l, 0);
+    const lit_seg *ref = l->block == prev->block ? S_ref_between(l->block, prev->line, l->line) : NULL;
+    if (l->block != prev->block)
+      S_refuse(r, path, gl,
+               "this edit spans two blocks, %s and %s: lit stitch carries an edit into one block; edit each block's "
+               "lines apart (with an unchanged line between them), or make the change in the Markdown by hand",
+               b.data, w.data);
+    else if (l->expansion != prev->expansion)
+      S_refuse(r, path, gl,
+               "this edit spans two copies of one chunk, %s and %s: make the change in the Markdown by hand", b.data,
+               w.data);
+    else if (ref)
+      S_refuse(r, path, gl,
+               "this edit spans the reference <<%.*s>> at %s:%d:%d, which adds no line here (lines %s and %s are on "
+               "each side of it): edit the lines on each side apart, or make the change in the Markdown by hand",
+               (int)ref->len, ref->text, l->block->doc->src.path, ref->line, ref->col, b.data, w.data);
+    else
+      S_refuse(r, path, gl,
+               "this edit spans lines %s and %s, which are not next to each other in their block: "
+               "make the change in the Markdown by hand",
+               b.data, w.data);
+    lit_buf_free(&b);
+    lit_buf_free(&w);
+    return NULL;
+  }
+  return S_at(t, h->a);
+}
+
+/* Inserted lines: the block they go into, by the rule in stitch.h; *line
+ * gets the document line they go before. NULL after refusing. */
+static const lit_line_origin *S_inserted(S_run *r, const S_target *t, const lit_hunk *h, size_t gl, int *line) {
+  const lit_line_origin *above = h->a > 0 ? S_at(t, h->a - 1) : NULL, *below = S_at(t, h->a);
+  int code_a = above && above->kind == LIT_LINE_CODE, code_b = below && below->kind == LIT_LINE_CODE;
+  if (code_a && code_b && above->block == below->block && above->expansion == below->expansion &&
+      below->line == above->line + 1) {
+    *line = below->line;
+    return below;
+  }
+  if (code_a && (below ? below->kind == LIT_LINE_DIRECTIVE : above->depth == 0)) {
+    *line = above->line + 1; /* the end of the block: a jump follows, or the file ends */
+    return above;
+  }
+  if (code_b && (above ? above->kind == LIT_LINE_DIRECTIVE || (above->kind == LIT_LINE_HEADER && below->depth == 0)
+                       : below->depth == 0)) {
+    *line = below->line; /* the start of the block */
+    return below;
+  }
+  lit_buf a = LIT_BUF_INIT, b = LIT_BUF_INIT, why = LIT_BUF_INIT;
+  S_where(&a, t->f, above, 1);
+  S_where(&b, t->f, below, 0);
+  const lit_seg *ref = NULL;
+  if (code_a && code_b && above->block != below->block)
+    lit_buf_puts(&why, "they are lines of two different blocks");
+  else if (code_a && code_b && above->expansion != below->expansion)
+    lit_buf_puts(&why, "they are two copies of one chunk");
+  else if (code_a && code_b && (ref = S_ref_between(above->block, above->line, below->line)) != NULL)
+    lit_buf_printf(&why, "the reference <<%.*s>> at %s:%d:%d lies between them, adding no line here", (int)ref->len,
+                   ref->text, above->block->doc->src.path, ref->line, ref->col);
+  else if (code_a && !below)
+    lit_buf_puts(&why, "a reference includes that block, so the lines could end it or follow the reference");
+  else if (code_b && (!above || above->kind == LIT_LINE_HEADER))
+    lit_buf_puts(&why, "a reference includes that block, so the lines could start it or come before the reference");
+  else
+    lit_buf_puts(&why, "lit writes its own line there");
+  S_refuse(r, t->f->path, gl,
+           "lit cannot tell which block the lines inserted here belong to: the line above is %s and the line below "
+           "is %s, and %s; add them to a block in the Markdown by hand",
+           a.data, b.data, why.data);
+  lit_buf_free(&a);
+  lit_buf_free(&b);
+  lit_buf_free(&why);
+  return NULL;
+}
+
+static int S_blank(const lit_line *l) {
+  for (size_t i = 0; i < l->len; i++)
+    if (l->s[i] != ' ' && l->s[i] != '\t') return 0;
+  return 1;
+}
+
+static void S_hunk(S_run *r, size_t ti, const lit_hunk *h) {
+  const S_target *t = &r->t[ti];
+  size_t gl = h->blen ? h->b + 1 : h->b ? h->b : 1; /* where it shows in the edited file */
+  int line = 0;
+  const lit_line_origin *o = h->alen ? S_replaced(r, t, h, gl) : S_inserted(r, t, h, gl, &line);
+  if (!o) return;
+  if (h->alen) line = o->line;
+  /* The new lines as the block holds them: the indentation of the
+   * references that include it taken off (blank lines never had it). */
+  size_t plen;
+  const char *prefix = lit_linemap_prefix(t->g.map, o->expansion, &plen);
+  lit_line *lines = lit_xmalloc((h->blen + 1) * sizeof *lines);
+  for (size_t k = 0; k < h->blen; k++) {
+    lit_line s = t->dl[h->b + k];
+    if (plen && !S_blank(&s)) {
+      if (s.len < plen || memcmp(s.s, prefix, plen) != 0) {
+        lit_buf ind = LIT_BUF_INIT, w = LIT_BUF_INIT;
+        S_show_indent(&ind, prefix, plen);
+        S_where(&w, t->f, o, 0);
+        S_refuse(r, t->f->path, h->b + k + 1,
+                 "this line lacks the indentation (%s) that lit puts before every line of %s where a reference "
+                 "includes it: indent it like the lines around it",
+                 ind.data, w.data);
+        lit_buf_free(&ind);
+        lit_buf_free(&w);
+        free(lines);
+        return;
+      }
+      s.s += plen;
+      s.len -= plen;
+    }
+    lines[k] = s;
+  }
+  r->e = lit_grow(r->e, &r->ecap, r->ne + 1, sizeof *r->e);
+  r->e[r->ne++] =
+      (S_edit){o->block, line, (int)h->alen, lines, h->blen, ti, gl, h->b + h->blen + 1, lit_line_col(o), 0};
+}
+
+/* ---- which files, and their hunks ---- */
+
+/* Adds f as a target if it was edited since lit wrote it (explicit: named
+ * on the command line, so each reason to skip it is said). */
+static void S_consider(S_run *r, const lit_file *f, int explicit) {
+  for (size_t i = 0; i < r->nt; i++)
+    if (r->t[i].f == f) return;
+  lit_diags *d = r->d;
+  const lit_block *blk = f->block;
+  const char *doc = blk->doc->src.path;
+  char *full = lit_path_join(r->p->root, f->path);
+  lit_buf disk = LIT_BUF_INIT;
+  int err = lit_read_file(full, &disk);
+  free(full);
+  if (err) {
+    if (err != ENOENT)
+      S_refuse(r, f->path, 0, "cannot read this file: %s", lit_strerror(err));
+    else if (explicit)
+      S_refuse(r, f->path, 0, "this file does not exist, so there is no edit of it to stitch (lit tangle writes it)");
+    lit_buf_free(&disk);
+    return;
+  }
+  char hash[LIT_HASH_HEX + 1];
+  lit_hash_hex(disk.data ? disk.data : "", disk.len, hash);
+  const lit_record_entry *e = lit_record_find(&r->rec, f->path);
+  if (e && strcmp(e->hash, hash) == 0) {
+    if (explicit && !r->o->quiet)
+      lit_diag(d, LIT_NOTE, f->path, 0, 0, "this file is as lit wrote it: nothing to stitch");
+    lit_buf_free(&disk);
+    return;
+  }
+  S_target t;
+  memset(&t, 0, sizeof t);
+  t.f = f;
+  const char *want[1] = {e ? e->hash : NULL};
+  int matched = lit_genfile_tangle(r->p, f, want, 1, &t.g);
+  if (!matched) {
+    lit_genfile now;
+    const char *disk_want[1] = {hash};
+    int same = lit_genfile_tangle(r->p, f, disk_want, 1, &now);
+    lit_genfile_free(&now);
+    if (same) {
+      if (explicit && !r->o->quiet)
+        lit_diag(d, LIT_NOTE, f->path, 0, 0,
+                 "this file already holds what the documents write: nothing to stitch (lit tangle records it)");
+    } else if (!e) {
+      S_refuse(r, f->path, 0,
+               "lit has no record of writing this file (it is not in %s), so it cannot tell an edit of it from a "
+               "change to the documents: move the change into the Markdown by hand, or run lit tangle --force to "
+               "replace the file",
+               r->p->record_path);
+    } else {
+      S_refuse(r, f->path, 0,
+               "both this file and the documents it is tangled from changed since lit last wrote it, so lit cannot "
+               "tell which to keep: save a copy of the file, run lit tangle --force and make the edit again; or undo "
+               "one of the two changes and run lit stitch again");
+      lit_diag(d, LIT_NOTE, doc, blk->line, blk->file_col, "'%s' is written by this block", f->path);
+    }
+    lit_genfile_free(&t.g);
+    lit_buf_free(&disk);
+    return;
+  }
+  t.disk = disk;
+  r->t = lit_grow(r->t, &r->tcap, r->nt + 1, sizeof *r->t);
+  r->t[r->nt++] = t;
+}
+
+/* Diffs a target against its tangle and reads each hunk back. */
+static void S_diff(S_run *r, size_t ti) {
+  S_target *t = &r->t[ti];
+  const char *text = t->disk.data ? t->disk.data : "";
+  size_t len = t->disk.len;
+  t->tl = lit_lines_split(t->g.text.data ? t->g.text.data : "", t->g.text.len, &t->ntl);
+  t->dl = lit_lines_split(text, len, &t->ndl);
+  /* lit ends every file with exactly one newline: no block holds another. */
+  if (len > 0 && text[len - 1] != '\n') {
+    S_refuse(r, t->f->path, t->ndl,
+             "the file does not end with a newline, and lit ends every file with one: add it and run lit stitch again");
+    return;
+  }
+  if (len > 1 && text[len - 2] == '\n') {
+    S_refuse(r, t->f->path, t->ndl,
+             "the file ends with a blank line, and lit ends every file with a single newline (no block can hold a "
+             "line after it): remove the blank lines at the end and run lit stitch again");
+    return;
+  }
+  size_t nh;
+  lit_hunk *h = lit_diff(t->tl, t->ntl, t->dl, t->ndl, &nh);
+  for (size_t i = 0; i < nh; i++)
+    S_hunk(r, ti, &h[i]);
+  free(h);
+}
+
+/* ---- the edits, checked against each other ---- */
+
+static int S_cmp_edit(const void *x, const void *y) {
+  const S_edit *a = x, *b = y;
+  if (a->block->doc->order != b->block->doc->order) return a->block->doc->order < b->block->doc->order ? -1 : 1;
+  if (a->line != b->line) return a->line < b->line ? -1 : 1;
+  if (a->nold != b->nold) return a->nold < b->nold ? -1 : 1;
+  if (a->target != b->target) return a->target < b->target ? -1 : 1;
+  return a->gen_first < b->gen_first ? -1 : a->gen_first > b->gen_first;
+}
+
+static int S_same_edit(const S_edit *a, const S_edit *b) {
+  if (a->block != b->block || a->line != b->line || a->nold != b->nold || a->nlines != b->nlines) return 0;
+  for (size_t i = 0; i < a->nlines; i++)
+    if (a->lines[i].len != b->lines[i].len || memcmp(a->lines[i].s, b->lines[i].s, a->lines[i].len) != 0) return 0;
+  return 1;
+}
+
+/* Sorts the edits by document and line; an edit made twice alike (in two
+ * copies of a chunk) is kept once; two that touch the same lines
+ * differently are refused. */
+static void S_check_edits(S_run *r) {
+  qsort(r->e, r->ne, sizeof *r->e, S_cmp_edit);
+  const S_edit *kept = NULL;
+  for (size_t i = 0; i < r->ne; i++) {
+    S_edit *e = &r->e[i];
+    if (!kept || kept->block->doc != e->block->doc) {
+      kept = e;
+      continue;
+    }
+    if (S_same_edit(kept, e)) {
+      e->dup = 1;
+      continue;
+    }
+    int overlap = e->line < kept->line + kept->nold || (kept->nold == 0 && e->line == kept->line);
+    if (overlap) {
+      const char *chunk = S_chunk_name(e->block);
+      S_refuse(r, r->t[e->target].f->path, e->gen_first,
+               "this edit and the one at %s:%zu change the same lines of %s%s%s (%s:%d) in different ways, since the "
+               "chunk is included more than once: make the same edit in every copy, or make it in the Markdown by "
+               "hand",
+               r->t[kept->target].f->path, kept->gen_first,
+               chunk ? "<<" : "the block of file=", chunk ? chunk : r->t[e->target].f->path, chunk ? ">>" : "",
+               e->block->doc->src.path, e->line);
+      continue;
+    }
+    kept = e;
+  }
+}
+
+/* ---- the stitched documents, verified ---- */
+
+/* Whether l is a #line directive ("#line N ..." after indentation): 1,
+ * with where its number starts and ends. */
+static int S_directive(const lit_line *l, size_t *num, size_t *end) {
+  size_t i = 0;
+  while (i < l->len && (l->s[i] == ' ' || l->s[i] == '\t'))
+    i++;
+  if (l->len - i < 7 || memcmp(l->s + i, "#line ", 6) != 0) return 0;
+  *num = *end = i + 6;
+  while (*end < l->len && l->s[*end] >= '0' && l->s[*end] <= '9')
+    (*end)++;
+  return *end > *num;
+}
+
+/* Whether the tangle of the stitched documents differs from the file on
+ * disk only in the numbers of its #line directives. */
+static int S_only_directives(const S_target *t) {
+  if (!t->after.line_directives) return 0;
+  size_t n;
+  lit_line *al = lit_lines_split(t->after.text.data ? t->after.text.data : "", t->after.text.len, &n);
+  int same = n == t->ndl;
+  for (size_t i = 0; i < n && same; i++) {
+    const lit_line *a = &al[i], *b = &t->dl[i];
+    if (lit_linemap_at(t->after.map, i)->kind == LIT_LINE_DIRECTIVE) {
+      size_t na, ea, nb, eb; /* where each number starts and ends */
+      same = S_directive(a, &na, &ea) && S_directive(b, &nb, &eb) && na == nb && memcmp(a->s, b->s, na) == 0 &&
+             a->len - ea == b->len - eb && memcmp(a->s + ea, b->s + eb, a->len - ea) == 0;
+    } else {
+      same = a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
+    }
+  }
+  free(al);
+  return same;
+}
+
+/* A stitched file that the new documents do not give back: say where,
+ * and why if lit can tell (a chunk included twice, one copy edited). */
+static void S_not_reproduced(S_run *r, const S_target *t) {
+  size_t n;
+  lit_line *al = lit_lines_split(t->after.text.data ? t->after.text.data : "", t->after.text.len, &n);
+  size_t k = 0;
+  while (k < n && k < t->ndl && al[k].len == t->dl[k].len && memcmp(al[k].s, t->dl[k].s, al[k].len) == 0)
+    k++;
+  for (size_t i = 0; i < r->ne; i++) {
+    const S_edit *e = &r->e[i];
+    if (&r->t[e->target] != t || !lit_linemap_repeated(t->g.map, e->block)) continue;
+    size_t first = 0, second = 0, exp = 0;
+    for (size_t j = 0; j < t->ntl && !second; j++) {
+      const lit_line_origin *l = S_at(t, j);
+      if (l->kind != LIT_LINE_CODE || l->block != e->block) continue;
+      if (!first)
+        first = j + 1, exp = l->expansion;
+      else if (l->expansion != exp)
+        second = j + 1;
+    }
+    const char *chunk = S_chunk_name(e->block);
+    S_refuse(r, t->f->path, k + 1,
+             "%s%s%s (%s:%d:%d) is included in this file more than once (its copies start at lines %zu and %zu), "
+             "and not every copy was edited alike: stitching the edit into the block changes every copy. Make the "
+             "same edit in every copy and run lit stitch again, or edit the block in the Markdown and run lit "
+             "tangle --force after saving a copy of this file",
+             chunk ? "<<" : "the block of file=", chunk ? chunk : t->f->path, chunk ? ">>" : "",
+             e->block->doc->src.path, e->line, e->col, first, second);
+    free(al);
+    return;
+  }
+  lit_buf w = LIT_BUF_INIT;
+  if (k < n) {
+    lit_buf_printf(&w, "'%.*s'%s, from ", (int)(al[k].len > 60 ? 60 : al[k].len), al[k].s, al[k].len > 60 ? "..." : "");
+    S_where(&w, t->f, lit_linemap_at(t->after.map, k), 0);
+  } else {
+    lit_buf_puts(&w, "nothing (the file would end)");
+  }
+  S_refuse(r, t->f->path, k + 1,
+           "the documents, stitched, would not give this file back: a fresh tangle of them writes %s here; lit stitch "
+           "keeps an edit only when the tangle reproduces the file exactly, so make this change in the Markdown by "
+           "hand",
+           w.data);
+  lit_buf_free(&w);
+  free(al);
+}
+
+/* The new documents, loaded from memory and tangled: every stitched file
+ * must come back byte for byte (or with new #line numbers). Returns the
+ * project (the caller frees it), or NULL after refusing. */
+static lit_project *S_verify(S_run *r, lit_buf *texts) {
+  const lit_project *p = r->p;
+  const char **names = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
+  const char **bytes = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
+  size_t *lens = lit_xmalloc((p->ndocs + 1) * sizeof(size_t));
+  for (size_t i = 0; i < p->ndocs; i++) {
+    names[i] = p->docs[i]->src.path;
+    bytes[i] = texts[i].data ? texts[i].data : "";
+    lens[i] = texts[i].len;
+  }
+  lit_diags *vd = lit_diags_new();
+  lit_project *q = lit_project_load_memory(names, bytes, lens, p->ndocs, vd);
+  free(names);
+  free(bytes);
+  free(lens);
+  if (!q || lit_diags_count(vd, LIT_ERROR)) {
+    const S_edit *e = r->ne ? &r->e[0] : NULL;
+    S_refuse(r, r->t[e ? e->target : 0].f->path, e ? e->gen_first : 0,
+             "the documents, stitched, would not load (the messages below are about them as the stitch would write "
+             "them): make this change in the Markdown by hand");
+    lit_diags_append(r->d, vd);
+    lit_diags_free(vd);
+    lit_project_free(q);
+    return NULL;
+  }
+  lit_diags_free(vd);
+  for (size_t i = 0; i < r->nt; i++) {
+    S_target *t = &r->t[i];
+    const lit_file *f = lit_genfile_find(q, t->f->path);
+    if (!f) {
+      S_refuse(r, t->f->path, 0, "the documents, stitched, would no longer write this file");
+      continue;
+    }
+    lit_genfile_tangle_as(q, f, t->g.line_directives, &t->after);
+    if (t->after.text.len == t->disk.len &&
+        memcmp(t->after.text.data, t->disk.data ? t->disk.data : "", t->disk.len) == 0)
+      continue;
+    if (S_only_directives(t))
+      t->rewrite = 1;
+    else
+      S_not_reproduced(r, t);
+  }
+  if (r->failed) {
+    lit_project_free(q);
+    return NULL;
+  }
+  return q;
+}
+
+/* ---- the commit ---- */
+
+static int S_stage(lit_commit *c, const char *rel, const lit_buf *content) {
+  int fd;
+  int err = lit_commit_open(c, rel, &fd);
+  if (err) return err;
+  return lit_commit_close(c, fd, 0, lit_write_all(fd, content->data ? content->data : "", content->len));
+}
+
+static void S_write_error(S_run *r, lit_commit *c, const char *rel, int err) {
+  if (lit_commit_journal_error(c))
+    lit_diag(r->d, LIT_ERROR, r->p->docs[0]->src.path, r->p->record_line, r->p->record_line ? 1 : 0,
+             "cannot write the journal '%s' beside the record (tangle-record): %s", r->p->journal_path, strerror(err));
+  else
+    lit_diag(r->d, LIT_ERROR, rel, 0, 0, "cannot write this file: %s", strerror(err));
+  r->failed = 1;
+}
+
+/* Stages the changed documents, the files whose #line numbers moved and
+ * the record, and commits them: all, or none. */
+static void S_commit(S_run *r, const lit_buf *texts, const int *changed) {
+  const lit_project *p = r->p;
+  lit_commit *c = lit_commit_new(p->root, p->journal_path);
+  for (size_t i = 0; i < p->ndocs && !r->failed; i++) {
+    int err = changed[i] ? S_stage(c, p->docs[i]->src.path, &texts[i]) : 0;
+    if (err) S_write_error(r, c, p->docs[i]->src.path, err);
+  }
+  for (size_t i = 0; i < r->nt && !r->failed; i++) {
+    int err = r->t[i].rewrite ? S_stage(c, r->t[i].f->path, &r->t[i].after.text) : 0;
+    if (err) S_write_error(r, c, r->t[i].f->path, err);
+  }
+  lit_buf old_text = LIT_BUF_INIT, new_text = LIT_BUF_INIT;
+  lit_record_format(&r->rec, &old_text);
+  for (size_t i = 0; i < r->nt; i++)
+    lit_record_set(&r->rec, r->t[i].f->path, r->t[i].after.hash);
+  lit_record_format(&r->rec, &new_text);
+  if (!r->failed && (old_text.len != new_text.len || memcmp(old_text.data, new_text.data, old_text.len) != 0)) {
+    int err = S_stage(c, p->record_path, &new_text);
+    if (err) S_write_error(r, c, p->record_path, err);
+  }
+  lit_buf_free(&old_text);
+  lit_buf_free(&new_text);
+  if (!r->failed && lit_commit_run(c, NULL, r->d) != LIT_OK) r->failed = 1;
+  lit_commit_free(c);
+}
+
+/* ---- the run ---- */
+
+static void S_report(S_run *r, const lit_project *q, const int *changed) {
+  const lit_project *p = r->p;
+  for (size_t i = 0; i < r->ne; i++) {
+    const S_edit *e = &r->e[i];
+    if (e->dup) continue;
+    const char *chunk = S_chunk_name(e->block);
+    lit_buf what = LIT_BUF_INIT;
+    if (e->nold && (size_t)e->nold == e->nlines)
+      lit_buf_printf(&what, "%d line%s changed", e->nold, e->nold == 1 ? "" : "s");
+    else if (e->nold && e->nlines)
+      lit_buf_printf(&what, "%d line%s replaced by %zu", e->nold, e->nold == 1 ? "" : "s", e->nlines);
+    else if (e->nold)
+      lit_buf_printf(&what, "%d line%s deleted", e->nold, e->nold == 1 ? "" : "s");
+    else
+      lit_buf_printf(&what, "%zu line%s inserted", e->nlines, e->nlines == 1 ? "" : "s");
+    const char *path = r->t[e->target].f->path;
+    if (e->nlines > 1)
+      lit_diag(r->d, LIT_NOTE, e->block->doc->src.path, e->line, e->col, "stitched %s:%zu-%zu into %s%s%s here: %s",
+               path, e->gen_first, e->gen_end - 1, chunk ? "<<" : "the block of file=", chunk ? chunk : path,
+               chunk ? ">>" : "", what.data);
+    else
+      lit_diag(r->d, LIT_NOTE, e->block->doc->src.path, e->line, e->col, "stitched %s:%zu into %s%s%s here: %s", path,
+               e->gen_first, chunk ? "<<" : "the block of file=", chunk ? chunk : path, chunk ? ">>" : "", what.data);
+    lit_buf_free(&what);
+  }
+  for (size_t i = 0; i < r->nt; i++)
+    if (r->t[i].rewrite)
+      lit_diag(r->d, LIT_NOTE, r->t[i].f->path, 0, 0, "rewritten with its #line directives renumbered");
+  /* The other files a changed chunk reaches. */
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const lit_file *f = &p->files[i], *g = lit_genfile_find(q, f->path);
+    int target = 0;
+    for (size_t k = 0; k < r->nt && !target; k++)
+      target = r->t[k].f == f;
+    if (target || !g) continue;
+    lit_buf before = LIT_BUF_INIT, after = LIT_BUF_INIT;
+    lit_tangle_opts o = {0};
+    lit_tangle_file(p, f, &o, &before);
+    lit_tangle_file(q, g, &o, &after);
+    if (before.len != after.len || memcmp(before.data, after.data, before.len) != 0)
+      lit_diag(r->d, LIT_NOTE, f->block->doc->src.path, f->block->line, f->block->file_col,
+               "'%s' changes too, since it includes a block the stitch changed: lit tangle rewrites it", f->path);
+    lit_buf_free(&before);
+    lit_buf_free(&after);
+  }
+  size_t ndocs = 0;
+  for (size_t i = 0; i < p->ndocs; i++)
+    ndocs += changed[i] != 0;
+  lit_diag(r->d, LIT_NOTE, NULL, 0, 0, "stitched %zu file%s into %zu document%s", r->nt, r->nt == 1 ? "" : "s", ndocs,
+           ndocs == 1 ? "" : "s");
+}
+
+lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_diags *d) {
+  S_run r;
+  memset(&r, 0, sizeof r);
+  r.p = p;
+  r.o = o;
+  r.d = d;
+  if (lit_record_read(&r.rec, p->root, p->record_path, d) != 0) {
+    lit_record_free(&r.rec);
+    return LIT_FAILED;
+  }
+  int unknown = 0;
+  for (size_t i = 0; i < o->nfiles; i++) {
+    const lit_file *f = lit_genfile_find(p, o->files[i]);
+    if (f)
+      S_consider(&r, f, 1);
+    else {
+      lit_genfile_unknown(p, o->files[i], d);
+      unknown = 1;
+    }
+  }
+  for (size_t i = 0; i < p->nfiles && !o->nfiles; i++)
+    S_consider(&r, &p->files[i], 0);
+  for (size_t i = 0; i < r.nt && !unknown; i++)
+    S_diff(&r, i);
+  if (!unknown && !r.failed) S_check_edits(&r);
+
+  lit_buf *texts = lit_xcalloc(p->ndocs + 1, sizeof(lit_buf));
+  int *changed = lit_xcalloc(p->ndocs + 1, sizeof(int));
+  lit_project *q = NULL;
+  if (!unknown && !r.failed && r.nt == 0 && !o->nfiles && !o->quiet)
+    lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing to stitch: every generated file is as lit wrote it");
+  if (!unknown && !r.failed && r.nt > 0) {
+    /* Every document as on disk; the edited ones rewritten. */
+    for (size_t i = 0; i < p->ndocs && !r.failed; i++) {
+      char *full = lit_path_join(p->root, p->docs[i]->src.path);
+      lit_buf raw = LIT_BUF_INIT;
+      int err = lit_read_file(full, &raw);
+      free(full);
+      if (err) S_refuse(&r, p->docs[i]->src.path, 0, "cannot read this document: %s", lit_strerror(err));
+      lit_docedit *edits = lit_xmalloc((r.ne + 1) * sizeof *edits);
+      size_t n = 0;
+      for (size_t k = 0; k < r.ne; k++)
+        if (!r.e[k].dup && r.e[k].block->doc == p->docs[i])
+          edits[n++] = (lit_docedit){r.e[k].block, r.e[k].line, r.e[k].nold, r.e[k].lines, r.e[k].nlines};
+      if (n && !r.failed) {
+        changed[i] = 1;
+        if (lit_docedit_apply(p->docs[i], raw.data ? raw.data : "", raw.len, edits, n, &texts[i], d) != 0) r.failed = 1;
+        lit_buf_free(&raw);
+      } else {
+        texts[i] = raw;
+      }
+      free(edits);
+    }
+    if (!r.failed) q = S_verify(&r, texts);
+    if (q && !r.failed) S_commit(&r, texts, changed);
+    if (q && !r.failed && !o->quiet) S_report(&r, q, changed);
+  }
+  lit_project_free(q);
+  for (size_t i = 0; i < p->ndocs; i++)
+    lit_buf_free(&texts[i]);
+  free(texts);
+  free(changed);
+  for (size_t i = 0; i < r.nt; i++) {
+    lit_buf_free(&r.t[i].disk);
+    lit_genfile_free(&r.t[i].g);
+    lit_genfile_free(&r.t[i].after);
+    free(r.t[i].tl);
+    free(r.t[i].dl);
+  }
+  free(r.t);
+  for (size_t i = 0; i < r.ne; i++)
+    free(r.e[i].lines);
+  free(r.e);
+  lit_record_free(&r.rec);
+  return unknown ? LIT_USAGE : r.failed ? LIT_FAILED : LIT_OK;
+}
