@@ -17,6 +17,7 @@
 
 #include "fault.h"
 #include "paths.h"
+#include "hash.h"
 #include "util.h"
 
 typedef enum { S_NEW, S_REPLACE, S_REMOVE } S_kind;
@@ -26,6 +27,10 @@ typedef struct {
   char *final;  /* the target */
   char *temp;   /* the staged copy; NULL for S_REMOVE */
   char *backup; /* the old copy's link; NULL for S_NEW */
+  /* XXH3 of the staged copy's content; "" when unknown (S_REMOVE, or a
+   * journal of a version that wrote none). An undo takes back a target
+   * only when it holds exactly this: what lit put there. */
+  char hash[LIT_HASH_HEX + 1];
 } S_item;
 
 struct lit_commit {
@@ -202,7 +207,7 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
     return err;
   }
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
-  c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL};
+  c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL, ""};
   return 0;
 }
 
@@ -244,13 +249,19 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
   if (!err && fchmod(fd, S_mode(c, exec)) != 0) err = errno;
   if (!err && fsync(fd) != 0) err = errno;
   if (close(fd) != 0 && !err) err = errno;
+  if (!err) {
+    S_item *it = &c->items[c->n - 1];
+    char *full = S_full(c->root, it->temp);
+    if (lit_hash_file(full, it->hash) != 0) err = errno ? errno : EIO;
+    free(full);
+  }
   if (err) S_drop_last(c);
   return err;
 }
 
 void lit_commit_remove(lit_commit *c, const char *rel) {
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
-  c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL};
+  c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL, ""};
 }
 
 int lit_commit_journal_error(const lit_commit *c) { return c->journal_err; }
@@ -263,6 +274,13 @@ size_t lit_commit_count(const lit_commit *c) {
 }
 
 /* ---- undoing ---- */
+
+/* Whether the file at path holds exactly the content whose hash is given
+ * (never, for an unknown hash). */
+static int S_holds(const char *path, const char *hash) {
+  char now[LIT_HASH_HEX + 1];
+  return hash[0] && lit_hash_file(path, now) == 0 && strcmp(now, hash) == 0;
+}
 
 /* Puts back what the items changed, last first, then removes the staged
  * copies. Works from what is on disk, so it serves a failed step and a
@@ -277,14 +295,21 @@ static int S_undo(const char *root, const S_item *items, size_t n, char **temps,
     struct stat st;
     int err = 0;
     if (it->kind == S_NEW) {
-      /* The staged copy still there: the rename never happened. */
-      if (lstat(temp, &st) != 0 && lstat(final, &st) == 0 && unlink(final) != 0) err = errno;
+      /* The staged copy still there: the rename never happened. Gone: the
+       * target is lit's new file, unless what is there now is not. */
+      if (lstat(temp, &st) != 0 && lstat(final, &st) == 0 && S_holds(final, it->hash) && unlink(final) != 0)
+        err = errno;
     } else if (lstat(backup, &st) == 0) {
       /* Renaming a link onto its own file does nothing: when the final is
-       * still the old file, the link just goes. */
+       * still the old file, the link just goes. The old copy goes back over
+       * the target only where the target is missing or is lit's new copy. */
       struct stat fs;
-      int same = lstat(final, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino;
-      if (same ? unlink(backup) != 0 : rename(backup, final) != 0) err = errno;
+      int present = lstat(final, &fs) == 0;
+      int same = present && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino;
+      if (same)
+        err = unlink(backup) != 0 ? errno : 0;
+      else if (!present || (it->kind != S_REMOVE && S_holds(final, it->hash)))
+        err = rename(backup, final) != 0 ? errno : 0;
     }
     if (err && !first) first = err;
     free(final);
@@ -369,8 +394,8 @@ static int S_plan(lit_commit *c, lit_diags *d) {
   int err = S_journal_begin(c);
   for (size_t i = 0; i < c->n && !err; i++) {
     const S_item *it = &c->items[i];
-    if (it->kind == S_NEW) err = S_log(c, "new\t%s\t%s\n", it->temp, it->final);
-    if (it->kind == S_REPLACE) err = S_log(c, "replace\t%s\t%s\t%s\n", it->temp, it->final, it->backup);
+    if (it->kind == S_NEW) err = S_log(c, "new\t%s\t%s\t%s\n", it->temp, it->final, it->hash);
+    if (it->kind == S_REPLACE) err = S_log(c, "replace\t%s\t%s\t%s\t%s\n", it->temp, it->final, it->backup, it->hash);
     if (it->kind == S_REMOVE) err = S_log(c, "remove\t%s\t%s\n", it->final, it->backup);
   }
   if (!err) err = S_log(c, "commit\n");
@@ -485,10 +510,11 @@ void lit_commit_free(lit_commit *c) {
 
 static int S_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
 
-/* Splits a journal line into at most 4 tab-separated fields, in place. */
+/* Splits a journal line into at most 6 tab-separated fields, in place (a
+ * sixth means too many for any line). */
 static size_t S_fields(char *line, char **f) {
   size_t n = 0;
-  for (char *s = line; n < 4;) {
+  for (char *s = line; n < 6;) {
     f[n++] = s;
     char *tab = strchr(s, '\t');
     if (!tab) break;
@@ -496,6 +522,14 @@ static size_t S_fields(char *line, char **f) {
     s = tab + 1;
   }
   return n;
+}
+
+/* 32 lowercase hex digits: what lit_hash_hex writes. */
+static int S_is_hash(const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++)
+    if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f'))) return 0;
+  return n == LIT_HASH_HEX;
 }
 
 typedef struct {
@@ -530,8 +564,15 @@ static int S_journal_parse(char *text, S_journal *j) {
   char *line = strtok_r(text, "\n", &save);
   if (!line || sscanf(line, "lit-journal %ld", &j->pid) != 1) return -1;
   while ((line = strtok_r(NULL, "\n", &save))) {
-    char *f[4];
+    char *f[6];
     size_t k = S_fields(line, f);
+    /* new and replace end in the new copy's hash (none from a version that
+     * wrote none); every other field is a path */
+    const char *hash = "";
+    if ((strcmp(f[0], "new") == 0 && k == 4) || (strcmp(f[0], "replace") == 0 && k == 5)) {
+      hash = f[--k];
+      if (!S_is_hash(hash)) return -1;
+    }
     for (size_t i = 1; i < k; i++)
       if (lit_path_check_plain(f[i])) return -1; /* an undo renames and removes what it names */
     if (strcmp(f[0], "commit") == 0 && k == 1) {
@@ -545,13 +586,14 @@ static int S_journal_parse(char *text, S_journal *j) {
     } else {
       S_item it;
       if (strcmp(f[0], "new") == 0 && k == 3)
-        it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL};
+        it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL, ""};
       else if (strcmp(f[0], "replace") == 0 && k == 4)
-        it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3])};
+        it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3]), ""};
       else if (strcmp(f[0], "remove") == 0 && k == 3)
-        it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2])};
+        it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2]), ""};
       else
         return -1;
+      memcpy(it.hash, hash, strlen(hash) + 1);
       j->items = lit_grow(j->items, &j->cap, j->n + 1, sizeof(S_item));
       j->items[j->n++] = it;
     }

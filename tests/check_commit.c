@@ -6,6 +6,7 @@
 #include <sys/file.h>
 
 #include "commit.h"
+#include "hash.h"
 
 static int S_exists(const char *dir, const char *rel) {
   char *full = lit_xasprintf("%s/%s", dir, rel);
@@ -135,17 +136,23 @@ START_TEST(test_recover_committed) {
   ck_write(dir, "out/.lit-tmp-4194304-1", "b new");
   ck_write(dir, "out/.lit-old-4194304-2", "gone");
   ck_write(dir, "out/n/c.c", "c");
-  ck_write(dir, ".rec-journal",
-           "lit-journal 4194304\n"
-           "dir\tout/n\n"
-           "temp\tout/.lit-tmp-4194304-0\n"
-           "temp\tout/.lit-tmp-4194304-1\n"
-           "temp\tout/n/.lit-tmp-4194304-2\n"
-           "replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\n"
-           "replace\tout/.lit-tmp-4194304-1\tout/b.c\tout/.lit-old-4194304-1\n"
-           "remove\tout/gone.c\tout/.lit-old-4194304-2\n"
-           "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\n"
-           "commit\n");
+  char ha[LIT_HASH_HEX + 1], hb[LIT_HASH_HEX + 1], hc[LIT_HASH_HEX + 1];
+  lit_hash_hex("a new", 5, ha);
+  lit_hash_hex("b new", 5, hb);
+  lit_hash_hex("c", 1, hc);
+  char *journal = lit_xasprintf("lit-journal 4194304\n"
+                                "dir\tout/n\n"
+                                "temp\tout/.lit-tmp-4194304-0\n"
+                                "temp\tout/.lit-tmp-4194304-1\n"
+                                "temp\tout/n/.lit-tmp-4194304-2\n"
+                                "replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\t%s\n"
+                                "replace\tout/.lit-tmp-4194304-1\tout/b.c\tout/.lit-old-4194304-1\t%s\n"
+                                "remove\tout/gone.c\tout/.lit-old-4194304-2\n"
+                                "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\t%s\n"
+                                "commit\n",
+                                ha, hb, hc);
+  ck_write(dir, ".rec-journal", journal);
+  free(journal);
   char *roots[] = {"out/"};
   lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
   lit_diags *d = lit_diags_new();
@@ -169,6 +176,41 @@ START_TEST(test_recover_committed) {
 }
 END_TEST
 
+/* A journal says which content it put in place; what a recovery finds
+ * there instead is not lit's and stays, whatever the journal names: a new
+ * file whose content is not the journal's, a replaced one edited since,
+ * and any target of a journal that gives no content (an older lit's, or
+ * one written by hand). */
+START_TEST(test_recover_takes_back_only_its_content) {
+  const char *journals[] = {
+      "lit-journal 4194304\nnew\tout/.lit-tmp-4194304-0\tout/user.c\t%s\ncommit\n",
+      "lit-journal 4194304\nnew\tout/.lit-tmp-4194304-0\tout/user.c\ncommit\n",
+      "lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/user.c\tout/.lit-old-4194304-0\t%s\ncommit\n",
+      "lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/user.c\tout/.lit-old-4194304-0\ncommit\n",
+      "lit-journal 4194304\nremove\tout/user.c\tout/.lit-old-4194304-0\ncommit\n",
+  };
+  char other[LIT_HASH_HEX + 1];
+  lit_hash_hex("what lit wrote", 14, other);
+  for (size_t k = 0; k < sizeof journals / sizeof journals[0]; k++) {
+    char *dir = ck_tempdir();
+    ck_write(dir, "out/user.c", "a user's");
+    ck_write(dir, "out/.lit-old-4194304-0", "bait");
+    char *journal = lit_xasprintf(journals[k], other);
+    ck_write(dir, ".rec-journal", journal);
+    free(journal);
+    char *roots[] = {"out/"};
+    lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
+    lit_diags *d = lit_diags_new();
+    lit_commit_recover(dir, ".rec-journal", &o, d);
+    char *u = S_exists(dir, "out/user.c") ? ck_read(dir, "out/user.c") : lit_xstrdup("(deleted)");
+    ck_assert_msg(strcmp(u, "a user's") == 0, "journal %zu: out/user.c holds %s", k, u);
+    free(u);
+    lit_diags_free(d);
+    ck_rmtree(dir);
+  }
+}
+END_TEST
+
 /* What a stitch killed between two renames leaves: doc/a.md already new,
  * index.md not yet. The recovery, told the project's documents, puts both
  * back, says a stitch was interrupted and returns 1 (documents read before
@@ -181,13 +223,18 @@ START_TEST(test_recover_stitch) {
   ck_write(dir, "doc/a.md", "a new");
   ck_write(dir, "doc/.lit-old-4194304-1", "a old");
   ck_write(dir, "doc/.lit-tmp-4194304-9", "a dead run's");
-  ck_write(dir, ".rec-journal",
-           "lit-journal 4194304\n"
-           "temp\t.lit-tmp-4194304-0\n"
-           "temp\tdoc/.lit-tmp-4194304-1\n"
-           "replace\t.lit-tmp-4194304-0\tindex.md\t.lit-old-4194304-0\n"
-           "replace\tdoc/.lit-tmp-4194304-1\tdoc/a.md\tdoc/.lit-old-4194304-1\n"
-           "commit\n");
+  char hi[LIT_HASH_HEX + 1], ha[LIT_HASH_HEX + 1];
+  lit_hash_hex("index new", 9, hi);
+  lit_hash_hex("a new", 5, ha);
+  char *journal = lit_xasprintf("lit-journal 4194304\n"
+                                "temp\t.lit-tmp-4194304-0\n"
+                                "temp\tdoc/.lit-tmp-4194304-1\n"
+                                "replace\t.lit-tmp-4194304-0\tindex.md\t.lit-old-4194304-0\t%s\n"
+                                "replace\tdoc/.lit-tmp-4194304-1\tdoc/a.md\tdoc/.lit-old-4194304-1\t%s\n"
+                                "commit\n",
+                                hi, ha);
+  ck_write(dir, ".rec-journal", journal);
+  free(journal);
   char *roots[] = {"out/"}, *docs[] = {"index.md", "doc/a.md"};
   lit_recover_opts o = {roots, 1, ".rec", 0, docs, 2};
   lit_diags *d = lit_diags_new();
@@ -460,6 +507,7 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_abandon);
   tcase_add_test(tc, test_abandon_journal_folder);
   tcase_add_test(tc, test_recover_committed);
+  tcase_add_test(tc, test_recover_takes_back_only_its_content);
   tcase_add_test(tc, test_recover_staging);
   tcase_add_test(tc, test_recover_stitch);
   tcase_add_test(tc, test_recover_stitch_distrusts);
