@@ -154,6 +154,44 @@ static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
                                 : lit_xasprintf("references/%.*s.md", (int)n, base);
 }
 
+/* The link of the entry document's table of contents that names document
+ * `path`, or NULL (the entry document itself). */
+static const lit_link *S_toc_link(const lit_project *p, const char *path) {
+  const lit_doc *toc = p->docs[0];
+  for (size_t i = 0; i < toc->nlinks; i++) {
+    const char *url = toc->links[i].url, *hash = strchr(url, '#');
+    char *target = lit_path_resolve_link(toc->src.path, url, hash ? (size_t)(hash - url) : strlen(url));
+    int same = target && strcmp(target, path) == 0;
+    free(target);
+    if (same) return &toc->links[i];
+  }
+  return NULL;
+}
+
+/* 0 if page i may be woven to its out_path: no page before it (in outs)
+ * and nothing the back end writes (reserved) has that name. Else -1, with
+ * an error at the link that lists the document, the line to edit when it
+ * is renamed. */
+static int S_check_out_path(const lit_weave *w, size_t i, const lit_index *outs, const char *const *reserved,
+                            lit_diags *d) {
+  const lit_wdoc *pg = &w->docs[i];
+  size_t other;
+  int taken = lit_index_get(outs, pg->out_path, strlen(pg->out_path), &other), kept = 0;
+  for (size_t k = 0; reserved && reserved[k] && !kept; k++)
+    kept = strcmp(pg->out_path, reserved[k]) == 0;
+  if (!taken && !kept) return 0;
+  const lit_link *l = S_toc_link(w->p, pg->doc->src.path);
+  const char *at = l ? w->p->docs[0]->src.path : pg->doc->src.path;
+  int line = l ? l->line : 0, col = l ? l->col : 0;
+  if (kept)
+    lit_diag(d, LIT_ERROR, at, line, col, "%s would be woven to %s, which the %s keeps for itself; rename the document",
+             pg->doc->src.path, pg->out_path, w->kind == LIT_WEAVE_BOOK ? "book" : "skill");
+  else
+    lit_diag(d, LIT_ERROR, at, line, col, "%s and %s would both be woven to %s; rename one", pg->doc->src.path,
+             w->docs[other].doc->src.path, pg->out_path);
+  return -1;
+}
+
 lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_weave_opts *o, lit_diags *d) {
   lit_weave *w = lit_xcalloc(1, sizeof *w);
   w->p = p;
@@ -178,20 +216,7 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_we
     lit_wdoc *pg = &w->docs[i];
     pg->doc = p->docs[i];
     pg->out_path = S_out_path(pg->doc, kind);
-    size_t other;
-    int taken = lit_index_get(&outs, pg->out_path, strlen(pg->out_path), &other);
-    int reserved = 0;
-    for (size_t k = 0; o && o->reserved && o->reserved[k] && !reserved; k++)
-      reserved = strcmp(pg->out_path, o->reserved[k]) == 0;
-    if (reserved) {
-      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the %s keeps %s for itself; rename this document",
-               kind == LIT_WEAVE_BOOK ? "book" : "skill", pg->out_path);
-      status = -1;
-    } else if (taken) {
-      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "this document and %s would both be woven to %s; rename one",
-               w->docs[other].doc->src.path, pg->out_path);
-      status = -1;
-    }
+    if (S_check_out_path(w, i, &outs, o ? o->reserved : NULL, d)) status = -1;
     lit_index_put(&outs, pg->out_path, i);
     lit_index_put(&w->own->by_path, pg->doc->src.path, i);
     lit_buf md = LIT_BUF_INIT;

@@ -92,6 +92,18 @@ mkdir -p "$TMP/empty"
 has "outside a project: the folder searched is named" "$TMP/err" "no index.md in $(cd "$TMP/empty" && pwd -P)"
 has "outside a project: --root is suggested" "$TMP/err" "--root DIR"
 
+# What the command line quotes back is escaped: an escape sequence in a
+# mistyped command, a newline in a --root folder.
+esc=$(printf '\033')
+run 2 "a command holding an escape sequence" "tan${esc}[31mgle"
+has "the escape sequence is written as an escape" "$TMP/err" "unknown command 'tan\x1b[31mgle'"
+if grep -q "$esc" "$TMP/err"; then bad "no escape byte reaches the terminal"; else ok "no escape byte reaches the terminal"; fi
+(cd "$TMP/empty" && "$LIT" tangle --root "no
+lit: error: forged") >"$TMP/out" 2>"$TMP/err"
+has "a newline in --root is written as an escape" "$TMP/err" "/no\nlit: error: forged does not exist"
+[ "$(grep -c '' "$TMP/err")" = 2 ] && ok "--root with a newline: two messages, two lines" \
+  || { bad "--root with a newline: two messages, two lines"; cat "$TMP/err"; }
+
 # Exit status 1: errors in the documents.
 printf -- '---\ntangle-roots: out\n---\n# P\n\n```{.c file=out/a.c}\n<<nothing>>\n```\n' >"$TMP/p/index.md"
 run 1 "an error in the documents" tangle --root "$TMP/p"

@@ -12,6 +12,8 @@ the kernel picks a free one) and stops; each wait is bounded. Checks:
     its messages on the page and in the terminal, and the last good book
     and kernels stay as they were; fixing it reloads the page;
   - `lit watch` rebuilds on a change without a server;
+  - the --out folder the server names in the terminal is escaped, like
+    every message (an escape sequence in it does not reach the terminal);
   - SIGTERM stops both, with exit status 0.
 Ends with "N passed, N failed".
 """
@@ -54,9 +56,11 @@ def wait(cond, timeout=10.0):
 
 
 class Server:
-    def __init__(self, lit, project, serve=True):
+    def __init__(self, lit, project, serve=True, out=None):
         self.log = open(os.path.join(project, "..", "lit-%s.log" % ("serve" if serve else "watch")), "w+")
         args = [lit, "serve", "--port", "0"] if serve else [lit, "watch"]
+        if out:
+            args += ["--out", out]
         self.proc = subprocess.Popen(args, cwd=project, stdout=subprocess.DEVNULL, stderr=self.log)
         self.port = None
         if serve:
@@ -197,6 +201,11 @@ def main():
         retangled = wait(lambda: "a[i] * b[i]" in open(kernel).read(), 15)
         check("watch: a change to a chunk is tangled into the kernel", retangled, w.text()[-300:])
         check("watch: SIGTERM stops it cleanly", w.stop() == 0)
+
+        odd = Server(lit, project, out="book\x1b[31m")
+        check("serve: the --out folder it names is escaped", "serving book\\x1b[31m/ at" in odd.text() and
+              "\x1b" not in odd.text(), repr(odd.text()[-300:]))
+        check("serve: SIGTERM stops it cleanly (an --out with an escape)", odd.stop() == 0)
     finally:
         if srv.proc.poll() is None:
             srv.stop()
