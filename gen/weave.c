@@ -36,6 +36,33 @@ void lit_weave_slug(const char *text, size_t len, lit_buf *out) {
   if (out->len == start) lit_buf_puts(out, "section");
 }
 
+void lit_slugger_unique(lit_slugger *s, const lit_index *anchors, lit_buf *slug) {
+  size_t base = slug->len, at;
+  if (!lit_index_get(&s->index, slug->data, base, &at)) {
+    s->items = lit_grow(s->items, &s->cap, s->n + 1, sizeof *s->items);
+    s->items[s->n] = (lit_slug_next){lit_xstrndup(slug->data, base), 0};
+    lit_index_put(&s->index, s->items[s->n].slug, s->n);
+    at = s->n++;
+  }
+  for (size_t k = s->items[at].next;; k++) {
+    lit_buf_truncate(slug, base);
+    if (k) lit_buf_printf(slug, "-%zu", k);
+    s->probes++;
+    if (!lit_index_get(anchors, slug->data, slug->len, NULL)) {
+      s->items[at].next = k + 1; /* the caller takes this one */
+      return;
+    }
+  }
+}
+
+void lit_slugger_free(lit_slugger *s) {
+  for (size_t i = 0; i < s->n; i++)
+    free(s->items[i].slug);
+  free(s->items);
+  lit_index_free(&s->index);
+  memset(s, 0, sizeof *s);
+}
+
 long lit_weave_marker(const char *info, size_t *lang_len) {
   const char *m = info ? strstr(info, " lit-block=") : NULL;
   if (!m) return -1;
@@ -93,6 +120,7 @@ static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
   long *at = lit_xcalloc(pg->doc->nblocks + 1, sizeof(long));
   for (size_t i = 0; i < pg->doc->nblocks; i++)
     at[i] = -1;
+  lit_slugger slugger = LIT_SLUGGER_INIT;
   cmark_iter *it = cmark_iter_new(root);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -103,11 +131,7 @@ static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
       lit_buf text = LIT_BUF_INIT, slug = LIT_BUF_INIT;
       S_text_of(n, &text);
       lit_weave_slug(text.data ? text.data : "", text.len, &slug);
-      size_t base = slug.len;
-      for (int k = 1; lit_index_get(anchors, slug.data, slug.len, NULL); k++) {
-        lit_buf_truncate(&slug, base);
-        lit_buf_printf(&slug, "-%d", k);
-      }
+      lit_slugger_unique(&slugger, anchors, &slug);
       pg->heads = lit_grow(pg->heads, &cap, pg->nheads + 1, sizeof(lit_heading));
       lit_heading *h = &pg->heads[pg->nheads++];
       h->slug = lit_buf_detach(&slug);
@@ -122,6 +146,7 @@ static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
     }
   }
   cmark_iter_free(it);
+  lit_slugger_free(&slugger);
   for (size_t i = 0; i < pg->doc->nblocks; i++)
     pg->section[i] = at[i] >= 0 ? &pg->heads[at[i]] : NULL;
   free(at);
