@@ -568,18 +568,29 @@ static int S_is_page(const S_nav *nav, size_t nnav, const char *name, size_t len
   return 0;
 }
 
+/* The next attribute print.html rewrites, ` id="` or ` href="`, at or
+ * after s, or NULL; *is_id says which. The article is read once, from
+ * start to end: searching for each pattern from s at every step rescanned
+ * the rest of a long run of the other (the contents list is all hrefs),
+ * n²/2 bytes for n headings, and strstr is quadratic under ASan anyway
+ * (its check measures the whole rest of the string). */
+static const char *S_next_attr(const char *s, int *is_id) {
+  for (; (s = strchr(s, ' ')) != NULL; s++) {
+    *is_id = strncmp(s, " id=\"", 5) == 0;
+    if (*is_id || strncmp(s, " href=\"", 7) == 0) return s;
+  }
+  return NULL;
+}
+
 /* Copies page `page`'s article into print.html's, giving every id the
  * page's prefix and pointing links to the book's pages at their copies
  * here. The article is lit's own HTML: every attribute is double-quoted and
  * a quote inside text is escaped, so ` id="` and ` href="` only start
  * attributes. */
 static void S_print_article(const char *page, const char *html, const S_nav *nav, size_t nnav, lit_buf *out) {
-  const char *s = html;
-  for (;;) {
-    const char *id = strstr(s, " id=\""), *href = strstr(s, " href=\"");
-    const char *at = !id ? href : !href ? id : id < href ? id : href;
-    if (!at) break;
-    int is_id = at == id;
+  const char *s = html, *at;
+  int is_id;
+  while ((at = S_next_attr(s, &is_id)) != NULL) {
     const char *v = at + (is_id ? 5 : 7), *end = strchr(v, '"');
     if (!end) break;
     lit_buf_put(out, s, (size_t)(v - s));

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -38,6 +39,60 @@ void lit_diags_free(lit_diags *d) {
 
 void lit_diags_set_limit(lit_diags *d, size_t max_errors) { d->limit = max_errors; }
 
+/* Writes the character at s[0..n) (n > 0), or the escape that stands for
+ * it, and returns how many bytes it took. */
+static size_t S_escape_one(lit_buf *out, const unsigned char *s, size_t n) {
+  unsigned char c = s[0];
+  const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+  if (named) {
+    lit_buf_puts(out, named);
+    return 1;
+  }
+  size_t len = c < 0x80 ? 1 : lit_utf8_len(s, n);
+  if (c < 0x20 || c == 0x7f || len == 0) {
+    lit_buf_printf(out, "\\x%02x", c);
+    return 1;
+  }
+  if (c == 0xC2 && s[1] < 0xA0) { /* a C1 control: U+009B starts an escape sequence on some terminals */
+    lit_buf_printf(out, "\\u%04x", s[1]);
+    return 2;
+  }
+  lit_buf_put(out, (const char *)s, len);
+  return len;
+}
+
+void lit_diag_escape(lit_buf *out, const char *s, size_t len) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t run = 0, i = 0; /* plain text is copied a run at a time */
+  while (i < len) {
+    if (u[i] >= 0x20 && u[i] < 0x7f) {
+      i++;
+      continue;
+    }
+    lit_buf_put(out, s + run, i - run);
+    i += S_escape_one(out, u + i, len - i);
+    run = i;
+  }
+  lit_buf_put(out, s + run, len - run);
+}
+
+/* The message, formatted, then escaped as a whole: the format strings are
+ * lit's own and hold no control bytes, so only what they quote changes. */
+static void S_format(lit_buf *out, const char *fmt, va_list ap) {
+  lit_buf text = LIT_BUF_INIT;
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  if (n > 0) {
+    lit_buf_reserve(&text, (size_t)n + 1);
+    vsnprintf(text.data, (size_t)n + 1, fmt, ap2);
+    text.len = (size_t)n;
+    lit_diag_escape(out, text.data, text.len);
+  }
+  va_end(ap2);
+  lit_buf_free(&text);
+}
+
 void lit_diag(lit_diags *d, lit_level level, const char *file, int line, int col, const char *fmt, ...) {
   d->counts[level]++;
   if (d->limit && d->counts[LIT_ERROR] > d->limit) {
@@ -46,7 +101,7 @@ void lit_diag(lit_diags *d, lit_level level, const char *file, int line, int col
   }
   lit_buf b = LIT_BUF_INIT;
   if (file) {
-    lit_buf_puts(&b, file);
+    lit_diag_escape(&b, file, strlen(file));
     if (line > 0) lit_buf_printf(&b, ":%d", line);
     if (line > 0 && col > 0) lit_buf_printf(&b, ":%d", col);
     lit_buf_puts(&b, ": ");
@@ -56,19 +111,7 @@ void lit_diag(lit_diags *d, lit_level level, const char *file, int line, int col
   lit_buf_printf(&b, "%s: ", S_level_name(level));
   va_list ap;
   va_start(ap, fmt);
-  char tmp[512];
-  va_list ap2;
-  va_copy(ap2, ap);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  if (n >= 0 && (size_t)n < sizeof tmp) {
-    lit_buf_put(&b, tmp, (size_t)n);
-  } else if (n >= 0) {
-    char *big = lit_xmalloc((size_t)n + 1);
-    vsnprintf(big, (size_t)n + 1, fmt, ap2);
-    lit_buf_put(&b, big, (size_t)n);
-    free(big);
-  }
-  va_end(ap2);
+  S_format(&b, fmt, ap);
   va_end(ap);
   d->items = lit_grow(d->items, &d->cap, d->len + 1, sizeof(S_message));
   d->items[d->len].level = level;

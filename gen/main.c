@@ -204,11 +204,21 @@ static const char *S_nearest(const char *word, const char *const *names, size_t 
   return best;
 }
 
+/* Prints one message at once, through diag: what it quotes comes from the
+ * command line or the file system, and diag escapes it. */
+static void S_say(lit_level level, const char *text) {
+  lit_diags *d = lit_diags_new();
+  lit_diag(d, level, NULL, 0, 0, "%s", text);
+  lit_diags_print(d, stderr);
+  lit_diags_free(d);
+}
+
 static int S_usage_error(const S_command *c, const char *fmt, const char *arg, const char *hint) {
-  fputs("lit: error: ", stderr);
-  fprintf(stderr, fmt, arg);
-  if (hint) fprintf(stderr, "; did you mean '%s'?", hint);
-  fputc('\n', stderr);
+  lit_buf msg = LIT_BUF_INIT;
+  lit_buf_printf(&msg, fmt, arg);
+  if (hint) lit_buf_printf(&msg, "; did you mean '%s'?", hint);
+  S_say(LIT_ERROR, msg.data);
+  lit_buf_free(&msg);
   if (c)
     fprintf(stderr, "usage: "), S_synopsis(c, stderr), fprintf(stderr, "`lit help %s` says more.\n", c->name);
   else
@@ -350,12 +360,15 @@ static int S_find_project(const S_args *a) {
     else
       snprintf(where, sizeof where, "%s", a->root);
   }
+  lit_buf msg = LIT_BUF_INIT;
   if (stat(a->root, &st) != 0)
-    fprintf(stderr, "lit: error: the project folder %s does not exist\n", where);
+    lit_buf_printf(&msg, "the project folder %s does not exist", where);
   else
-    fprintf(stderr, "lit: error: no %s in %s, so this is not a lit project\n", a->entry, where);
-  fprintf(stderr, "lit: note: run lit in the folder that holds the entry document, or name that folder with --root "
-                  "DIR (and the document with --entry FILE)\n");
+    lit_buf_printf(&msg, "no %s in %s, so this is not a lit project", a->entry, where);
+  S_say(LIT_ERROR, msg.data);
+  lit_buf_free(&msg);
+  S_say(LIT_NOTE, "run lit in the folder that holds the entry document, or name that folder with --root DIR (and "
+                  "the document with --entry FILE)");
   return 2;
 }
 

@@ -823,29 +823,41 @@ typedef struct {
   size_t n;
 } S_memory;
 
-static int S_load_source(lit_source *src, const char *root, const char *path, const S_memory *mem, lit_diags *d) {
-  if (!mem) {
-    const char *why = lit_path_check_read(root, path);
-    if (!why) return lit_source_load(src, root, path, d);
+/* A document that cannot be read is reported where it was asked for: at
+ * its link in the table of contents (asked, in document toc), or, for the
+ * entry document (asked NULL), at the document itself. */
+static void S_unreadable(const char *path, const char *toc, const lit_link *asked, const char *why, lit_diags *d) {
+  if (asked)
+    lit_diag(d, LIT_ERROR, toc, asked->line, asked->col, "cannot read %s, the document this link names: %s", path, why);
+  else
     lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read this document: %s", why);
-    memset(src, 0, sizeof *src);
-    src->path = lit_xstrdup(path);
-    return -1;
-  }
-  for (size_t i = 0; i < mem->n; i++)
-    if (strcmp(mem->names[i], path) == 0) {
-      lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
-      return 0;
-    }
-  lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read this document: no such file");
+}
+
+static int S_load_source(lit_source *src, const char *root, const char *path, const S_memory *mem, const char *toc,
+                         const lit_link *asked, lit_diags *d) {
   memset(src, 0, sizeof *src);
+  const char *why = "no such file";
+  if (mem) {
+    for (size_t i = 0; i < mem->n; i++)
+      if (strcmp(mem->names[i], path) == 0) {
+        lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
+        return 0;
+      }
+  } else {
+    why = lit_path_check_read(root, path);
+    int err = why ? 0 : lit_source_read(src, root, path, d);
+    if (!why && !err) return 0;
+    if (!why) why = lit_strerror(err);
+  }
+  S_unreadable(path, toc, asked, why, d);
+  lit_source_free(src);
   src->path = lit_xstrdup(path);
   return -1;
 }
 
 static lit_project *S_load(const char *root, const char *entry, const S_memory *mem, lit_diags *d) {
   lit_source src;
-  if (S_load_source(&src, root, entry, mem, d) != 0) {
+  if (S_load_source(&src, root, entry, mem, NULL, NULL, d) != 0) {
     lit_source_free(&src);
     return NULL;
   }
@@ -880,12 +892,10 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
       continue;
     }
     srcs = lit_grow(srcs, &srcs_cap, nsrcs + 1, sizeof(lit_source));
-    if (S_load_source(&srcs[nsrcs], p->root, path, mem, d) == 0) {
+    if (S_load_source(&srcs[nsrcs], p->root, path, mem, index->src.path, l, d) == 0)
       nsrcs++;
-    } else {
-      lit_diag(d, LIT_NOTE, index->src.path, l->line, l->col, "linked from the table of contents here");
+    else
       lit_source_free(&srcs[nsrcs]);
-    }
     free(path);
   }
   lit_doc **parsed = lit_xcalloc(nsrcs + 1, sizeof(lit_doc *));

@@ -261,7 +261,7 @@ static void S_orphans(S_run *r) {
     const char *why = lit_path_check_syntax(e->path, p->tangle_roots, p->nroots);
     if (!why) why = lit_path_check_disk(p->root, e->path, p->tangle_roots, p->nroots);
     if (why) {
-      lit_diag(d, LIT_WARNING, p->record_path, 0, 0,
+      lit_diag(d, LIT_WARNING, p->record_path, e->line, 1,
                "'%s' is in the record but no document writes it, and %s: left in place", e->path, why);
       continue;
     }
@@ -270,7 +270,7 @@ static void S_orphans(S_run *r) {
     int err = lit_hash_file(full, h);
     if (err == ENOENT) {
       if (o->check) {
-        lit_diag(d, LIT_ERROR, p->record_path, 0, 0,
+        lit_diag(d, LIT_ERROR, p->record_path, e->line, 1,
                  "'%s' is in the record but no document writes it (run make tangle)", e->path);
         r->differs = 1;
       }

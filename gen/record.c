@@ -35,6 +35,17 @@ static int S_path_ok(const char *p, size_t len) {
   return 1;
 }
 
+/* The entry for path, added (hash and line unset) if it is new. */
+static lit_record_entry *S_entry(lit_record *rec, const char *path) {
+  size_t i;
+  if (lit_index_get(&rec->index, path, strlen(path), &i)) return &rec->items[i];
+  rec->items = lit_grow(rec->items, &rec->cap, rec->len + 1, sizeof(lit_record_entry));
+  lit_record_entry *e = &rec->items[rec->len];
+  e->path = lit_xstrdup(path);
+  lit_index_put(&rec->index, e->path, rec->len++);
+  return e;
+}
+
 int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t len, lit_diags *d) {
   memset(rec, 0, sizeof *rec);
   int line = 0, bad = 0;
@@ -55,10 +66,10 @@ int lit_record_parse(lit_record *rec, const char *name, const char *text, size_t
       bad = 1;
     } else {
       char *path = lit_xstrndup(p + LIT_HASH_HEX + 1, l - LIT_HASH_HEX - 1);
-      char hash[LIT_HASH_HEX + 1];
-      memcpy(hash, p, LIT_HASH_HEX);
-      hash[LIT_HASH_HEX] = '\0';
-      lit_record_set(rec, path, hash);
+      lit_record_entry *e = S_entry(rec, path);
+      memcpy(e->hash, p, LIT_HASH_HEX);
+      e->hash[LIT_HASH_HEX] = '\0';
+      e->line = line; /* a message about this entry points here */
       free(path);
     }
     p = nl ? nl + 1 : end;
@@ -109,14 +120,9 @@ const lit_record_entry *lit_record_find(const lit_record *rec, const char *path)
 }
 
 void lit_record_set(lit_record *rec, const char *path, const char hash[LIT_HASH_HEX + 1]) {
-  lit_record_entry *e = (lit_record_entry *)lit_record_find(rec, path);
-  if (!e) {
-    rec->items = lit_grow(rec->items, &rec->cap, rec->len + 1, sizeof(lit_record_entry));
-    e = &rec->items[rec->len];
-    e->path = lit_xstrdup(path);
-    lit_index_put(&rec->index, e->path, rec->len++);
-  }
+  lit_record_entry *e = S_entry(rec, path);
   memcpy(e->hash, hash, LIT_HASH_HEX + 1);
+  e->line = 0;
 }
 
 static int S_cmp(const void *a, const void *b) {

@@ -20,6 +20,7 @@
 typedef struct {
   char *path;
   char hash[LIT_HASH_HEX + 1];
+  int line; /* its line in the record file read, for messages; 0 if this run set it */
 } lit_record_entry;
 
 typedef struct {

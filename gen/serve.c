@@ -592,8 +592,11 @@ lit_status lit_serve_run(const lit_serve_opts *o) {
   lit_status status = opts.serve && !daemon ? LIT_FAILED : LIT_OK;
   if (daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    fprintf(stderr, "lit: serving %s/ at http://127.0.0.1:%u/ (Ctrl-C stops)\n", opts.out,
+    lit_buf out = LIT_BUF_INIT; /* the folder comes from the command line: escaped like a message */
+    lit_diag_escape(&out, opts.out, strlen(opts.out));
+    fprintf(stderr, "lit: serving %s/ at http://127.0.0.1:%u/ (Ctrl-C stops)\n", out.data,
             info ? (unsigned)info->port : (unsigned)opts.port);
+    lit_buf_free(&out);
   } else if (!opts.serve) {
     fprintf(stderr, "lit: watching the documents (Ctrl-C stops)\n");
   }

@@ -22,30 +22,6 @@ static void S_index_lines(lit_source *src) {
   }
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 if it is not one
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t S_utf8_len(const unsigned char *s, size_t n) {
-  unsigned char c = s[0];
-  size_t len;
-  unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
-  if (c >= 0xC2 && c <= 0xDF)
-    len = 2;
-  else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else
-    return 0;
-  if (n < len || s[1] < lo || s[1] > hi) return 0;
-  for (size_t k = 2; k < len; k++)
-    if ((s[k] & 0xC0) != 0x80) return 0;
-  return len;
-}
-
 static void S_where(const lit_source *src, size_t off, int *line, int *col) {
   size_t lo = 0, hi = src->nlines;
   while (hi - lo > 1) {
@@ -82,7 +58,7 @@ static void S_check_encoding(lit_source *src, lit_diags *d) {
       i++;
       continue;
     }
-    size_t len = t[i] ? S_utf8_len(t + i, n - i) : 0;
+    size_t len = t[i] ? lit_utf8_len(t + i, n - i) : 0;
     if (len) {
       i += len;
       continue;
@@ -106,7 +82,7 @@ static void S_check_encoding(lit_source *src, lit_diags *d) {
   lit_buf fixed = LIT_BUF_INIT;
   lit_buf_reserve(&fixed, n + 2 * found + 1);
   for (i = 0; i < n;) {
-    size_t len = t[i] == 0 ? 0 : t[i] < 0x80 ? 1 : S_utf8_len(t + i, n - i);
+    size_t len = t[i] == 0 ? 0 : t[i] < 0x80 ? 1 : lit_utf8_len(t + i, n - i);
     if (len) {
       lit_buf_put(&fixed, (const char *)t + i, len);
       i += len;
@@ -226,7 +202,7 @@ static void S_adopt(lit_source *src, const char *path, char *bytes, size_t len, 
   S_front_matter(src, d);
 }
 
-int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d) {
+int lit_source_read(lit_source *src, const char *root, const char *relpath, lit_diags *d) {
   memset(src, 0, sizeof *src);
   char *full =
       (root && root[0] && strcmp(root, ".") != 0) ? lit_xasprintf("%s/%s", root, relpath) : lit_xstrdup(relpath);
@@ -234,14 +210,19 @@ int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_
   int err = lit_read_file(full, &b);
   free(full);
   if (err) {
-    lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read this document: %s", lit_strerror(err));
     lit_buf_free(&b);
     src->path = lit_xstrdup(relpath);
-    return -1;
+    return err;
   }
   size_t len = b.len;
   S_adopt(src, relpath, lit_buf_detach(&b), len, d);
   return 0;
+}
+
+int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d) {
+  int err = lit_source_read(src, root, relpath, d);
+  if (err) lit_diag(d, LIT_ERROR, relpath, 0, 0, "cannot read this document: %s", lit_strerror(err));
+  return err ? -1 : 0;
 }
 
 void lit_source_free(lit_source *src) {

@@ -32,6 +32,11 @@ typedef struct {
 /* Reads root/relpath. On failure reports the error (naming relpath) and
  * returns -1 with *src empty. */
 int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_diags *d);
+/* lit_source_load, but a file that cannot be read is not reported: its
+ * errno (or LIT_ENOTREG, see lit_strerror) is returned, for a caller that
+ * knows where the document was asked for (the link that names it). What is
+ * wrong inside the document is reported through d all the same. */
+int lit_source_read(lit_source *src, const char *root, const char *relpath, lit_diags *d);
 /* Same, from bytes in memory (for tests and the fuzzer). */
 void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes, size_t len, lit_diags *d);
 void lit_source_free(lit_source *src);

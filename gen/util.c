@@ -116,6 +116,28 @@ void lit_buf_free(lit_buf *b) {
   b->len = b->cap = 0;
 }
 
+size_t lit_utf8_len(const unsigned char *s, size_t n) {
+  unsigned char c = s[0];
+  size_t len;
+  unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else
+    return 0;
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
+  for (size_t k = 2; k < len; k++)
+    if ((s[k] & 0xC0) != 0x80) return 0;
+  return len;
+}
+
 static size_t S_hash(const char *s, size_t len) {
   size_t h = (size_t)1469598103934665603ULL;
   for (size_t i = 0; i < len; i++)

@@ -41,6 +41,11 @@ void lit_buf_truncate(lit_buf *b, size_t len);
 char *lit_buf_detach(lit_buf *b);
 void lit_buf_free(lit_buf *b);
 
+/* Length of the valid UTF-8 sequence at s[0..n) (n > 0), or 0 if it is
+ * not one (overlong forms, surrogates and code points past U+10FFFF
+ * included): the reader's encoding check and the messages' escaping. */
+size_t lit_utf8_len(const unsigned char *s, size_t n);
+
 /* A string -> number map (open addressing, FNV-1a), the one hash table of
  * gen/: chunk names, file paths, record entries, pages, heading anchors,
  * highlighter keywords. The number is usually a position in the owner's

@@ -36,6 +36,33 @@ void lit_weave_slug(const char *text, size_t len, lit_buf *out) {
   if (out->len == start) lit_buf_puts(out, "section");
 }
 
+void lit_slugger_unique(lit_slugger *s, const lit_index *anchors, lit_buf *slug) {
+  size_t base = slug->len, at;
+  if (!lit_index_get(&s->index, slug->data, base, &at)) {
+    s->items = lit_grow(s->items, &s->cap, s->n + 1, sizeof *s->items);
+    s->items[s->n] = (lit_slug_next){lit_xstrndup(slug->data, base), 0};
+    lit_index_put(&s->index, s->items[s->n].slug, s->n);
+    at = s->n++;
+  }
+  for (size_t k = s->items[at].next;; k++) {
+    lit_buf_truncate(slug, base);
+    if (k) lit_buf_printf(slug, "-%zu", k);
+    s->probes++;
+    if (!lit_index_get(anchors, slug->data, slug->len, NULL)) {
+      s->items[at].next = k + 1; /* the caller takes this one */
+      return;
+    }
+  }
+}
+
+void lit_slugger_free(lit_slugger *s) {
+  for (size_t i = 0; i < s->n; i++)
+    free(s->items[i].slug);
+  free(s->items);
+  lit_index_free(&s->index);
+  memset(s, 0, sizeof *s);
+}
+
 long lit_weave_marker(const char *info, size_t *lang_len) {
   const char *m = info ? strstr(info, " lit-block=") : NULL;
   if (!m) return -1;
@@ -93,6 +120,7 @@ static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
   long *at = lit_xcalloc(pg->doc->nblocks + 1, sizeof(long));
   for (size_t i = 0; i < pg->doc->nblocks; i++)
     at[i] = -1;
+  lit_slugger slugger = LIT_SLUGGER_INIT;
   cmark_iter *it = cmark_iter_new(root);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -103,11 +131,7 @@ static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
       lit_buf text = LIT_BUF_INIT, slug = LIT_BUF_INIT;
       S_text_of(n, &text);
       lit_weave_slug(text.data ? text.data : "", text.len, &slug);
-      size_t base = slug.len;
-      for (int k = 1; lit_index_get(anchors, slug.data, slug.len, NULL); k++) {
-        lit_buf_truncate(&slug, base);
-        lit_buf_printf(&slug, "-%d", k);
-      }
+      lit_slugger_unique(&slugger, anchors, &slug);
       pg->heads = lit_grow(pg->heads, &cap, pg->nheads + 1, sizeof(lit_heading));
       lit_heading *h = &pg->heads[pg->nheads++];
       h->slug = lit_buf_detach(&slug);
@@ -122,6 +146,7 @@ static void S_index(lit_wdoc *pg, lit_index *anchors, cmark_node *root) {
     }
   }
   cmark_iter_free(it);
+  lit_slugger_free(&slugger);
   for (size_t i = 0; i < pg->doc->nblocks; i++)
     pg->section[i] = at[i] >= 0 ? &pg->heads[at[i]] : NULL;
   free(at);
@@ -154,6 +179,44 @@ static char *S_out_path(const lit_doc *doc, lit_weave_kind kind) {
                                 : lit_xasprintf("references/%.*s.md", (int)n, base);
 }
 
+/* The link of the entry document's table of contents that names document
+ * `path`, or NULL (the entry document itself). */
+static const lit_link *S_toc_link(const lit_project *p, const char *path) {
+  const lit_doc *toc = p->docs[0];
+  for (size_t i = 0; i < toc->nlinks; i++) {
+    const char *url = toc->links[i].url, *hash = strchr(url, '#');
+    char *target = lit_path_resolve_link(toc->src.path, url, hash ? (size_t)(hash - url) : strlen(url));
+    int same = target && strcmp(target, path) == 0;
+    free(target);
+    if (same) return &toc->links[i];
+  }
+  return NULL;
+}
+
+/* 0 if page i may be woven to its out_path: no page before it (in outs)
+ * and nothing the back end writes (reserved) has that name. Else -1, with
+ * an error at the link that lists the document, the line to edit when it
+ * is renamed. */
+static int S_check_out_path(const lit_weave *w, size_t i, const lit_index *outs, const char *const *reserved,
+                            lit_diags *d) {
+  const lit_wdoc *pg = &w->docs[i];
+  size_t other;
+  int taken = lit_index_get(outs, pg->out_path, strlen(pg->out_path), &other), kept = 0;
+  for (size_t k = 0; reserved && reserved[k] && !kept; k++)
+    kept = strcmp(pg->out_path, reserved[k]) == 0;
+  if (!taken && !kept) return 0;
+  const lit_link *l = S_toc_link(w->p, pg->doc->src.path);
+  const char *at = l ? w->p->docs[0]->src.path : pg->doc->src.path;
+  int line = l ? l->line : 0, col = l ? l->col : 0;
+  if (kept)
+    lit_diag(d, LIT_ERROR, at, line, col, "%s would be woven to %s, which the %s keeps for itself; rename the document",
+             pg->doc->src.path, pg->out_path, w->kind == LIT_WEAVE_BOOK ? "book" : "skill");
+  else
+    lit_diag(d, LIT_ERROR, at, line, col, "%s and %s would both be woven to %s; rename one", pg->doc->src.path,
+             w->docs[other].doc->src.path, pg->out_path);
+  return -1;
+}
+
 lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_weave_opts *o, lit_diags *d) {
   lit_weave *w = lit_xcalloc(1, sizeof *w);
   w->p = p;
@@ -178,20 +241,7 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_we
     lit_wdoc *pg = &w->docs[i];
     pg->doc = p->docs[i];
     pg->out_path = S_out_path(pg->doc, kind);
-    size_t other;
-    int taken = lit_index_get(&outs, pg->out_path, strlen(pg->out_path), &other);
-    int reserved = 0;
-    for (size_t k = 0; o && o->reserved && o->reserved[k] && !reserved; k++)
-      reserved = strcmp(pg->out_path, o->reserved[k]) == 0;
-    if (reserved) {
-      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "the %s keeps %s for itself; rename this document",
-               kind == LIT_WEAVE_BOOK ? "book" : "skill", pg->out_path);
-      status = -1;
-    } else if (taken) {
-      lit_diag(d, LIT_ERROR, pg->doc->src.path, 0, 0, "this document and %s would both be woven to %s; rename one",
-               w->docs[other].doc->src.path, pg->out_path);
-      status = -1;
-    }
+    if (S_check_out_path(w, i, &outs, o ? o->reserved : NULL, d)) status = -1;
     lit_index_put(&outs, pg->out_path, i);
     lit_index_put(&w->own->by_path, pg->doc->src.path, i);
     lit_buf md = LIT_BUF_INIT;

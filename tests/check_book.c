@@ -87,7 +87,8 @@ START_TEST(test_book_print_empty_link) {
 END_TEST
 
 /* The book's own files keep their names: a document that would be woven to
- * one of them (print.md, chunks.md) is an error naming it. */
+ * one of them (print.md, chunks.md) is an error naming it, at its link in
+ * the table of contents (the line to edit when it is renamed). */
 START_TEST(test_book_reserved_names) {
   static const char *const names[] = {"print", "chunks", "404"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -101,8 +102,9 @@ START_TEST(test_book_reserved_names) {
     ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
     lit_tree t = LIT_TREE_INIT;
     ck_assert_int_eq(lit_book_build(p, &t, d), LIT_FAILED);
-    char *msgs = ck_diags_text(d), *want = lit_xasprintf("%s.md: error: the book keeps %s.html for itself", names[i],
-                                                         names[i]);
+    char *msgs = ck_diags_text(d),
+         *want = lit_xasprintf("index.md:3:4: error: %s.md would be woven to %s.html, which the book keeps for itself",
+                               names[i], names[i]);
     ck_assert_msg(strstr(msgs, want) != NULL, "%s", msgs);
     free(want);
     free(msgs);
@@ -115,6 +117,26 @@ START_TEST(test_book_reserved_names) {
 }
 END_TEST
 
+/* Two documents woven to one page: an error at the second one's link. */
+START_TEST(test_book_same_page) {
+  const char *paths[3] = {"index.md", "a.md", "sub/a.md"};
+  const char *texts[3] = {"# Home\n\n1. [A](a.md)\n2. [Sub A](sub/a.md)\n", "# A\n", "# Sub A\n"};
+  size_t lens[3] = {strlen(texts[0]), strlen(texts[1]), strlen(texts[2])};
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load_memory(paths, texts, lens, 3, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_FAILED);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(strstr(msgs, "index.md:4:4: error: sub/a.md and a.md would both be woven to a.html; rename one\n"), "%s",
+                msgs);
+  free(msgs);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *book_suite(void) {
   Suite *s = suite_create("book");
   TCase *tc = tcase_create("core");
@@ -123,6 +145,7 @@ Suite *book_suite(void) {
   tcase_add_test(tc, test_book_tables_search_print);
   tcase_add_test(tc, test_book_print_empty_link);
   tcase_add_test(tc, test_book_reserved_names);
+  tcase_add_test(tc, test_book_same_page);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -68,6 +68,62 @@ START_TEST(test_limit) {
 }
 END_TEST
 
+/* A file name or a quoted name that holds control bytes or bytes that are
+ * not UTF-8 is escaped: no escape sequence reaches the terminal, and no
+ * newline forges a second message. Valid UTF-8 is left as it is. */
+static const struct {
+  const char *file, *arg, *want;
+} S_escapes[] = {
+    {"a\x1b[31mred.md", "x", "a\\x1b[31mred.md:2:3: error: <x>\n"},
+    {"a.md", "b.md\nb.md:1:1: error: forged", "a.md:2:3: error: <b.md\\nb.md:1:1: error: forged>\n"},
+    {"tab\there\r.md", "del\x7f", "tab\\there\\r.md:2:3: error: <del\\x7f>\n"},
+    {"\x01.md", "\xff\xfe", "\\x01.md:2:3: error: <\\xff\\xfe>\n"}, /* not UTF-8 */
+    {"caf\xc3\xa9.md", "\xe2\x86\x92 \xf0\x9f\x98\x80", "caf\xc3\xa9.md:2:3: error: <\xe2\x86\x92 \xf0\x9f\x98\x80>\n"},
+    {"x.md", "\xe2\x86", "x.md:2:3: error: <\\xe2\\x86>\n"},                /* a sequence cut short */
+    {"x.md", "\xc0\xaf", "x.md:2:3: error: <\\xc0\\xaf>\n"},                /* overlong '/' */
+    {"x.md", "\xed\xa0\x80", "x.md:2:3: error: <\\xed\\xa0\\x80>\n"},       /* a surrogate */
+    {"c1\xc2\x9b.md", "\xc2\xa0", "c1\\u009b.md:2:3: error: <\xc2\xa0>\n"}, /* CSI escaped, NBSP kept */
+};
+
+START_TEST(test_escapes) {
+  lit_diags *d = lit_diags_new();
+  lit_diag(d, LIT_ERROR, S_escapes[_i].file, 2, 3, "<%s>", S_escapes[_i].arg);
+  char *t = ck_diags_text(d);
+  ck_assert_str_eq(t, S_escapes[_i].want);
+  free(t);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* Every message is one line, and only printable ASCII and UTF-8 text reach
+ * the output, whatever bytes the names hold. */
+START_TEST(test_one_line_each) {
+  lit_diags *d = lit_diags_new();
+  char name[3] = {0, 'x', 0};
+  for (int c = 1; c < 256; c++) {
+    name[0] = (char)c;
+    lit_diag(d, LIT_WARNING, name, 1, 1, "'%s'", name);
+  }
+  char *t = ck_diags_text(d);
+  size_t lines = 0;
+  for (const unsigned char *s = (const unsigned char *)t; *s; s++) {
+    lines += *s == '\n';
+    ck_assert_msg(*s == '\n' || (*s >= 0x20 && *s != 0x7f), "byte 0x%02x reached the output", *s);
+  }
+  ck_assert_uint_eq(lines, 255);
+  free(t);
+  lit_diags_free(d);
+}
+END_TEST
+
+START_TEST(test_escape_buffer) {
+  lit_buf b = LIT_BUF_INIT;
+  lit_diag_escape(&b, "out/\x1b]0;x\x07\n", 11);
+  ck_assert_str_eq(b.data, "out/\\x1b]0;x\\x07\\n");
+  lit_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_free_null) { lit_diags_free(NULL); }
 END_TEST
 
@@ -78,6 +134,9 @@ Suite *diag_suite(void) {
   tcase_add_test(tc, test_order_and_counts);
   tcase_add_test(tc, test_long_message);
   tcase_add_test(tc, test_limit);
+  tcase_add_loop_test(tc, test_escapes, 0, sizeof S_escapes / sizeof S_escapes[0]);
+  tcase_add_test(tc, test_one_line_each);
+  tcase_add_test(tc, test_escape_buffer);
   tcase_add_test(tc, test_free_null);
   suite_add_tcase(s, tc);
   return s;

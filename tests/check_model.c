@@ -127,8 +127,9 @@ static const struct {
      "index.md:3:1: error: tangle-record 'out/x.c/rec' cannot be written: 'out/x.c' is a file a block writes, so it "
      "cannot be a folder\n"
      "index.md:5:8: note: 'out/x.c' is written here\n"},
-    {FM "1. [gone](gone.md)\n", "gone.md: error: cannot read this document: no such file\n"
-                               "index.md:4:4: note: linked from the table of contents here\n"},
+    /* at the link: that is the line to edit */
+    {FM "1. [gone](gone.md)\n",
+     "index.md:4:4: error: cannot read gone.md, the document this link names: no such file\n"},
     /* one chunk cannot root two files: each would get every definition */
     {FM "```{.c #io file=out/r.c}\nr\n```\n```{.c #io}\nboth\n```\n```{.c #io file=out/w.c}\nw\n```\n",
      "index.md:10:12: error: chunk 'io' already writes 'out/r.c', so this definition of it cannot write 'out/w.c' "

@@ -30,6 +30,24 @@ START_TEST(test_parse) {
 }
 END_TEST
 
+/* Each entry keeps its line in the file, so a message about it (an orphan
+ * the record still lists) points there; an entry this run sets has none. */
+START_TEST(test_parse_lines) {
+  const char *t = HEADER "\n" H1 " out/b.c\r\n" H2 " out/a.c\n" H1 " out/b.c\n";
+  lit_record rec;
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_record_parse(&rec, ".lit-record", t, strlen(t), d), 0);
+  ck_assert_int_eq(lit_record_find(&rec, "out/a.c")->line, 5);
+  ck_assert_int_eq(lit_record_find(&rec, "out/b.c")->line, 6); /* listed twice: the later line counts */
+  lit_record_set(&rec, "out/a.c", H1);
+  lit_record_set(&rec, "out/new.c", H1);
+  ck_assert_int_eq(lit_record_find(&rec, "out/a.c")->line, 0);
+  ck_assert_int_eq(lit_record_find(&rec, "out/new.c")->line, 0);
+  lit_record_free(&rec);
+  lit_diags_free(d);
+}
+END_TEST
+
 static const struct {
   const char *line;
   int ok;
@@ -184,6 +202,7 @@ Suite *record_suite(void) {
   Suite *s = suite_create("record");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_parse);
+  tcase_add_test(tc, test_parse_lines);
   tcase_add_loop_test(tc, test_line_shapes, 0, sizeof S_lines / sizeof S_lines[0]);
   tcase_add_test(tc, test_set_remove_format);
   tcase_add_test(tc, test_format_empty);

@@ -87,6 +87,139 @@ START_TEST(test_link_with_percent_00) {
 }
 END_TEST
 
+/* Runs slugs[0..n) through one page's slugger; each result is added to
+ * the page's anchors, as the weaver does. out[i] gets a copy. */
+static size_t S_unique_anchors(const char *const *slugs, size_t n, char **out) {
+  lit_slugger sg = LIT_SLUGGER_INIT;
+  lit_index anchors = LIT_INDEX_INIT;
+  for (size_t i = 0; i < n; i++) {
+    lit_buf b = LIT_BUF_INIT;
+    lit_buf_puts(&b, slugs[i]);
+    lit_slugger_unique(&sg, &anchors, &b);
+    out[i] = lit_buf_detach(&b);
+    lit_index_put(&anchors, out[i], i);
+  }
+  size_t probes = sg.probes;
+  lit_slugger_free(&sg);
+  lit_index_free(&anchors);
+  return probes;
+}
+
+/* The anchors GitHub gives (and lit gave before it remembered suffixes):
+ * the slug, else slug-1, slug-2, ..., probed from the start every time. */
+static void S_probing_anchors(const char *const *slugs, size_t n, char **out) {
+  lit_index anchors = LIT_INDEX_INIT;
+  for (size_t i = 0; i < n; i++) {
+    lit_buf b = LIT_BUF_INIT;
+    lit_buf_puts(&b, slugs[i]);
+    size_t base = b.len;
+    for (int k = 1; lit_index_get(&anchors, b.data, b.len, NULL); k++) {
+      lit_buf_truncate(&b, base);
+      lit_buf_printf(&b, "-%d", k);
+    }
+    out[i] = lit_buf_detach(&b);
+    lit_index_put(&anchors, out[i], i);
+  }
+  lit_index_free(&anchors);
+}
+
+/* Repeated headings get -1, -2, ...; a generated suffix never takes the
+ * anchor of a heading that spells it ("a", "a-1", "a": the second "a" is
+ * a-2), and a heading that spells a taken one gets its own suffix. */
+START_TEST(test_anchor_sequences) {
+  static const struct {
+    const char *in[6], *want[6];
+  } cases[] = {
+      {{"a", "a", "a"}, {"a", "a-1", "a-2"}},
+      {{"a", "a-1", "a"}, {"a", "a-1", "a-2"}},
+      {{"a", "a", "a-1"}, {"a", "a-1", "a-1-1"}},
+      {{"a-1", "a", "a", "a"}, {"a-1", "a", "a-2", "a-3"}},
+      {{"a", "a-2", "a", "a", "a"}, {"a", "a-2", "a-1", "a-3", "a-4"}},
+      {{"a", "a", "a-1", "a-1", "a"}, {"a", "a-1", "a-1-1", "a-1-2", "a-2"}},
+      {{"b", "a", "b", "a", "section", "section"}, {"b", "a", "b-1", "a-1", "section", "section-1"}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    size_t n = 0;
+    while (n < 6 && cases[c].in[n])
+      n++;
+    char *got[6];
+    S_unique_anchors(cases[c].in, n, got);
+    for (size_t i = 0; i < n; i++) {
+      ck_assert_msg(strcmp(got[i], cases[c].want[i]) == 0, "case %zu, heading %zu: %s, not %s", c, i, got[i],
+                    cases[c].want[i]);
+      free(got[i]);
+    }
+  }
+}
+END_TEST
+
+/* Random sequences over slugs that clash with each other's suffixes: the
+ * same anchors as probing from the start. */
+START_TEST(test_anchor_same_as_probing) {
+  static const char *const words[] = {"a", "a-1", "a-2", "a-1-1", "a-10", "b", "b-1", "section"};
+  enum { N = 400 };
+  const char *in[N];
+  char *fast[N], *slow[N];
+  unsigned long seed = 12345;
+  for (int round = 0; round < 50; round++) {
+    for (size_t i = 0; i < N; i++) {
+      seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+      in[i] = words[(seed >> 33) % (sizeof words / sizeof words[0])];
+    }
+    S_unique_anchors(in, N, fast);
+    S_probing_anchors(in, N, slow);
+    for (size_t i = 0; i < N; i++) {
+      ck_assert_msg(strcmp(fast[i], slow[i]) == 0, "round %d, heading %zu (%s): %s, not %s", round, i, in[i], fast[i],
+                    slow[i]);
+      free(fast[i]);
+      free(slow[i]);
+    }
+  }
+}
+END_TEST
+
+/* 50,000 identical headings cost one lookup each, not one per heading
+ * before them (1.25 billion): the test counts, so no clock can flake it. */
+START_TEST(test_anchor_probes_linear) {
+  enum { N = 50000 };
+  const char **in = lit_xmalloc(N * sizeof *in);
+  char **out = lit_xmalloc(N * sizeof *out);
+  for (size_t i = 0; i < N; i++)
+    in[i] = "notes"; /* one slug, many headings */
+  size_t probes = S_unique_anchors(in, N, out);
+  ck_assert_uint_eq(probes, N);
+  ck_assert_str_eq(out[N - 1], "notes-49999");
+  for (size_t i = 0; i < N; i++)
+    free(out[i]);
+  free(out);
+  free(in);
+  /* and where the literal suffixes are taken first, each is skipped once */
+  static const char *const clash[] = {"x-1", "x-2", "x-3", "x", "x", "x", "x", "x"};
+  char *got[8];
+  ck_assert_uint_eq(S_unique_anchors(clash, 8, got), 3 + 1 + 4 + 3);
+  ck_assert_str_eq(got[7], "x-7");
+  for (size_t i = 0; i < 8; i++)
+    free(got[i]);
+}
+END_TEST
+
+/* Through the weave: a page's repeated headings and their anchors. */
+START_TEST(test_weave_repeated_headings) {
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(CK_WEAVE_IX, "# A\n\n## Notes\n\n## Notes-1\n\n## Notes\n\n## Notes\n", CK_WEAVE_B, d);
+  lit_weave *w = lit_weave_new(p, LIT_WEAVE_BOOK, NULL, d);
+  ck_assert_ptr_nonnull(w);
+  const lit_wdoc *pg = lit_weave_page(w, "a.md");
+  static const char *const want[] = {"a", "notes", "notes-1", "notes-2", "notes-3"};
+  ck_assert_uint_eq(pg->nheads, 5);
+  for (size_t i = 0; i < 5; i++)
+    ck_assert_str_eq(pg->heads[i].slug, want[i]);
+  lit_weave_free(w);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *weave_suite(void) {
   Suite *s = suite_create("weave");
   TCase *tc = tcase_create("core");
@@ -94,6 +227,10 @@ Suite *weave_suite(void) {
   tcase_add_test(tc, test_slugs_and_paths);
   tcase_add_test(tc, test_broken_links_fail);
   tcase_add_test(tc, test_link_with_percent_00);
+  tcase_add_test(tc, test_anchor_sequences);
+  tcase_add_test(tc, test_anchor_same_as_probing);
+  tcase_add_test(tc, test_anchor_probes_linear);
+  tcase_add_test(tc, test_weave_repeated_headings);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -118,6 +118,17 @@ has "lit map FILE:LINE names the document line" "$TMP/out" "out/a.c:3: index.md:
 run 0 "lit stitch with nothing edited" stitch --root "$TMP/p" out/a.c out/a.c
 has "lit stitch with nothing edited says so" "$TMP/err" "nothing to stitch"
 run 2 "lit stitch of a file lit does not write" stitch --root "$TMP/p" out/a.c nowhere.c
+# What the command line quotes back is escaped: an escape sequence in a
+# mistyped command, a newline in a --root folder.
+esc=$(printf '\033')
+run 2 "a command holding an escape sequence" "tan${esc}[31mgle"
+has "the escape sequence is written as an escape" "$TMP/err" "unknown command 'tan\x1b[31mgle'"
+if grep -q "$esc" "$TMP/err"; then bad "no escape byte reaches the terminal"; else ok "no escape byte reaches the terminal"; fi
+(cd "$TMP/empty" && "$LIT" tangle --root "no
+lit: error: forged") >"$TMP/out" 2>"$TMP/err"
+has "a newline in --root is written as an escape" "$TMP/err" "/no\nlit: error: forged does not exist"
+[ "$(grep -c '' "$TMP/err")" = 2 ] && ok "--root with a newline: two messages, two lines" \
+  || { bad "--root with a newline: two messages, two lines"; cat "$TMP/err"; }
 
 # Exit status 1: errors in the documents.
 printf -- '---\ntangle-roots: out\n---\n# P\n\n```{.c file=out/a.c}\n<<nothing>>\n```\n' >"$TMP/p/index.md"

@@ -13,6 +13,8 @@ the kernel picks a free one) and stops; each wait is bounded. Checks:
     and kernels stay as they were; fixing it reloads the page;
   - `lit watch` rebuilds on a change without a server;
   - SIGTERM stops both, with exit status 0;
+  - the --out folder the server names in the terminal is escaped, like
+    every message (an escape sequence in it does not reach the terminal);
   - a request whose Host header is not the server's own address (DNS
     rebinding) is refused with 403;
   - --out naming a folder that is not a book lit wrote (and not empty or
@@ -75,9 +77,11 @@ SLOW_LUA = '\n```{.lua .render}\nlocal s = string.rep("a", 20000)\nreturn tostri
 
 
 class Server:
-    def __init__(self, lit, project, serve=True, env=None, name=None):
+    def __init__(self, lit, project, serve=True, env=None, name=None, out=None):
         self.log = open(os.path.join(project, "..", "lit-%s.log" % (name or ("serve" if serve else "watch"))), "w+")
         args = [lit, "serve", "--port", "0"] if serve else [lit, "watch"]
+        if out:
+            args += ["--out", out]
         self.proc = subprocess.Popen(args, cwd=project, stdout=subprocess.DEVNULL, stderr=self.log, env=env)
         self.port = None
         if serve:
@@ -422,6 +426,11 @@ def main():
         check_lua_limit_watch(lit, project, guide, book_page)
         check_folder_recreated(lit, project, book_page)
         check_out_refused(lit, tmp, project)
+
+        odd = Server(lit, project, out="book\x1b[31m")
+        check("serve: the --out folder it names is escaped", "serving book\\x1b[31m/ at" in odd.text() and
+              "\x1b" not in odd.text(), repr(odd.text()[-300:]))
+        check("serve: SIGTERM stops it cleanly (an --out with an escape)", odd.stop() == 0)
     finally:
         if srv.proc.poll() is None:
             srv.stop()
