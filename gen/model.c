@@ -643,6 +643,14 @@ static void S_resolve(lit_project *p, lit_diags *d) {
   }
 }
 
+/* A tangle-command fits in a header comment's `...`: printable, one line. */
+static int S_command_ok(const char *cmd) {
+  if (!cmd[0]) return 0;
+  for (const unsigned char *c = (const unsigned char *)cmd; *c; c++)
+    if (*c < 0x20 || *c == 0x7f || *c == '`') return 0;
+  return 1;
+}
+
 static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d) {
   int line = 0;
   const char *roots = lit_source_meta(entry, "tangle-roots", &line);
@@ -660,6 +668,12 @@ static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d)
     }
     free(copy);
   }
+  const char *cmd = lit_source_meta(entry, "tangle-command", &line);
+  p->tangle_command = lit_xstrdup(cmd ? cmd : "lit tangle");
+  if (cmd && !S_command_ok(cmd))
+    lit_diag(d, LIT_ERROR, entry->path, line, 1,
+             "tangle-command must be a command of one line, without a backquote (it is quoted in every generated "
+             "file's header)");
   const char *rec = lit_source_meta(entry, "tangle-record", &line);
   p->record_path = lit_xstrdup(rec ? rec : ".lit-record");
   p->record_line = rec ? line : 0;
@@ -960,6 +974,7 @@ void lit_project_free(lit_project *p) {
     free(p->tangle_roots[i]);
   free(p->tangle_roots);
   free(p->record_path);
+  free(p->tangle_command);
   free(p->journal_path);
   lit_index_free(&p->own->chunk_index);
   free(p->own);

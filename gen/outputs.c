@@ -193,15 +193,15 @@ static void S_file(S_run *r, const lit_file *f) {
   case S_UNCHANGED:
     r->st.unchanged++;
     if (o->check && (!e || strcmp(e->hash, fresh) != 0)) {
-      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is up to date but missing from the record %s (run make tangle)",
-               f->path, r->p->record_path);
+      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' is up to date but missing from the record %s (run %s)", f->path,
+               r->p->record_path, r->p->tangle_command);
       r->differs = 1;
     }
     break;
   case S_STALE:
     if (o->check) {
-      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' differs from a fresh tangle of this document (run make tangle)",
-               f->path);
+      lit_diag(d, LIT_ERROR, doc, line, col, "'%s' differs from a fresh tangle of this document (run %s)", f->path,
+               r->p->tangle_command);
       r->differs = 1;
     }
     write = 1;
@@ -270,8 +270,8 @@ static void S_orphans(S_run *r) {
     int err = lit_hash_file(full, h);
     if (err == ENOENT) {
       if (o->check) {
-        lit_diag(d, LIT_ERROR, p->record_path, e->line, 1,
-                 "'%s' is in the record but no document writes it (run make tangle)", e->path);
+        lit_diag(d, LIT_ERROR, p->record_path, e->line, 1, "'%s' is in the record but no document writes it (run %s)",
+                 e->path, p->tangle_command);
         r->differs = 1;
       }
     } else if (!err) {
@@ -282,7 +282,8 @@ static void S_orphans(S_run *r) {
                  o->check ? "delete it or give it a block again" : "left in place");
         if (o->check) r->differs = 1;
       } else if (o->check) {
-        lit_diag(d, LIT_ERROR, e->path, 0, 0, "orphan: no document writes this file any more (make tangle removes it)");
+        lit_diag(d, LIT_ERROR, e->path, 0, 0, "orphan: no document writes this file any more (%s removes it)",
+                 p->tangle_command);
         r->differs = 1;
       } else {
         lit_commit_remove(r->t, e->path);
@@ -303,7 +304,7 @@ static void S_record(S_run *r) {
   lit_record_format(&r->next, &new_text);
   int changes = old_text.len != new_text.len || memcmp(old_text.data, new_text.data, old_text.len) != 0;
   if (r->o->check && changes && !r->differs) {
-    lit_diag(r->d, LIT_ERROR, p->record_path, 0, 0, "the record is out of date (run make tangle)");
+    lit_diag(r->d, LIT_ERROR, p->record_path, 0, 0, "the record is out of date (run %s)", p->tangle_command);
     r->differs = 1;
   }
   if (!r->o->check && !r->failed && changes) {

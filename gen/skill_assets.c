@@ -12,24 +12,26 @@
 #include "tangle.h"
 #include "util.h"
 
-/* The header's "Edit that document ... `make tangle` rewrites it." line is
- * for the repository: an asset is a template to copy and edit. */
-static void S_drop_tangle_note(lit_buf *b) {
+/* The header's "Edit that document ... `COMMAND` rewrites it." line is for
+ * the repository: an asset is a template to copy and edit. */
+static void S_drop_tangle_note(lit_buf *b, const char *command) {
+  char *note = lit_xasprintf("`%s` rewrites it", command);
+  size_t nlen = strlen(note);
   size_t at = 0;
   for (int line = 0; line < 3 && at < b->len; line++) {
     const char *nl = memchr(b->data + at, '\n', b->len - at);
     size_t end = nl ? (size_t)(nl - b->data) + 1 : b->len;
-    static const char note[] = "`make tangle` rewrites it";
     int hit = 0;
-    for (size_t k = at; !hit && k + sizeof note - 1 <= end; k++)
-      hit = memcmp(b->data + k, note, sizeof note - 1) == 0;
+    for (size_t k = at; !hit && k + nlen <= end; k++)
+      hit = memcmp(b->data + k, note, nlen) == 0;
     if (hit) {
       memmove(b->data + at, b->data + end, b->len - end);
       b->len -= end - at;
-      return;
+      break;
     }
     at = end;
   }
+  free(note);
 }
 
 /* The index of the tree's file at path, or -1. */
@@ -140,7 +142,7 @@ int lit_skill_assets_add(const lit_project *p, lit_tree *tree, lit_diags *d) {
     if (strncmp(path, folder, n) != 0 || path[n] != '/') continue;
     lit_buf b = LIT_BUF_INIT;
     lit_tangle_file(p, &p->files[i], &topts, &b);
-    S_drop_tangle_note(&b);
+    S_drop_tangle_note(&b, p->tangle_command);
     char *dest = lit_xasprintf("assets/%s", path + n + 1);
     size_t len = b.len;
     lit_tree_add(tree, dest, lit_buf_detach(&b), len);

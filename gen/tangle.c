@@ -35,6 +35,7 @@ typedef struct {
   int top_lines; /* lines written before the header: a shebang, an encoding declaration */
   lit_linemap *map;
   size_t depth, expansion, nexpansions; /* where the text being written sits, for the map */
+  const char *command;                  /* the project's tangle-command, for the header */
 } S_emit;
 
 /* Hands everything but a trailing run of newlines to the sink: those wait,
@@ -60,8 +61,8 @@ static void S_header(S_emit *e) {
     if (i > 0) lit_buf_puts(out, i + 1 == e->ndocs ? " and " : ", ");
     lit_buf_puts(out, e->docs[i]->src.path);
   }
-  lit_buf_printf(out, ".\n%s Edit %s, not this file: `make tangle` rewrites it.\n", open,
-                 e->ndocs == 1 ? "that document" : "those documents");
+  lit_buf_printf(out, ".\n%s Edit %s, not this file: `%s` rewrites it.\n", open,
+                 e->ndocs == 1 ? "that document" : "those documents", e->command);
   if (e->map) lit_linemap_lines(e->map, LIT_LINE_HEADER, 2);
 }
 
@@ -181,6 +182,7 @@ int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_
   e.style = lit_lang_comment(f->path);
   e.directives = opts && opts->line_directives && e.style == LIT_COMMENT_C;
   e.map = opts ? opts->map : NULL;
+  e.command = p->tangle_command ? p->tangle_command : "lit tangle";
   /* The expansion state is this call's, per chunk id: the project stays
    * read-only, so several files can be tangled at once. */
   size_t nids = lit_project_nchunk_ids(p);

@@ -128,6 +128,10 @@ static const struct {
      "cannot be a folder\n"
      "index.md:5:8: note: 'out/x.c' is written here\n"},
     /* at the link: that is the line to edit */
+    /* quoted in every header: one line, no backquote */
+    {"---\ntangle-roots: out\ntangle-command: make `tangle`\n---\n# I\n",
+     "index.md:3:1: error: tangle-command must be a command of one line, without a backquote (it is quoted in every "
+     "generated file's header)\n"},
     {FM "1. [gone](gone.md)\n",
      "index.md:4:4: error: cannot read gone.md, the document this link names: no such file\n"},
     /* one chunk cannot root two files: each would get every definition */
