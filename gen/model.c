@@ -668,6 +668,11 @@ static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d)
     }
     free(copy);
   }
+  const char *ld = lit_source_meta(entry, "tangle-line-directives", &line);
+  if (ld && (strcmp(ld, "true") == 0 || strcmp(ld, "false") == 0))
+    p->line_directives = strcmp(ld, "true") == 0;
+  else if (ld)
+    lit_diag(d, LIT_ERROR, entry->path, line, 1, "tangle-line-directives must be true or false, not '%s'", ld);
   const char *cmd = lit_source_meta(entry, "tangle-command", &line);
   p->tangle_command = lit_xstrdup(cmd ? cmd : "lit tangle");
   if (cmd && !S_command_ok(cmd))

@@ -61,6 +61,7 @@ typedef struct lit_project {
   char *record_path;     /* where the record of generated files lives */
   char *journal_path;    /* beside it, "RECORD-journal": the plan of a tangle's commit while it runs */
   int record_line;       /* the entry document's tangle-record line, 0 if none */
+  int line_directives;   /* tangle-line-directives: every tangle writes #line directives */
   char *tangle_command;  /* what rewrites the generated files, as their headers and the messages name it
                             (tangle-command; default "lit tangle") */
   struct lit_model *own; /* model.c's alone: its name and path tables, the anonymous file roots */

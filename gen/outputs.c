@@ -347,7 +347,9 @@ lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_
   r.p = p;
   r.o = o;
   r.d = d;
-  r.topts.line_directives = o->line_directives;
+  /* the option, or the project's choice (tangle-line-directives), which
+   * every command that tangles honours: --check, serve and watch too */
+  r.topts.line_directives = o->line_directives || p->line_directives;
   r.failed = lit_record_read(&r.rec, p->root, p->record_path, d) != 0;
   r.t = lit_commit_new(p->root, p->journal_path);
   /* After a failed write nothing more is tangled: the run cannot succeed,

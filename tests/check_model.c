@@ -128,6 +128,8 @@ static const struct {
      "cannot be a folder\n"
      "index.md:5:8: note: 'out/x.c' is written here\n"},
     /* at the link: that is the line to edit */
+    {"---\ntangle-roots: out\ntangle-line-directives: yes\n---\n# I\n",
+     "index.md:3:1: error: tangle-line-directives must be true or false, not 'yes'\n"},
     /* quoted in every header: one line, no backquote */
     {"---\ntangle-roots: out\ntangle-command: make `tangle`\n---\n# I\n",
      "index.md:3:1: error: tangle-command must be a command of one line, without a backquote (it is quoted in every "

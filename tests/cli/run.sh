@@ -130,6 +130,30 @@ has "a newline in --root is written as an escape" "$TMP/err" "/no\nlit: error: f
 [ "$(grep -c '' "$TMP/err")" = 2 ] && ok "--root with a newline: two messages, two lines" \
   || { bad "--root with a newline: two messages, two lines"; cat "$TMP/err"; }
 
+# The README's tutorial, followed literally in an empty folder: its
+# index.md and add.md, tangle, book, the hand edit it describes, map,
+# stitch, and a clean --check.
+mkdir -p "$TMP/tut"
+python3 - "$TOP/README.md" "$TMP/tut" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+tut = s[s.index("### 3. Write your own literate kernel"):s.index("## Layout")]
+open(sys.argv[2] + "/index.md", "w").write(re.search(r"```markdown\n(.*?)```\n", tut, re.S).group(1))
+open(sys.argv[2] + "/add.md", "w").write(re.search(r"````markdown\n(.*?)````\n", tut, re.S).group(1))
+PY
+run 0 "tutorial: lit tangle" tangle --root "$TMP/tut"
+run 0 "tutorial: lit book --out book" book --root "$TMP/tut" --out "$TMP/tut/book"
+[ -f "$TMP/tut/book/add.html" ] && ok "tutorial: book/add.html is written" || bad "tutorial: book/add.html is written"
+has "tutorial: the header names lit tangle" "$TMP/tut/kernels/add.cu" "\`lit tangle\` rewrites it"
+sed 's/i < n)/i < n \&\& i >= 0)/' "$TMP/tut/kernels/add.cu" >"$TMP/tut/edited" && cp "$TMP/tut/edited" "$TMP/tut/kernels/add.cu"
+run 0 "tutorial: lit map kernels/add.cu:5" map --root "$TMP/tut" kernels/add.cu:5
+has "tutorial: map names the body's line in add.md" "$TMP/out" "add.md:7:1: <<add-body>>"
+run 0 "tutorial: lit stitch" stitch --root "$TMP/tut"
+has "tutorial: the edit is in add.md" "$TMP/tut/add.md" "if (i < n && i >= 0) out[i]"
+run 0 "tutorial: lit tangle --check is clean after the stitch" tangle --check --root "$TMP/tut"
+cmp -s "$TMP/tut/edited" "$TMP/tut/kernels/add.cu" && ok "tutorial: the edited file is kept as edited" \
+  || bad "tutorial: the edited file is kept as edited"
+
 # Exit status 1: errors in the documents.
 printf -- '---\ntangle-roots: out\n---\n# P\n\n```{.c file=out/a.c}\n<<nothing>>\n```\n' >"$TMP/p/index.md"
 run 1 "an error in the documents" tangle --root "$TMP/p"
