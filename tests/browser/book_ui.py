@@ -3,7 +3,8 @@
 
 Every page is opened from disk (file://) at 1400 and 390 pixels wide, and:
   - search: typing a query shows results; following one lands on its section;
-  - phone: no page is wider than the screen; the menu opens and shows the pages;
+  - phone: no page is wider than the screen; the menu opens and shows the
+    pages, the page being read among them (also in the wide sidebar);
   - tables: a table wider than the text scrolls inside its own frame, which
     the keyboard can reach, and numeric columns are right-aligned;
   - accessibility: axe-core (tests/browser/node_modules, from `make deps`)
@@ -194,6 +195,11 @@ def test_around(b, url, book):
     check("theme: the switch changes the colours and is remembered on the next page",
           before != after and kept[0] == "dark" and kept[1] == after, "%s -> %s, then %r" % (before, after, kept))
     p.click(".theme-toggle")  # back to light for the rest
+    # the last chapter: its entry in the sidebar is in view, not below its fold
+    p.goto(url("troubleshooting.html"))
+    seen = p.eval("(() => { const r = document.querySelector('.pages a[aria-current]').getBoundingClientRect(); "
+                  "return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; })()")
+    check("sidebar: the page being read is in view in the list of pages", seen)
     p.goto(url("rmsnorm.html"))
     n = p.eval("[document.querySelectorAll('article pre').length, document.querySelectorAll('article .copy').length]")
     check("code: every code block has a copy button", n[0] > 0 and n[0] == n[1], repr(n))
