@@ -1,6 +1,6 @@
 /* stitch_prop.c: the property test of lit stitch (make check-stitch).
  *
- *   stitch_prop [CASES [SEED]]   (default: 3000 cases, seed 1)
+ *   stitch_prop [CASES [SEED]]   (default: 3000 cases, seed 1; make check-stitch runs 10,000)
  *
  * Each case is a random small project: one to three documents, chunks
  * defined in one or two blocks (appended), including later chunks at

@@ -72,7 +72,7 @@ check-cli: $(LIT) $(MANPAGE)
 # lit stitch on random projects and random edits, in-process (seconds for
 # thousands of cases): each either comes back exactly from a tangle, or is
 # refused with a located error and no document changed.
-STITCH_CASES ?= 3000
+STITCH_CASES ?= 10000
 STITCH_SEED  ?= 1
 $(TEST_BUILD)/stitch_prop: tests/stitch_prop.c $(BUILD)/liblit.a | $(TEST_BUILD)
 	$(CC) $(WARN) $(CFLAGS) $(DEPS_CFLAGS) -Igen -o $@ tests/stitch_prop.c $(BUILD)/liblit.a $(DEPS_LIBS)

@@ -154,6 +154,35 @@ run 0 "tutorial: lit tangle --check is clean after the stitch" tangle --check --
 cmp -s "$TMP/tut/edited" "$TMP/tut/kernels/add.cu" && ok "tutorial: the edited file is kept as edited" \
   || bad "tutorial: the edited file is kept as edited"
 
+# lit stitch on this repository: a constant changed in kernels/csrc goes
+# into its block, and a line of a chunk that two scripts include goes into
+# that chunk once; the other script follows at the next tangle, and a
+# --check is clean after both.
+mkdir -p "$TMP/repo"
+(cd "$TOP" && cp -R index.md references kernels .lit-record "$TMP/repo/")
+sed 's/(reinterpret_cast<uintptr_t>(p) \& 15u) == 0/(reinterpret_cast<uintptr_t>(p) \& 0xfu) == 0/' \
+  "$TMP/repo/kernels/csrc/lit_common.cuh" >"$TMP/repo/edited.cuh"
+sed 's/"build", "\*", "lit_kernels"/"build", "*", "lit_kernels"  # a local build/' \
+  "$TMP/repo/kernels/scripts/transformers_injection.py" >"$TMP/repo/edited.py"
+if cmp -s "$TMP/repo/edited.cuh" "$TMP/repo/kernels/csrc/lit_common.cuh" \
+  || cmp -s "$TMP/repo/edited.py" "$TMP/repo/kernels/scripts/transformers_injection.py"; then
+  bad "repository stitch: the edits apply to the tangled files"
+fi
+cp "$TMP/repo/edited.cuh" "$TMP/repo/kernels/csrc/lit_common.cuh"
+cp "$TMP/repo/edited.py" "$TMP/repo/kernels/scripts/transformers_injection.py"
+run 0 "repository stitch: lit stitch of two edited files" stitch --root "$TMP/repo"
+has "repository stitch: the constant is in kernel-package.md" "$TMP/repo/references/kernel-package.md" "& 0xfu) == 0"
+has "repository stitch: the shared chunk's line is in transformers-injection.md" \
+  "$TMP/repo/references/transformers-injection.md" '"lit_kernels"  # a local build'
+has "repository stitch: the other script that includes the chunk is named" "$TMP/err" "kernels/scripts/ltx_kernel_injection.py"
+run 0 "repository stitch: the next tangle writes the other script" tangle -q --root "$TMP/repo"
+has "repository stitch: the other script has the line" "$TMP/repo/kernels/scripts/ltx_kernel_injection.py" \
+  '"lit_kernels"  # a local build'
+cmp -s "$TMP/repo/edited.cuh" "$TMP/repo/kernels/csrc/lit_common.cuh" && cmp -s "$TMP/repo/edited.py" \
+  "$TMP/repo/kernels/scripts/transformers_injection.py" && ok "repository stitch: the edited files stay as edited" \
+  || bad "repository stitch: the edited files stay as edited"
+run 0 "repository stitch: lit tangle --check is clean" tangle --check --root "$TMP/repo"
+
 # Exit status 1: errors in the documents.
 printf -- '---\ntangle-roots: out\n---\n# P\n\n```{.c file=out/a.c}\n<<nothing>>\n```\n' >"$TMP/p/index.md"
 run 1 "an error in the documents" tangle --root "$TMP/p"
