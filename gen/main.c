@@ -33,7 +33,7 @@ typedef struct {
   double min_tangled;
   int has_min_tangled;
   int port; /* serve; -1: the default */
-  int check, force, line_directives, quiet, json;
+  int check, force, line_directives, quiet, json, stitch;
   int claude, codex, opencode, global;
   const char *operand;   /* lit man FILE, lit help COMMAND, lit map FILE[:LINE] */
   const char **operands; /* a command taking several (FILE...): every one, operand the first */
@@ -59,6 +59,7 @@ enum {
   O_REPLACE = 1 << 15, /* --force of skill install */
   O_PORT = 1 << 16,
   O_JSON = 1 << 17,
+  O_STITCH = 1 << 18,
 };
 
 typedef struct {
@@ -88,6 +89,8 @@ static const S_option S_options[] = {
     {"--from", NULL, O_FROM, "DIR", "the bundle to install (default: build/skill/NAME, NAME from index.md)"},
     {"--port", NULL, O_PORT, "N", "the port on 127.0.0.1 (default: 8000; 0: any free port)"},
     {"--json", NULL, O_JSON, NULL, "print one JSON object instead of a line per generated line"},
+    {"--stitch", NULL, O_STITCH, NULL,
+     "also watch the generated files, and carry a hand edit of one back into the documents (lit stitch)"},
     {"--help", "-h", O_HELP, NULL, "describe the command and its options"},
 };
 enum { S_NOPTIONS = sizeof S_options / sizeof S_options[0] };
@@ -130,9 +133,10 @@ static const S_command S_commands[] = {
     {"skill install", O_CLAUDE | O_CODEX | O_OPENCODE | O_GLOBAL | O_DEST | O_FROM | O_REPLACE | O_HELP, NULL,
      "copy a built skill bundle where agents look for skills", S_install},
     {"book", O_OUT | O_CHECK | S_PROJECT, NULL, "weave the HTML book into OUT", S_book},
-    {"serve", O_OUT | O_PORT | S_PROJECT, NULL,
+    {"serve", O_OUT | O_PORT | O_STITCH | S_PROJECT, NULL,
      "serve the book on 127.0.0.1, tangled and woven again and reloaded whenever a document changes", S_serve},
-    {"watch", O_OUT | S_PROJECT, NULL, "tangle and weave the book again whenever a document changes", S_watch},
+    {"watch", O_OUT | O_STITCH | S_PROJECT, NULL, "tangle and weave the book again whenever a document changes",
+     S_watch},
     {"man", O_HELP, "FILE.md", "render a Markdown document as a man page on stdout (how lit(1) is made)", S_man},
     {"help", O_HELP, "[COMMAND]", "describe every command, or one command and its options", S_help},
     {"version", O_HELP, NULL, "print lit's version (also: lit --version)", S_version},
@@ -297,6 +301,7 @@ static int S_parse(const S_command *c, int argc, char **argv, int start, S_args 
     case O_LINE_DIRECTIVES: a->line_directives = 1; break;
     case O_QUIET: a->quiet = 1; break;
     case O_JSON: a->json = 1; break;
+    case O_STITCH: a->stitch = 1; break;
     case O_ROOT: a->root = value; break;
     case O_ENTRY: a->entry = value; break;
     case O_OUT: a->out = value; break;
@@ -510,7 +515,7 @@ static int S_book(const S_args *a) { return S_weave(a, 1); }
 /* lit serve and lit watch: the live preview (serve.h). */
 static int S_preview(const S_args *a, int serve) {
   if (S_find_project(a)) return S_exit_code(LIT_USAGE);
-  lit_serve_opts o = {a->root, a->entry, a->out, a->port >= 0 ? a->port : 8000, serve};
+  lit_serve_opts o = {a->root, a->entry, a->out, a->port >= 0 ? a->port : 8000, serve, a->stitch};
   return S_exit_code(lit_serve_run(&o));
 }
 

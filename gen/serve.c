@@ -29,6 +29,7 @@
 #include "lua_host.h"
 #include "model.h"
 #include "outputs.h"
+#include "stitch.h"
 #include "tree.h"
 #include "util.h"
 
@@ -97,19 +98,28 @@ static double S_ms_since(const struct timespec *t0) {
 
 static const char S_kept[] = "the last good kernels and book stay in place";
 
+/* The folder of path (relative to o->root), under o->root; a leading mark
+ * when it is given. */
+static void S_put_folder(lit_buf *r, const lit_serve_opts *o, const char *mark, const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? lit_xasprintf("%s%s/%.*s", mark, o->root, (int)(slash - path), path)
+                    : lit_xasprintf("%s%s", mark, o->root);
+  lit_buf_put(r, dir, strlen(dir) + 1);
+  free(dir);
+}
+
 /* The build's result, for the parent: '1' or '0' for "all good", the same
  * for "the book was installed", then each document's folder, NUL-terminated,
- * so the watcher can follow a document added to a new folder. */
+ * so the watcher can follow a document added to a new folder; with
+ * --stitch, then each generated file's folder, marked with a leading '>'. */
 static void S_write_result(const lit_serve_opts *o, const lit_project *p, int ok, int woven, int out) {
   lit_buf r = LIT_BUF_INIT;
   lit_buf_putc(&r, ok ? '1' : '0');
   lit_buf_putc(&r, woven ? '1' : '0');
-  for (size_t i = 0; p && i < p->ndocs; i++) {
-    const char *path = p->docs[i]->src.path, *slash = strrchr(path, '/');
-    char *dir = slash ? lit_xasprintf("%s/%.*s", o->root, (int)(slash - path), path) : lit_xstrdup(o->root);
-    lit_buf_put(&r, dir, strlen(dir) + 1);
-    free(dir);
-  }
+  for (size_t i = 0; p && i < p->ndocs; i++)
+    S_put_folder(&r, o, "", p->docs[i]->src.path);
+  for (size_t i = 0; p && o->stitch && i < p->nfiles; i++)
+    S_put_folder(&r, o, ">", p->files[i].path);
   lit_write_all(out, r.data, r.len);
   lit_buf_free(&r);
 }
@@ -122,6 +132,17 @@ static void S_build_child(const lit_serve_opts *o, int out) {
   lit_diags *d = lit_diags_new();
   lit_project *p = lit_project_load(o->root, o->entry, d);
   int ok = p && lit_diags_count(d, LIT_ERROR) == 0;
+  if (ok && o->stitch) {
+    /* A hand edit saved in a generated file goes into its document first;
+     * the documents are then read again, as the stitch left them. */
+    lit_stitch_opts so = {NULL, 0, 1};
+    ok = lit_stitch_run(p, &so, d) == LIT_OK;
+    if (ok) {
+      lit_project_free(p);
+      p = lit_project_load(o->root, o->entry, d);
+      ok = p && lit_diags_count(d, LIT_ERROR) == 0;
+    }
+  }
   if (ok) {
     lit_outputs_opts oo;
     memset(&oo, 0, sizeof oo);
@@ -246,13 +267,15 @@ static pid_t S_spawn(const lit_serve_opts *o, int err[2], int res[2]) {
  * watch back), and drops the watches no name leads to any more. */
 typedef struct {
   char *path;
-  int wd; /* -1: not watched (missing) */
+  int wd;  /* -1: not watched (missing) */
+  int out; /* a generated files' folder (--stitch): any file saved there counts */
 } S_folder;
 
 typedef struct {
   int fd;
   S_folder *f;
   size_t n, cap;
+  int again; /* a change was heard while the last build ran: build again */
 } S_watcher;
 
 static const uint32_t S_MASK =
@@ -266,7 +289,17 @@ static void S_watch_path(S_watcher *w, char *path) {
     }
   w->f = lit_grow(w->f, &w->cap, w->n + 1, sizeof *w->f);
   w->f[w->n].path = path;
+  w->f[w->n].out = 0;
   w->f[w->n++].wd = -1;
+}
+
+/* A generated files' folder (--stitch), watched for the files saved in it. */
+static void S_watch_out(S_watcher *w, char *path) {
+  char *key = lit_xstrdup(path); /* S_watch_path frees path when it is watched already */
+  S_watch_path(w, path);
+  for (size_t i = 0; i < w->n; i++)
+    if (strcmp(w->f[i].path, key) == 0) w->f[i].out = 1;
+  free(key);
 }
 
 /* A document's folder, its results/ and the folders between it and root
@@ -320,10 +353,19 @@ static int S_leads_to_watched(const S_watcher *w, const char *path) {
   return 0;
 }
 
+/* 1 if the event is a file saved in a generated files' folder (--stitch). */
+static int S_in_out_folder(const S_watcher *w, const struct inotify_event *ev) {
+  if (!ev->len || (ev->mask & IN_ISDIR) || ev->name[0] == '.') return 0; /* lit's staged copies are hidden */
+  for (size_t i = 0; i < w->n; i++)
+    if (w->f[i].wd == ev->wd && w->f[i].out) return 1;
+  return 0;
+}
+
 static int S_event_matters(const S_watcher *w, const struct inotify_event *ev) {
   if (ev->mask & IN_Q_OVERFLOW) return 1;                   /* events were lost */
   if (ev->mask & (IN_MOVE_SELF | IN_DELETE_SELF)) return 1; /* a watched folder went away */
   if (!ev->len) return 0;                                   /* IN_IGNORED: a watch this process dropped */
+  if (S_in_out_folder(w, ev)) return 1;
   if (!(ev->mask & IN_ISDIR)) return S_relevant(ev->name);
   for (size_t i = 0; i < w->n; i++)
     if (w->f[i].wd == ev->wd) {
@@ -335,8 +377,10 @@ static int S_event_matters(const S_watcher *w, const struct inotify_event *ev) {
   return 0;
 }
 
-/* Reads the pending events; 1 if one of them matters. */
-static int S_drain(const S_watcher *w) {
+/* Reads the pending events; 1 if one of them matters. With skip_out, a
+ * file saved in a generated files' folder does not: right after a build,
+ * those are the build's own writes. */
+static int S_drain_events(const S_watcher *w, int skip_out) {
   char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
   int relevant = 0;
   for (;;) {
@@ -344,12 +388,14 @@ static int S_drain(const S_watcher *w) {
     if (n <= 0) break;
     for (char *p = buf; p < buf + n;) {
       const struct inotify_event *ev = (const struct inotify_event *)p;
-      relevant |= S_event_matters(w, ev);
+      if (!(skip_out && S_in_out_folder(w, ev))) relevant |= S_event_matters(w, ev);
       p += sizeof *ev + ev->len;
     }
   }
   return relevant;
 }
+
+static int S_drain(const S_watcher *w) { return S_drain_events(w, 0); }
 
 /* Builds in a child process, so that nothing the build does stops the
  * preview: the Lua host's wall-clock alarm ends the process it fires in
@@ -378,9 +424,17 @@ static void S_build(S_state *st, S_watcher *w) {
   free(st->messages);
   st->messages = lit_buf_detach(&msgs);
   pthread_mutex_unlock(&st->lock);
-  for (size_t at = 2; finished && at < result.len; at += strlen(result.data + at) + 1)
-    S_watch_doc_folder(w, st->o->root, result.data + at);
+  for (size_t at = 2; finished && at < result.len; at += strlen(result.data + at) + 1) {
+    if (result.data[at] == '>')
+      S_watch_out(w, lit_xstrdup(result.data + at + 1));
+    else
+      S_watch_doc_folder(w, st->o->root, result.data + at);
+  }
   S_rewatch(w);
+  /* The build's own writes into the generated files' folders are not
+   * edits to stitch; any other change heard meanwhile builds again. A hand
+   * edit saved in this window is stitched by the next build. */
+  if (st->o->stitch) w->again = S_drain_events(w, 1);
   lit_buf_free(&result);
 }
 
@@ -572,7 +626,7 @@ lit_status lit_serve_run(const lit_serve_opts *o) {
   lit_diags_print(d, stderr);
   lit_diags_free(d);
   if (refused) return LIT_FAILED;
-  S_watcher w = {inotify_init1(IN_NONBLOCK | IN_CLOEXEC), NULL, 0, 0};
+  S_watcher w = {inotify_init1(IN_NONBLOCK | IN_CLOEXEC), NULL, 0, 0, 0};
   if (w.fd < 0) {
     fprintf(stderr, "lit: cannot watch files: %s\n", strerror(errno));
     return LIT_FAILED;
@@ -602,7 +656,8 @@ lit_status lit_serve_run(const lit_serve_opts *o) {
   }
   while (!S_stop && status == LIT_OK) {
     struct pollfd pfd = {w.fd, POLLIN, 0};
-    if (poll(&pfd, 1, 500) <= 0 || !S_drain(&w)) continue;
+    if (!w.again && (poll(&pfd, 1, 500) <= 0 || !S_drain(&w))) continue;
+    w.again = 0;
     /* an editor's save is several events: wait for 150 ms of quiet */
     while (!S_stop && poll(&pfd, 1, 150) > 0)
       S_drain(&w);

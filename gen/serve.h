@@ -11,7 +11,11 @@
  * fails prints its messages, as every command does, and changes nothing
  * on disk: the tangler and the book are all-or-nothing, so the last good
  * kernels and book stay in place while a half-written document is being
- * edited.
+ * edited. With --stitch the generated files' folders are watched too, and
+ * each build first runs lit stitch (stitch.h): a hand edit saved in a
+ * generated file goes into its document, which the build then tangles and
+ * weaves as any edit of the document (a stitch that is refused is a failed
+ * build, with its message, and changes nothing).
  *
  * `lit serve` also serves the book over HTTP on 127.0.0.1 only, through
  * libmicrohttpd (epoll, a connection limit overall and per address, an
@@ -32,6 +36,7 @@ typedef struct {
   const char *out;          /* the book folder; default "book" */
   int port;                 /* serve: the loopback port (0 picks a free one); default 8000 */
   int serve;                /* 1: serve and watch; 0: watch only */
+  int stitch;               /* --stitch: also watch the generated files; each build stitches hand edits first */
 } lit_serve_opts;
 
 /* Runs until SIGINT or SIGTERM. Returns 0 after a clean stop, 1 when it

@@ -22,6 +22,8 @@ the kernel picks a free one) and stops; each wait is bounded. Checks:
   - a Lua block stopped by the wall-clock limit (LIT_LUA_SECONDS) is a
     failed build like any other: serve and watch report it and go on;
   - watch follows the documents' folder when it is renamed and made again;
+  - watch --stitch carries a hand edit saved in a generated file into its
+    document, and reports one it cannot take without stopping;
   - 1,100 unfinished requests from one loopback address (more than select()
     could hold) are held to a per-address limit while a request from
     another address is answered at once, and an idle connection is closed
@@ -77,11 +79,12 @@ SLOW_LUA = '\n```{.lua .render}\nlocal s = string.rep("a", 20000)\nreturn tostri
 
 
 class Server:
-    def __init__(self, lit, project, serve=True, env=None, name=None, out=None):
+    def __init__(self, lit, project, serve=True, env=None, name=None, out=None, extra=()):
         self.log = open(os.path.join(project, "..", "lit-%s.log" % (name or ("serve" if serve else "watch"))), "w+")
         args = [lit, "serve", "--port", "0"] if serve else [lit, "watch"]
         if out:
             args += ["--out", out]
+        args += list(extra)
         self.proc = subprocess.Popen(args, cwd=project, stdout=subprocess.DEVNULL, stderr=self.log, env=env)
         self.port = None
         if serve:
@@ -293,6 +296,45 @@ def check_folder_recreated(lit, project, book_page):
         shutil.rmtree(old, ignore_errors=True)
 
 
+def check_watch_stitch(lit, project):
+    """lit watch --stitch: a hand edit saved in a generated file goes into
+    its document and stays as saved; one it cannot take (lit's header) is
+    a failed build with its message, the document untouched, and watching
+    goes on."""
+    kernel = os.path.join(project, "kernels", "csrc", "add.cu")
+    more = os.path.join(project, "references", "more.md")
+    w = Server(lit, project, serve=False, name="watch-stitch", extra=["--stitch"])
+    try:
+        wait(lambda: "tangled and woven" in w.text(), 15)
+        good = open(kernel).read()
+        edited = good.replace("c[i] = a[i] * b[i];", "c[i] = a[i] * b[i] + 1.0f;")
+        check("watch --stitch: the kernel holds the line to edit", edited != good)
+        with open(kernel, "w") as f:
+            f.write(edited)
+        stitched = wait(lambda: "a[i] * b[i] + 1.0f;" in open(more).read(), 15)
+        check("watch --stitch: an edit saved in the kernel goes into its document", stitched, w.text()[-400:])
+        time.sleep(1)
+        check("watch --stitch: the kernel stays as saved", open(kernel).read() == edited)
+        clean = subprocess.run([lit, "tangle", "--check"], cwd=project, capture_output=True, text=True)
+        check("watch --stitch: lit tangle --check is clean after it", clean.returncode == 0, clean.stderr[-300:])
+        doc = open(more).read()
+        lines = edited.split("\n")
+        lines[1] = lines[1] + " (edited)"  # lit's header: no block wrote it
+        with open(kernel, "w") as f:
+            f.write("\n".join(lines))
+        refused = wait(lambda: "changes lit's header comment" in w.text()[-2000:], 15)
+        check("watch --stitch: an edit it cannot take is reported", refused, w.text()[-400:])
+        check("watch --stitch: ... and the document is left as it was", open(more).read() == doc)
+        check("watch --stitch: ... and watching goes on", w.proc.poll() is None)
+        with open(kernel, "w") as f:
+            f.write(edited)
+        time.sleep(1.5)
+        check("watch --stitch: stops cleanly", w.stop() == 0)
+    finally:
+        if w.proc.poll() is None:
+            w.stop()
+
+
 def check_out_refused(lit, tmp, project):
     """--out must be a book lit wrote, an empty folder or a new one."""
     notes = os.path.join(tmp, "notes")
@@ -425,6 +467,7 @@ def main():
         check("watch: SIGTERM stops it cleanly", w.stop() == 0)
         check_lua_limit_watch(lit, project, guide, book_page)
         check_folder_recreated(lit, project, book_page)
+        check_watch_stitch(lit, project)
         check_out_refused(lit, tmp, project)
 
         odd = Server(lit, project, out="book\x1b[31m")
