@@ -32,9 +32,10 @@ typedef struct {
 } lit_genfile;
 
 /* Tangles f into g (which the caller frees with lit_genfile_free) with its
- * map: with #line directives if f is a C file and that tangle's hash is
- * the first of want[0..nwant) (NULL entries skipped) that either tangle
- * matches, else without. Returns 1 if a tangle matched one of want. */
+ * map, in the project's mode (tangle-line-directives) and, for a C file
+ * whose tangle in that mode matches none of want[0..nwant) (NULL entries
+ * skipped), in the other mode: the first tangle that matches one of want
+ * is kept, else the one in the project's mode. Returns 1 if one matched. */
 int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, lit_genfile *g);
 /* Tangles f into g in the given mode, with its map. */
 void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, lit_genfile *g);
