@@ -440,6 +440,20 @@ static void S_build(S_state *st, S_watcher *w) {
 
 /* ---- serving ---- */
 
+/* text as a JSON array of its lines: the page shows one message a line
+ * (a JSON string of the whole text would fold its line breaks). */
+static void S_json_lines(lit_buf *b, const char *text) {
+  lit_buf_putc(b, '[');
+  for (const char *s = text; *s;) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) : strlen(s);
+    if (s != text) lit_buf_putc(b, ',');
+    lit_json_string(b, s, len);
+    s += len + (nl ? 1 : 0);
+  }
+  lit_buf_putc(b, ']');
+}
+
 /* Asks for the build's state twice a second: reloads after a new build,
  * shows a failed build's messages at the bottom of the page. */
 static const char S_reload_js[] =
@@ -448,7 +462,8 @@ static const char S_reload_js[] =
     "el.setAttribute('role','alert');el.style.cssText='position:fixed;left:0;right:0;bottom:0;max-height:45vh;"
     "overflow:auto;margin:0;padding:1rem;background:#6e1b1b;color:#fff;z-index:100;font:13px/1.45 monospace;"
     "white-space:pre-wrap';document.body.appendChild(el)}el.textContent='The documents have errors; this is the "
-    "last good book.\\n\\n'+s.messages}function tick(){fetch('/__lit/status',{cache:'no-store'}).then(function(r)"
+    "last good book.\\n\\n'+s.messages.join('\\n')}function "
+    "tick(){fetch('/__lit/status',{cache:'no-store'}).then(function(r)"
     "{return r.json()}).then(function(s){if(gen!==null&&s.generation!==gen){location.reload();return}"
     "gen=s.generation;show(s)}).catch(function(){}).then(function(){setTimeout(tick,500)})}tick()})();</script>\n";
 
@@ -536,7 +551,7 @@ static enum MHD_Result S_handle(void *cls, struct MHD_Connection *c, const char 
     lit_buf b = LIT_BUF_INIT;
     pthread_mutex_lock(&st->lock);
     lit_buf_printf(&b, "{\"generation\":%lu,\"ok\":%s,\"messages\":", st->generation, st->ok ? "true" : "false");
-    lit_json_string(&b, st->messages ? st->messages : "", st->messages ? strlen(st->messages) : 0);
+    S_json_lines(&b, st->messages ? st->messages : "");
     pthread_mutex_unlock(&st->lock);
     lit_buf_puts(&b, "}\n");
     size_t n = b.len;

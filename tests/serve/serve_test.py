@@ -107,7 +107,13 @@ class Server:
         return r.status, body.decode("utf-8", "replace")
 
     def status(self):
-        return json.loads(self.get("/__lit/status")[1])
+        """The build's state; "messages" comes as a list of lines, kept as
+        "lines", and is joined here for the checks that look for text."""
+        s = json.loads(self.get("/__lit/status")[1])
+        if not isinstance(s["messages"], list):
+            raise ValueError("/__lit/status: messages is not a list of lines: %r" % s["messages"])
+        s["lines"], s["messages"] = s["messages"], "\n".join(s["messages"])
+        return s
 
     def try_status(self):
         """The build's state, or None when the server does not answer (it exited)."""
@@ -434,6 +440,10 @@ def main():
                                "return e && e.textContent; })()", 15)
             check("diagnostics: an undefined chunk is shown on the page with its file and line",
                   shown and "references/guide.md:" in shown and "add-bdoy" in shown, shown)
+            lines = (shown or "").split("\n")
+            check("diagnostics: one message a line on the page, not run together",
+                  any(l.startswith("references/guide.md:") and "add-bdoy" in l for l in lines) and
+                  any(l.startswith("lit: note:") for l in lines), repr(shown))
             check("diagnostics: and in the terminal", "references/guide.md:" in srv.text() and "add-bdoy" in srv.text(),
                   srv.text()[-400:])
             check("diagnostics: the last good book and kernels stay in place",
