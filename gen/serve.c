@@ -514,6 +514,23 @@ static char *S_read_inside(const char *book, const char *rel, size_t *len) {
   return data;
 }
 
+/* The not-found page answers any path, /a/b/missing.html too: its links
+ * and stylesheet are relative to the book's root, so it says so
+ * (<base href="/"> after <head>), or at a nested path it comes unstyled
+ * and its links lead nowhere. */
+static char *S_base_root(char *html, size_t *len) {
+  const char *at = strstr(html, "<head>");
+  if (!at) return html;
+  size_t pos = (size_t)(at - html) + 6;
+  lit_buf b = LIT_BUF_INIT;
+  lit_buf_put(&b, html, pos);
+  lit_buf_puts(&b, "\n<base href=\"/\">");
+  lit_buf_put(&b, html + pos, *len - pos);
+  free(html);
+  *len = b.len;
+  return lit_buf_detach(&b);
+}
+
 /* An HTML page with the reload script before </body>. */
 static char *S_inject(char *html, size_t *len) {
   const char *at = strstr(html, "</body>");
@@ -570,6 +587,7 @@ static enum MHD_Result S_handle(void *cls, struct MHD_Connection *c, const char 
     if (!data) return S_send(c, code, "text/plain", lit_xstrdup("not found\n"), 10);
   }
   const char *type = S_type(rel);
+  if (code == MHD_HTTP_NOT_FOUND) data = S_base_root(data, &len);
   if (strncmp(type, "text/html", 9) == 0) data = S_inject(data, &len);
   return S_send(c, code, type, data, len);
 }

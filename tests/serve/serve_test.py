@@ -417,6 +417,11 @@ def main():
         code, body = srv.get("/no-such-page.html")
         check("serve: a missing page is a 404 with the book's not-found page", code == 404 and "Page not found" in body,
               code)
+        code, body = srv.get("/a/b/no-such-page.html")
+        check("serve: the not-found page at a nested path resolves its links from the book's root",
+              code == 404 and '<base href="/">' in body and 'href="style.css"' in body, body[:300])
+        check("serve: the not-found page names no document it came from", "Woven by lit.</footer>" in body and
+              "no document" not in body, body[-300:])
         check_host(srv)
         check_connections(srv)
         kernel = os.path.join(project, "kernels", "csrc", "add.cu")

@@ -33,8 +33,26 @@
     });
   }
 
+  /* The list of pages scrolls inside its own frame (the phone menu, the
+     sidebar): bring the page being read into it, a third of the way down,
+     so that a chapter late in the book is not below the frame's fold. */
+  function showCurrentPage() {
+    var a = document.querySelector(".pages a[aria-current]");
+    if (!a) return;
+    for (var el = a.parentElement; el && el !== document.body; el = el.parentElement) {
+      var y = getComputedStyle(el).overflowY;
+      if (el.scrollHeight <= el.clientHeight + 1 || (y !== "auto" && y !== "scroll")) continue;
+      var top = a.getBoundingClientRect().top - el.getBoundingClientRect().top;
+      if (top < 0 || top + a.offsetHeight > el.clientHeight) el.scrollTop += top - el.clientHeight / 3;
+      return;
+    }
+  }
+
   /* Browsers without ::details-content keep the menu and the contents folded on a wide screen: open them there. */
   function setupMenu() {
+    var menu = document.querySelector(".menu");
+    if (menu) menu.addEventListener("toggle", function () { if (menu.open) showCurrentPage(); });
+    showCurrentPage();
     if (!window.matchMedia) return;
     [[".menu", "(min-width: 64rem)"], [".toc", "(min-width: 80rem)"]].forEach(function (m) {
       var el = document.querySelector(m[0]), wide = matchMedia(m[1]);
