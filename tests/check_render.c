@@ -203,14 +203,20 @@ END_TEST
 START_TEST(test_charts) {
   char *diags;
   const char *doc = "# A\n\n```{.lua .render}\nreturn chart.bar{title = 'T <1>', categories = {'a', 'b'},\n"
-                    "  series = {{name = 'ours', values = {50, 99.5}}, {name = 'peer', values = {40, 60}}}, unit = '%'}\n"
+                    "  series = {{name = 'ours', values = {50, 99.5}}, {name = 'peer', values = {40, 60}}},\n"
+                    "  unit = '%', xlabel = 'share (%)', ylabel = 'shape'}\n"
                     "```\n";
   char *md = S_weave(doc, "book", &diags);
   ck_assert_str_eq(diags, "");
+  /* the title and the legend are HTML (they wrap); both layouts, wide and phone, are there */
   ck_assert_msg(strstr(md, "<figure class=\"chart\">") && strstr(md, "role=\"img\" aria-label=\"T &lt;1&gt;\"") &&
-                    strstr(md, "<title>T &lt;1&gt;</title>") && strstr(md, ">ours</text>") &&
-                    strstr(md, ">peer</text>") && strstr(md, ">a</text>") && strstr(md, ">99.5</text>") &&
-                    strstr(md, ">100%</text>") && !strstr(strstr(md, "<figure"), "\n\n<"),
+                    strstr(md, "<title>T &lt;1&gt;</title>") &&
+                    strstr(md, "<p class=\"chart-title\">T &lt;1&gt;</p>") &&
+                    strstr(md, "</span>ours</li>") && strstr(md, "</span>peer</li>") && strstr(md, ">a</text>") &&
+                    strstr(md, ">99.5</text>") && strstr(md, ">100%</text>") && strstr(md, ">share (%)</text>") &&
+                    strstr(md, ">shape</text>") && strstr(md, "<div class=\"plot wide\">\n<svg viewBox=\"0 0 720 ") &&
+                    strstr(md, "<div class=\"plot narrow\">\n<svg viewBox=\"0 0 330 ") &&
+                    !strstr(strstr(md, "<figure"), "\n\n<"),
                 "%s", md);
   free(md);
   free(diags);
@@ -227,18 +233,120 @@ START_TEST(test_charts) {
   free(md);
   free(diags);
   md = S_weave("# A\n\n```{.lua .render}\nreturn chart.line{title = 'L', x = {1, 2, 4}, logx = true,\n"
-               "  series = {{name = 's', values = {1, 2, 3}}}}\n```\n",
+               "  series = {{name = 's', values = {1, 2, 3}}}, xlabel = 'MB', ylabel = 'GB/s'}\n```\n",
                "book", &diags);
   ck_assert_str_eq(diags, "");
   ck_assert_msg(strstr(md, "<polyline class=\"line s1\"") != NULL, "%s", md);
   free(md);
   free(diags);
   md = S_weave("# A\n\n```{.lua .render}\nreturn chart.dots{title = 'D', categories = {'a'},\n"
-               "  series = {{name = 's', values = {}}}}\n```\n",
+               "  series = {{name = 's', values = {}}}, xlabel = 'x', ylabel = 'y'}\n```\n",
                "book", &diags);
   ck_assert_msg(strstr(diags, "a.md:") && strstr(diags, "series[1].values must hold 1 numbers"), "%s", diags);
   free(md);
   free(diags);
+}
+END_TEST
+
+/* Weaves one .render block for the book; returns its diagnostics (caller frees). */
+static char *S_render_diags(const char *code, char **md) {
+  char *doc = lit_xasprintf("# A\n\n```{.lua .render}\n%s\n```\n", code);
+  char *diags;
+  *md = S_weave(doc, "book", &diags);
+  free(doc);
+  return diags;
+}
+
+/* The chart library's layout: the defects a reader found in the book (rows
+ * with one label, a line that doubled back, a tick twice, clipped labels,
+ * overlapping text), each refused or laid out right. Lua asserts over the
+ * figure's text where that is simplest; "ok" is what such a block returns. */
+START_TEST(test_chart_layout) {
+  static const struct {
+    const char *code;
+    const char *want_md;   /* in the Markdown, or NULL */
+    const char *want_diag; /* in the diagnostics; "" for none */
+  } cases[] = {
+      /* two rows with one label (the GEMM chart's two "4096 x 4096 x 4096") */
+      {"return chart.bar{title = 'G', categories = {'4096 x 4096 x 4096', '8192', '4096 x 4096 x 4096'},\n"
+       "  series = {{name = 's', values = {1, 2, 3}}}, xlabel = 'TFLOP/s', ylabel = 'shape'}",
+       NULL, "a.md:3:1: error: chart: categories[1] and categories[3] are both \"4096 x 4096 x 4096\""},
+      /* two series with one name: the legend could not tell them apart */
+      {"return chart.dots{title = 'N', categories = {'a'}, series = {{name = 's', values = {1}},\n"
+       "  {name = 's', values = {2}}}, xlabel = 'x', ylabel = 'y'}",
+       NULL, "error: chart: series[1] and series[2] are both named \"s\""},
+      /* units on both axes: a chart without an axis title is refused */
+      {"return chart.bar{title = 'U', categories = {'a'}, series = {{name = 's', values = {1}}}, ylabel = 'y'}", NULL,
+       "error: chart: \"U\": xlabel must name the value axis, with its unit"},
+      {"return chart.line{title = 'V', x = {1, 2}, series = {{name = 's', values = {1, 2}}}, xlabel = 'MB'}", NULL,
+       "error: chart: \"V\": ylabel must name the values"},
+      /* a line doubles back when two of its points share an x */
+      {"return chart.line{title = 'Z', x = {8, 33.6, 16, 33.6}, series = {{name = 's', values = {1, 2, 3, 4}}},\n"
+       "  xlabel = 'MB', ylabel = '%'}",
+       NULL, "error: chart: \"Z\": x[2] and x[4] are both 33.6: a line takes one value per x"},
+      /* x given out of order is drawn in increasing x, in both layouts; the
+         ticks are the axis's (powers of two), so no label comes twice even
+         where two points' x round alike (33.5585 and 33.5626 MB) */
+      {"local s = chart.line{title = 'O', x = {67.1, 33.5585, 2.1, 33.5626, 8.4}, logx = true,\n"
+       "  series = {{name = 'a', values = {90, 77, 13, 75, 43}}}, xlabel = 'MB', ylabel = '%', unit = '%'}\n"
+       "local n = 0\n"
+       "for pts in s:gmatch('<polyline class=\"line s1\" points=\"([^\"]*)\"') do\n"
+       "  n = n + 1\n"
+       "  local last = -1\n"
+       "  for x in pts:gmatch('([%d.]+),') do assert(tonumber(x) >= last, 'not in increasing x: ' .. pts); "
+       "last = tonumber(x) end\n"
+       "end\n"
+       "assert(n == 2, n .. ' polylines')\n"
+       "for svg in s:gmatch('<svg.-</svg>') do\n"
+       "  local seen = {}\n"
+       "  for t in svg:gmatch('class=\"tick\">([^<]*)</text>') do assert(not seen[t], 'tick ' .. t .. ' twice'); "
+       "seen[t] = true end\n"
+       "  assert(seen['8'] or seen['32'], 'no power-of-two tick')\n"
+       "end\n"
+       "return 'ok'",
+       "ok", ""},
+      /* a label too long for its column is cut at a break and wrapped, or
+         ends in an ellipsis with the whole of it in a tooltip, never clipped */
+      {"local long = string.rep('fused_gated_residual_norm_modulate_', 4) .. 'rms 2x3072x2048'\n"
+       "local s = chart.dots{title = 'L', categories = {long, 'b'}, series = {{name = 'ours', values = {80, 90}}},\n"
+       "  xlabel = '%', ylabel = 'op'}\n"
+       "assert(s:find('<title>' .. long .. '</title>', 1, true), 'no tooltip with the whole label')\n"
+       "assert(s:find('…</tspan>', 1, true), 'no ellipsis')\n"
+       "assert(not s:find(long .. '</text>', 1, true) and not s:find(long .. '</tspan>', 1, true),\n"
+       "  'the whole label drawn on one line: it is clipped')\n"
+       "return 'ok'",
+       "ok", ""},
+      /* a roofline's point labels keep off each other and the roof's label:
+         points close together get labels beside them or led off by a line */
+      {"local s = chart.roofline{title = 'R', peak = 989, peak_name = 'BF16 tensor cores (dense)', bandwidth = 3.35,\n"
+       "  points = {{name = '4096 x 4096 x 4096', intensity = 1365, perf = 690},\n"
+       "    {name = '512 x 12288 x 4096', intensity = 390, perf = 513},\n"
+       "    {name = '128 x 12288 x 4096', intensity = 124, perf = 224},\n"
+       "    {name = '128 x 4096 x 4096', intensity = 120, perf = 92}}}\n"
+       "local _, n = s:gsub('>128 x 4096 x 4096</text>', '')\n"
+       "assert(n == 2, 'the label in ' .. n .. ' layouts')\n"
+       "return 'ok'",
+       "ok", ""},
+      /* where no place is left, the weave stops and names the chart and both texts */
+      {"local p = {}\n"
+       "for i = 1, 16 do p[i] = {name = 'the fused epilogue kernel, variant ' .. i, intensity = 8, perf = 20} end\n"
+       "local s = chart.roofline{title = 'Crowded', peak = 989, bandwidth = 3.35, points = p}\n"
+       "return s",
+       NULL,
+       "a.md:6:1: error: chart: \"Crowded\" (phone layout, 330 units wide): no room for the text \"the fused epilogue "
+       "kernel, variant 2\": it would overlap \"the fused epilogue kernel, variant 1\""},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *md;
+    char *diags = S_render_diags(cases[i].code, &md);
+    if (cases[i].want_md) ck_assert_msg(md && strstr(md, cases[i].want_md) != NULL, "case %zu: %s", i, diags);
+    if (cases[i].want_diag[0])
+      ck_assert_msg(strstr(diags, cases[i].want_diag) != NULL, "case %zu: %s", i, diags);
+    else
+      ck_assert_msg(diags[0] == '\0', "case %zu: %s", i, diags);
+    free(md);
+    free(diags);
+  }
 }
 END_TEST
 
@@ -253,6 +361,7 @@ Suite *render_suite(void) {
   tcase_add_test(tc, test_fences_marked_and_prefixed);
   tcase_add_test(tc, test_results);
   tcase_add_test(tc, test_charts);
+  tcase_add_test(tc, test_chart_layout);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -9,7 +9,10 @@ Every page is opened from disk (file://) at 1400 and 390 pixels wide, and:
     the keyboard can reach, and numeric columns are right-aligned;
   - accessibility: axe-core (tests/browser/node_modules, from `make deps`)
     finds no serious or critical violation, in the light and dark themes;
-  - charts: every chart is an inline SVG with a title and text labels;
+  - charts: every chart is an inline SVG with a title and text labels; at
+    1400 and at 390 px one plot of each chart is shown, its text is at
+    least 10 px tall on screen, no text leaves the plot or covers another,
+    and the plot fits its column;
   - around the text: the theme switch is remembered, code blocks get a copy
     button, the contents list marks the section being read, a landed-on
     block is highlighted, print.html holds every page.
@@ -184,6 +187,56 @@ def test_charts(b, url, book):
     check("charts: each is a drawn SVG with a title and text labels", not bad, "; ".join(bad))
 
 
+# For every chart on the page: the plot shown (one of its layouts), its
+# text's size on screen, and each text box against the plot and the others,
+# as the browser drew them; a list of what is wrong, in words.
+CHART_TEXT_JS = r"""(() => {
+  const out = [], name = t => [...t.childNodes].filter(n => n.nodeName !== 'title')
+    .map(n => n.textContent).join(' ');
+  document.querySelectorAll('figure.chart').forEach((f, i) => {
+    const title = f.querySelector('.chart-title') || f.querySelector('svg > title');
+    const at = 'chart ' + (i + 1) + ' (' + (title ? title.textContent : 'no title') + ')';
+    f.scrollIntoView();
+    const shown = [...f.querySelectorAll('svg')].filter(s => s.getBoundingClientRect().width > 0);
+    if (shown.length !== 1) { out.push(at + ': ' + shown.length + ' plots shown'); return; }
+    const svg = shown[0], sb = svg.getBoundingClientRect(), plot = svg.parentElement;
+    const scale = sb.width / svg.viewBox.baseVal.width;
+    if (plot.scrollWidth > plot.clientWidth + 1)
+      out.push(at + ': the plot is wider than its column (' + plot.scrollWidth + ' > ' + plot.clientWidth + ' px)');
+    const boxes = [...svg.querySelectorAll('text')].map(t => [name(t), t.getBoundingClientRect(),
+      parseFloat(getComputedStyle(t).fontSize) * scale]);
+    for (const [s, r, px] of boxes) {
+      if (px < 10) out.push(at + ': "' + s + '" is ' + px.toFixed(1) + ' px tall');
+      if (r.left < sb.left - 0.5 || r.right > sb.right + 0.5 || r.top < sb.top - 0.5 || r.bottom > sb.bottom + 0.5)
+        out.push(at + ': "' + s + '" leaves the plot');
+    }
+    for (let a = 0; a < boxes.length; a++)
+      for (let b = 0; b < a; b++) {
+        const p = boxes[a][1], q = boxes[b][1];
+        if (Math.min(p.right, q.right) - Math.max(p.left, q.left) > 0.5 &&
+            Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top) > 0.5)
+          out.push(at + ': "' + boxes[b][0] + '" and "' + boxes[a][0] + '" overlap');
+      }
+  });
+  return out; })()"""
+
+
+def test_chart_text(b, url, book):
+    with_charts = []
+    for name in pages(book):
+        with open(os.path.join(book, name), encoding="utf-8") as f:
+            if name != "print.html" and '<figure class="chart">' in f.read():
+                with_charts.append(name)
+    for width in (1400, 390):
+        p = b.page(width=width, height=900, mobile=width < 500)
+        bad = []
+        for name in with_charts:
+            p.goto(url(name))
+            bad += ["%s %s" % (name, x) for x in p.eval(CHART_TEXT_JS)]
+        check("charts at %d px: one plot each, text 10 px or more, inside the plot, none over another" % width,
+              with_charts and not bad, "\n  " + "\n  ".join(bad[:20]) + ("\n  (%d in all)" % len(bad) if bad else ""))
+
+
 def test_around(b, url, book):
     p = b.page(width=1400, height=900)
     p.goto(url("index.html"))
@@ -249,6 +302,7 @@ def main():
     with Browser() as b:
         for test in (lambda: test_search(b, url), lambda: test_phone(b, url, book),
                      lambda: test_tables(b, url, book), lambda: test_charts(b, url, book),
+                     lambda: test_chart_text(b, url, book),
                      lambda: test_around(b, url, book), lambda: test_axe(b, url, book)):
             try:
                 test()
