@@ -51,7 +51,8 @@ START_TEST(test_book_tables_search_print) {
                 "%s", f->data);
   f = ck_tree_find(&t, "search-index.js");
   ck_assert_ptr_nonnull(f);
-  ck_assert_msg(strstr(f->data, "[1,\"numbers\",\"Numbers\",\"name n note x 1.5 y z - 2 w See b. \\u003c\\u003cbody>>\"]") &&
+  ck_assert_msg(strstr(f->data, "[1,\"numbers\",\"Numbers\",\"name n note\\nx 1.5 y\\nz - 2 w\\nSee b.\\n"
+                                "\\u003c\\u003cbody>>\"]") &&
                     strstr(f->data, "[\"a.html\",\"A\"]") && strstr(f->data, "[2,\"b-part\",\"B part\",\"x = 1;"),
                 "%s", f->data);
   f = ck_tree_find(&t, "print.html"); /* ids carry their page; links between pages stay inside print.html */
@@ -101,8 +102,8 @@ START_TEST(test_book_reserved_names) {
     ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
     lit_tree t = LIT_TREE_INIT;
     ck_assert_int_eq(lit_book_build(p, &t, d), LIT_FAILED);
-    char *msgs = ck_diags_text(d), *want = lit_xasprintf("%s.md: error: the book keeps %s.html for itself", names[i],
-                                                         names[i]);
+    char *msgs = ck_diags_text(d),
+         *want = lit_xasprintf("%s.md: error: the book keeps %s.html for itself", names[i], names[i]);
     ck_assert_msg(strstr(msgs, want) != NULL, "%s", msgs);
     free(want);
     free(msgs);
