@@ -144,16 +144,16 @@
     warm();
   };
 
-  /* Reads the sections' terms ahead, a few milliseconds at a time while the page is idle, so that the words
-   * typed next are matched in terms already read. */
+  /* Reads the sections' words ahead, 8 ms at a time between the page's other work (keys, drawing), from the
+   * moment the index arrives: the words typed next are then matched in words already read. */
   function warm() {
-    var next = 0, later = window.requestIdleCallback || function (f) { return setTimeout(f, 20); };
+    var next = 0;
     function slice() {
       var stop = performance.now() + 8;
       while (next < index.sections.length && performance.now() < stop) textTokens(next++);
-      if (next < index.sections.length) later(slice);
+      if (next < index.sections.length) setTimeout(slice, 0);
     }
-    later(slice);
+    setTimeout(slice, 0);
   }
 
   function withIndex(f) {
@@ -532,6 +532,8 @@
 
   /* The results, grouped by page (in the order of each page's best section): the page's title once, then each
    * section's heading and its matching sentence. */
+  var FIRST = 12; /* results whose sentence is found before the panel is shown; the others' come just after */
+
   function resultsHtml(q, r) {
     if (!r.hits.length) return "<li class=\"none\">Nothing found for \u201c" + esc(q) + "\u201d.</li>";
     var groups = [], byPage = {};
@@ -544,7 +546,7 @@
       (r.total > n ? "The best " + n + " of " + r.total + " sections" : n + (n === 1 ? " section" : " sections")) +
         " on " + groups.length + (groups.length === 1 ? " page" : " pages") :
       "No section holds every word; these hold the most of them";
-    var html = "<li class=\"note\"><span>" + esc(note) + "</span><span class=\"keys\">\u2191 \u2193 to move, " +
+    var listed = 0, html = "<li class=\"note\"><span>" + esc(note) + "</span><span class=\"keys\">\u2191 \u2193 to move, " +
       "Enter to open, Esc to close</span></li>";
     groups.forEach(function (g) {
       var title = index.pages[g.page][1];
@@ -553,8 +555,9 @@
       g.hits.forEach(function (h) {
         var s = index.sections[h.sec], href = index.pages[s[0]][0] + (s[1] ? "#" + s[1] : "");
         var head = s[1] ? marked(s[2], tokens("h" + h.sec, s[2]), r.words, 0, s[2].length) : "Introduction";
-        html += "<li><a href=\"" + esc(href) + "\"><span class=\"title\">" + head + "</span><span class=\"snip\">" +
-          snippet(h.sec, r.words) + "</span>" + (h.missing.length ? "<span class=\"missing\">Missing: " +
+        html += "<li><a href=\"" + esc(href) + "\"><span class=\"title\">" + head + "</span>" +
+          (++listed <= FIRST ? "<span class=\"snip\">" + snippet(h.sec, r.words) :
+           "<span class=\"snip\" data-sec=\"" + h.sec + "\">") + "</span>" + (h.missing.length ? "<span class=\"missing\">Missing: " +
           h.missing.map(function (m) { return "<s>" + esc(m) + "</s>"; }).join(" ") + "</span>" : "") + "</a></li>";
       });
       html += "</ul></li>";
@@ -578,15 +581,26 @@
       list.style.top = top + "px";
       list.style.maxHeight = Math.max(120, innerHeight - top - 8) + "px";
     }
+    var generation = 0; /* of the results shown: a later query stops the filling of an earlier one's */
     function close() { list.hidden = true; }
     function render() {
       var q = input.value;
-      if (!q.trim()) { close(); list.innerHTML = ""; status.textContent = ""; return; }
+      if (!q.trim()) { generation++; close(); list.innerHTML = ""; status.textContent = ""; return; }
       withIndex(function () {
         if (input.value !== q) return;
-        var r = find(q);
+        var r = find(q), shown = ++generation;
         window.litSearch.lastMs = r.ms;
         list.innerHTML = resultsHtml(q.trim(), r);
+        var rest = list.querySelectorAll(".snip[data-sec]"), k = 0;
+        function fill() { /* the sentences of the results past the first few, a few milliseconds at a time */
+          if (shown !== generation) return;
+          for (var stop = performance.now() + 8; k < rest.length && performance.now() < stop; k++) {
+            rest[k].innerHTML = snippet(+rest[k].getAttribute("data-sec"), r.words);
+            rest[k].removeAttribute("data-sec");
+          }
+          if (k < rest.length) setTimeout(fill, 0);
+        }
+        setTimeout(fill, 0);
         list.scrollTop = 0;
         list.hidden = false;
         place();

@@ -73,7 +73,9 @@ def find(p, q):
 
 
 def results(p):
-    """What the panel shows: [[page title, [[href, heading, snippet, marked words, missing]]]]."""
+    """What the panel shows: [[page title, [[href, heading, snippet, marked words, missing]]]], once every
+    result's sentence is in (those past the first few come just after the panel)."""
+    p.wait_for("!document.querySelector('#search-results .snip[data-sec]')")
     return p.eval("""[...document.querySelectorAll('#search-results .group')].map(g => [
       g.querySelector('.where').textContent, [...g.querySelectorAll('a')].map(a => [a.getAttribute('href'),
       a.querySelector('.title').textContent, a.querySelector('.snip').textContent,
