@@ -754,7 +754,7 @@ static void S_render_page(void *ctx, size_t i) {
   S_job *j = ctx;
   const lit_wdoc *pg = &j->w->docs[i];
   S_ctx x = {j->w, pg, j->diags[i]};
-  lit_search_sections(pg, i, &j->sections[i]); /* before S_body replaces nodes of the tree */
+  lit_search_sections(pg, &j->sections[i]); /* before S_body replaces nodes of the tree */
   lit_buf toc = LIT_BUF_INIT;
   S_toc(pg, &toc);
   lit_buf_reserve(&j->articles[i], pg->doc->src.len * 3 + 65536); /* highlighted code is about 3x: grow once */

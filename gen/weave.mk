@@ -43,7 +43,7 @@ check-skill: skill
 check-book: $(LIT)
 	$(LIT) book --check
 	tests/book_browser.sh book
-	python3 tests/browser/book_ui.py book
+	python3 tests/browser/book_ui.py book $(LIT)
 
 # The live preview: the book on http://127.0.0.1:8000, re-woven on every save.
 serve: $(LIT)

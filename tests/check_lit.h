@@ -39,6 +39,7 @@ Suite *weave_suite(void);
 Suite *highlight_suite(void);
 Suite *skill_suite(void);
 Suite *book_suite(void);
+Suite *book_search_suite(void);
 Suite *tree_suite(void);
 Suite *serve_suite(void);
 Suite *diff_suite(void);

@@ -23,6 +23,7 @@ int main(void) {
   srunner_add_suite(sr, highlight_suite());
   srunner_add_suite(sr, skill_suite());
   srunner_add_suite(sr, book_suite());
+  srunner_add_suite(sr, book_search_suite());
   srunner_add_suite(sr, tree_suite());
   srunner_add_suite(sr, serve_suite());
   srunner_add_suite(sr, diff_suite());

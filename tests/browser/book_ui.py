@@ -2,7 +2,14 @@
 """tests/browser/book_ui.py BOOK_DIR: the book as a reader uses it, in headless Chromium.
 
 Every page is opened from disk (file://) at 1400 and 390 pixels wide, and:
-  - search: typing a query shows results; following one lands on its section;
+  - search: typing a query shows results in a panel over the text (under the
+    box on a phone), each page's title once over its sections, each with the
+    matching sentence marked; the keyboard moves through them, Enter follows
+    one to its section, Esc closes them; the index and book.js cut and stem
+    words alike (tests/search_words.txt, and every term of every section);
+    queries on this book and on a fixture book (tests/browser/search-fixture,
+    woven with LIT) find what a reader expects, ranked by where the words are
+    and how close; the time a query takes is printed;
   - phone: no page is wider than the screen; the menu opens and shows the
     pages, the page being read among them (also in the wide sidebar);
   - tables: a table wider than the text scrolls inside its own frame, which
@@ -16,12 +23,16 @@ Every page is opened from disk (file://) at 1400 and 390 pixels wide, and:
   - around the text: the theme switch is remembered, code blocks get a copy
     button, the contents list marks the section being read, a landed-on
     block is highlighted, print.html holds every page.
-Ends with "N passed, N failed".
+Usage: book_ui.py BOOK_DIR [LIT] (LIT defaults to gen/build/lit). Ends with "N passed, N failed".
 """
 import glob
 import json
 import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +40,8 @@ from cdp import Browser  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AXE = os.path.join(HERE, "node_modules", "axe-core", "axe.min.js")
+WORDS = os.path.join(os.path.dirname(HERE), "search_words.txt")
+FIXTURE = os.path.join(HERE, "search-fixture")
 
 passed = failed = 0
 
@@ -47,7 +60,35 @@ def pages(book):
     return sorted(os.path.basename(p) for p in glob.glob(os.path.join(book, "*.html")))
 
 
-def test_search(b, url):
+def index_data(book):
+    """search-index.js, read as the data it hands book.js."""
+    with open(os.path.join(book, "search-index.js"), encoding="utf-8") as f:
+        s = f.read()
+    return json.loads(s[s.index("litSearchIndex(") + len("litSearchIndex("):s.rindex(")")])
+
+
+def ready(p):
+    """Loads the page's search index (as the first focus on the box does)."""
+    p.eval("new Promise(r => litSearch.ready(r))")
+
+
+def find(p, q):
+    return p.eval("litSearch.find(%s)" % json.dumps(q))
+
+
+def results(p):
+    """What the panel shows: [[page title, [[href, heading, snippet, marked words, missing]]]], once every
+    result's sentence is in (those past the first few come just after the panel)."""
+    p.wait_for("!document.querySelector('#search-results .snip[data-sec]')")
+    return p.eval("""[...document.querySelectorAll('#search-results .group')].map(g => [
+      g.querySelector('.where').textContent, [...g.querySelectorAll('a')].map(a => [a.getAttribute('href'),
+      a.querySelector('.title').textContent, a.querySelector('.snip').textContent,
+      [...a.querySelectorAll('mark')].map(m => m.textContent),
+      a.querySelector('.missing') ? a.querySelector('.missing').textContent : ''])])""")
+
+
+def test_search(b, url, book):
+    titles = dict((pg[0], pg[1]) for pg in index_data(book)["pages"])
     p = b.page(width=1400, height=900)
     p.goto(url("index.html"))
     check("search: the box is shown (the script runs)", p.eval("!document.querySelector('.search').hidden"))
@@ -61,7 +102,25 @@ def test_search(b, url):
                    "a.querySelector('mark') !== null]; })()")
     check("search: a result names its section and marks the match", first and first[2] and "#" in first[0],
           repr(first))
+    panel = p.eval("""(() => { const l = document.getElementById('search-results').getBoundingClientRect(),
+      side = document.querySelector('.side').getBoundingClientRect(), a = [...document.querySelectorAll(
+      '#search-results a')].filter(a => { const r = a.getBoundingClientRect(); return r.top >= l.top &&
+      r.bottom <= Math.min(l.bottom, innerHeight); });
+      return [l.left, side.right, l.width, a.length, document.elementFromPoint(l.left + l.width / 2,
+      a[0].getBoundingClientRect().top + 5).closest('#search-results') !== null]; })()""")
+    check("search: the results are a panel over the text, beside the sidebar, wide, several in view and on top",
+          panel[0] >= panel[1] and panel[2] >= 600 and panel[3] >= 5 and panel[4], repr(panel))
+    shown = results(p)
+    once = [g[0] for g in shown]
+    bad = [g for g in shown if len(set(h[0].split("#")[0] for h in g[1])) != 1 or
+           titles.get(g[1][0][0].split("#")[0]) != g[0]]
+    check("search: each page's title is shown once, over its own sections", shown and len(set(once)) == len(once)
+          and not bad, repr(bad[:2] or once))
+    unmarked = [h for g in shown for h in g[1] if not any(m.lower().startswith("occupanc") for m in h[3])]
+    check("search: each result shows its matching sentence, the word marked", not unmarked, repr(unmarked[:2]))
     p.key("Escape")
+    check("search: Esc in the box clears it and closes the results",
+          p.eval("document.getElementById('search-results').hidden && document.getElementById('search').value === ''"))
     p.eval("document.getElementById('search').focus()")
     p.type("block size and occupancy")
     p.wait_for("[...document.querySelectorAll('#search-results .title')].some(t => "
@@ -72,6 +131,22 @@ def test_search(b, url):
     p.key("ArrowDown")
     check("search: the arrow key moves into the results",
           p.eval("document.activeElement.closest('#search-results') !== null"))
+    p.key("ArrowDown")
+    second = p.eval("document.activeElement.getAttribute('href')")
+    p.key("ArrowUp")
+    back = p.eval("document.activeElement.getAttribute('href')")
+    p.key("ArrowUp")
+    check("search: the arrow keys move down and up the results, and back to the box",
+          second == hits[1] and back == hits[0] and p.eval("document.activeElement.id") == "search",
+          "%r %r %r" % (second, back, p.eval("document.activeElement.id")))
+    p.key("ArrowDown")
+    p.key("Escape")
+    check("search: Esc in the results closes them and returns to the box, the query kept",
+          p.eval("document.getElementById('search-results').hidden && document.activeElement.id === 'search' && "
+                 "document.getElementById('search').value === 'block size and occupancy'"))
+    p.key("ArrowDown")
+    p.wait_for("!document.getElementById('search-results').hidden")
+    p.key("ArrowDown")
     p.b.events.clear()
     p.key("Enter")
     p.b.wait_event("Page.loadEventFired", p.session)
@@ -85,7 +160,204 @@ def test_search(b, url):
     p.eval("document.getElementById('search').focus()")
     p.type("zzqqxxnotaword")
     none = p.wait_for("document.querySelector('#search-results .none') !== null")
-    check("search: a query with no match says so", none)
+    check("search: a query with no match says so", none and p.eval(
+        "document.getElementById('search-status').textContent") == "no results")
+
+
+def test_search_words(b, url):
+    """book.js cuts and stems the words of tests/search_words.txt as book_search.c does (check_book_search.c)."""
+    cases = []
+    with open(WORDS, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            kind, rest = line.split(" ", 1)
+            if kind == "terms":
+                text, want = rest.split(" => ")
+                cases.append([kind, text, want])
+            elif kind == "stem":
+                cases.append([kind] + rest.split(" "))
+            elif kind == "same":
+                cases.append([kind, rest, ""])
+            else:
+                cases.append(["unknown", line, ""])
+    p = b.page(width=1400, height=900)
+    p.goto(url("index.html"))
+    ready(p)
+    bad = p.eval("""((cases) => cases.map(c => {
+      if (c[0] === 'stem') return litSearch.stem(c[1]) === c[2] ? null : c.join(' ') + ': ' + litSearch.stem(c[1]);
+      if (c[0] === 'terms') {
+        const got = litSearch.terms(c[1]).map(t => (t[3] ? '+' : '') + t[0]).join(' ');
+        return got === c[2] ? null : c[1] + ' => ' + got + ', want ' + c[2];
+      }
+      if (c[0] === 'same') {
+        const s = c[1].split(' ').map(w => litSearch.stem(w));
+        return s.every(x => x === s[0]) ? null : c[1] + ': ' + s.join(' ');
+      }
+      return 'unknown line: ' + c[1];
+    }).filter(x => x))(%s)""" % json.dumps(cases))
+    check("search: book.js stems and cuts the words of search_words.txt as the index does (%d lines)" % len(cases),
+          len(cases) > 100 and not bad, "; ".join(bad[:8]))
+
+
+def test_search_index_agrees(b, url):
+    """Every term book.js reads in every section's title, heading and text is the index's, with the same
+    fields and count, and the index has no other; every listed word stems to its term."""
+    p = b.page(width=1400, height=900)
+    p.goto(url("index.html"))
+    ready(p)
+    r = p.eval("""(() => {
+      const ix = litSearch.index(), want = new Map(), got = new Map(), bad = [];
+      ix.sections.forEach((s, k) => [[ix.pages[s[0]][1], 4], [s[2], 2], [s[3], 1]].forEach(([t, f]) =>
+        litSearch.terms(t).forEach(x => {
+          const key = x[0] + ' ' + k, e = want.get(key) || [0, 0];
+          e[0] |= f;
+          if (f === 1) e[1]++;
+          want.set(key, e);
+        })));
+      ix.terms.forEach((term, i) => {
+        let at = 0;
+        ix.post[i].split(',').forEach(e => {
+          const m = /^([0-9a-z]+)(?:\\.([0-7]))?(?::([0-9a-z]+))?$/.exec(e);
+          if (!m) { bad.push(term + ': entry ' + e); return; }
+          at += parseInt(m[1], 36);
+          const f = m[2] ? +m[2] : 1;
+          got.set(term + ' ' + at, [f, m[3] ? parseInt(m[3], 36) : f & 1]);
+        });
+      });
+      want.forEach((v, k) => { const g = got.get(k);
+        if (!g || g[0] !== v[0] || g[1] !== v[1]) bad.push(k + ': book.js ' + v + ', index ' + g); });
+      got.forEach((v, k) => { if (!want.has(k)) bad.push(k + ': only in the index'); });
+      ix.words.forEach((w, i) => { if (litSearch.stem(w) !== ix.terms[ix.wordTerms[i]] || w === litSearch.stem(w))
+        bad.push('word ' + w + ': term ' + ix.terms[ix.wordTerms[i]]); });
+      return [want.size, bad.slice(0, 8)]; })()""")
+    check("search: book.js reads every section's terms as the index lists them (%d terms of sections)" % r[0],
+          r[0] > 1000 and not r[1], "; ".join(r[1]))
+
+
+def test_search_book(b, url, book):
+    """Queries on this book: what the documents say decides what must be found."""
+    data = index_data(book)
+    text = [(data["pages"][s[0]][0], " ".join([data["pages"][s[0]][1], s[2], s[3]])) for s in data["sections"]]
+    p = b.page(width=1400, height=900)
+    p.goto(url("index.html"))
+    ready(p)
+    r = find(p, "bank conflict")
+    said = any(re.search(r"(?i)conflict", t) for _, t in text)
+    first = r["hits"][0]["page"] if r["hits"] else None
+    check("search (this book): 'bank conflict' finds a GEMM page first", first and first.startswith("gemm"),
+          repr(r["hits"][:3]))
+    if said:
+        check("search (this book): 'bank conflict' finds sections that hold both words", r["all"], repr(r["hits"][:3]))
+    else:  # no document says "conflict": the nearest sections, each saying what it lacks
+        check("search (this book): no document says 'conflict', and every result says it lacks it",
+              not r["all"] and all(h["missing"] == ["conflict"] for h in r["hits"]), repr(r["hits"][:3]))
+    p.eval("document.getElementById('search').focus()")
+    p.type("bank conflict")
+    p.wait_for("document.querySelectorAll('#search-results a').length")
+    shown = results(p)
+    check("search (this book): the panel says which word a result lacks", said or (
+        shown and all(h[4] == "Missing: conflict" for g in shown for h in g[1]) and
+        "every word" in p.eval("document.querySelector('#search-results .note').textContent")), repr(shown[:1]))
+    p.key("Escape")
+    mention = sorted(set(page for page, t in text if re.search(r"(?i)(?<![a-z0-9])split[-_]?k", t)))
+    r = find(p, "split-K")
+    got = sorted(set(h["page"] for h in r["hits"]))
+    check("search (this book): 'split-K' finds every page that mentions split-K (or split-KV)",
+          mention and set(mention) <= set(got) and r["all"], "%r, found %r" % (mention, got))
+    p.eval("document.getElementById('search').focus()")
+    p.type("split-K")
+    p.wait_for("document.querySelectorAll('#search-results a').length")
+    unmarked = [h for g in results(p) for h in g[1] if not any(re.match(r"(?i)split.?k", m) for m in h[3])]
+    check("search (this book): each 'split-K' result marks its split-K", not unmarked, repr(unmarked[:2]))
+    p.key("Escape")
+    r = find(p, "mbarrier hang")
+    hangs = any(re.search(r"(?i)\bhang", t) for _, t in text)
+    check("search (this book): 'mbarrier hang' finds the mbarrier text, saying no document speaks of hangs" if
+          not hangs else "search (this book): 'mbarrier hang' finds text about mbarrier hangs",
+          r["hits"] and (r["all"] if hangs else not r["all"] and all(h["missing"] == ["hang"] for h in r["hits"])),
+          repr(r["hits"][:3]))
+    r = find(p, "rmsnorm")
+    check("search (this book): a page's title ranks first: 'rmsnorm' opens with the RMSNorm page",
+          r["hits"] and r["hits"][0]["page"] == "rmsnorm.html" and r["hits"][0]["anchor"] == "", repr(r["hits"][:3]))
+
+    # how long a query takes: the index read on a fresh page, the first query before any section's words are
+    # read (cold), then, once they are, the median of five runs of each query
+    p = b.page(width=1400, height=900)
+    p.goto(url("index.html"))
+    load, cold = p.eval("""new Promise(r => { const t0 = performance.now();
+      litSearch.ready(() => { const t1 = performance.now(); r([t1 - t0, litSearch.find('kernel launch').ms]); }); })""")
+    p.wait_for("litSearch.index().tokens.size >= litSearch.index().sections.length", timeout=30)
+    queries = ["occupancy", "bank conflict", "split-K", "kernel launch", "tma mbarrier wgmma", "rms"]
+    warm = p.eval("""((qs) => qs.map(q => { const t = [];
+      for (let i = 0; i < 5; i++) t.push(litSearch.find(q).ms);
+      return t.sort((a, b) => a - b)[2]; }))(%s)""" % json.dumps(queries))
+    size = os.path.getsize(os.path.join(book, "search-index.js"))
+    print("     search-index.js %d bytes; read in %.0f ms; first query %.1f ms cold; then %s" % (
+        size, load, cold, ", ".join("%r %.1f ms" % (q, t) for q, t in zip(queries, warm))))
+    check("search: a query takes under 50 ms once the index is read (median of five)", max(warm) < 50,
+          "%.1f ms" % max(warm))
+
+
+def test_search_fixture(b, lit):
+    """The fixture book's documents hold the words the queries name: they must be found, and ranked."""
+    tmp = tempfile.mkdtemp()
+    try:
+        out = os.path.join(tmp, "book")
+        run = subprocess.run([lit, "book", "--root", FIXTURE, "--out", out], capture_output=True, text=True)
+        check("search fixture: the book weaves", run.returncode == 0, run.stderr)
+        if run.returncode:
+            return
+        p = b.page(width=1400, height=900)
+        p.goto("file://" + os.path.join(out, "index.html"))
+        ready(p)
+
+        def first(q):
+            r = find(p, q)
+            return r["hits"][0]["page"] + "#" + r["hits"][0]["anchor"] if r["hits"] else None
+
+        r = find(p, "bank conflict")
+        check("search fixture: 'bank conflict' finds 'bank conflicts' (stems), both words in one section",
+              first("bank conflict") == "gemm.html#bank-conflicts" and r["all"], repr(r["hits"][:3]))
+        forms = {q: first(q) for q in ("split-K", "split k", "splitk", "splitK", "SPLIT-K ")}
+        check("search fixture: 'split-K', 'split k', 'splitk', 'splitK' all find the split-K section first",
+              all(v == "gemm.html#split-k" for v in forms.values()), repr(forms))
+        check("search fixture: 'mbarrier hang' finds the troubleshooting entry on mbarrier hangs",
+              first("mbarrier hang") == "troubleshooting.html#a-kernel-hangs-on-the-mbarrier-wait",
+              repr(find(p, "mbarrier hang")["hits"][:2]))
+        order = ["%s#%s" % (h["page"], h["anchor"]) for h in find(p, "swizzle")["hits"]]
+        at = {k: (order.index(k) if k in order else 99) for k in
+              ("swizzle.html#", "swizzle.html#layout", "gemm.html#swizzle", "pipelines.html#conflicting-writes")}
+        check("search fixture: the page's title ranks over a section's heading, which ranks over the text",
+              max(at["swizzle.html#"], at["swizzle.html#layout"]) < at["gemm.html#swizzle"] <
+              at["pipelines.html#conflicting-writes"] < 99, repr(order))
+        order = ["%s#%s" % (h["page"], h["anchor"]) for h in find(p, "ring depth")["hits"]]
+        check("search fixture: of two sections with both words, the one where they stand closer comes first",
+              order == ["pipelines.html#stages", "pipelines.html#refill"], repr(order))
+        r = find(p, "tiling")
+        pages = set("%s#%s" % (h["page"], h["anchor"]) for h in r["hits"])
+        check("search fixture: 'tiling' finds 'tiles' and 'Tile order' too (stems)",
+              {"troubleshooting.html#tiling-mistakes", "gemm.html#tile-order"} <= pages, repr(sorted(pages)))
+        typed, done = find(p, "conflictin"), find(p, "conflictin ")
+        check("search fixture: a word being typed finds the words it begins; once ended by a space, it does not",
+              "pipelines.html#conflicting-writes" in ["%s#%s" % (h["page"], h["anchor"]) for h in typed["hits"]]
+              and not done["hits"], "%r / %r" % (typed["hits"][:2], done["hits"][:2]))
+        r = find(p, "bank padding")
+        check("search fixture: every word is required; with none holding both, the panel says what each lacks",
+              not r["all"] and r["hits"] and all(len(h["missing"]) == 1 for h in r["hits"]), repr(r["hits"]))
+        p.eval("document.getElementById('search').focus()")
+        p.type("split")
+        p.wait_for("document.querySelectorAll('#search-results a').length")
+        p.key("ArrowDown")
+        p.type("-K")
+        p.wait_for("document.getElementById('search').value === 'split-K' && (document.querySelector("
+                   "'#search-results a') || {}).hash === '#split-k'")
+        check("search fixture: typing while in the results goes on in the box",
+              p.eval("document.activeElement.id === 'search' && document.getElementById('search').value") ==
+              "split-K", repr(p.eval("[document.activeElement.id, document.getElementById('search').value]")))
+    finally:
+        shutil.rmtree(tmp)
 
 
 def test_phone(b, url, book):
@@ -107,6 +379,26 @@ def test_phone(b, url, book):
     shown = p.wait_for("(() => { const r = document.querySelector('.pages a[aria-current]').getBoundingClientRect(); "
                        "return r.height > 0 && r.width > 0 && r.bottom <= innerHeight; })()")
     check("phone: the menu opens and shows the pages", shown)
+    p.eval("document.getElementById('search').focus()")
+    p.type("occupancy")
+    p.wait_for("document.querySelectorAll('#search-results a').length")
+    r = p.eval("""(() => { const l = document.getElementById('search-results').getBoundingClientRect(),
+      box = document.getElementById('search').getBoundingClientRect(), a = [...document.querySelectorAll(
+      '#search-results a')].filter(a => { const r = a.getBoundingClientRect(); return r.top >= l.top &&
+      r.bottom <= Math.min(l.bottom, innerHeight); });
+      return {left: l.left, right: l.right, top: l.top, bottom: l.bottom, box: box.bottom, height: innerHeight,
+              shown: a.length, page: document.documentElement.scrollWidth, font: parseFloat(getComputedStyle(
+              document.querySelector('#search-results .snip')).fontSize), onTop: document.elementFromPoint(
+              l.left + l.width / 2, a[0].getBoundingClientRect().top + 5).closest('#search-results') !== null}; })()""")
+    check("phone: the search results take the screen's width under the box, three or more in view, readable",
+          r["left"] >= 0 and r["right"] <= 390 and r["right"] - r["left"] >= 360 and r["top"] >= r["box"] and
+          r["bottom"] <= r["height"] and r["shown"] >= 3 and r["page"] <= 390 and r["font"] >= 13 and r["onTop"],
+          repr(r))
+    href = p.eval("document.querySelector('#search-results a').getAttribute('href')")
+    p.click("#search-results a")
+    landed = p.wait_for("location.hash === %s && document.getElementById('search-results').hidden && "
+                        "!document.querySelector('.menu').open" % json.dumps("#" + href.split("#")[1]))
+    check("phone: tapping a result goes to it and folds the menu", landed, href)
 
 
 def test_tables(b, url, book):
@@ -146,13 +438,21 @@ def test_axe(b, url, book):
     with open(AXE, encoding="utf-8") as f:
         axe = f.read()
     problems = []
-    for dark, width, names in ((False, 1400, pages(book)), (True, 1400, pages(book)),
-                               (False, 390, ["index.html", "h100-optimization-guide.html"])):
+    for dark, width, names, query in ((False, 1400, pages(book), None), (True, 1400, pages(book), None),
+                                      (False, 390, ["index.html", "h100-optimization-guide.html"], None),
+                                      (False, 1400, ["index.html"], "bank conflict"),
+                                      (True, 1400, ["index.html"], "kernel launch"),
+                                      (False, 390, ["index.html"], "occupancy")):
         p = b.page(width=width, height=900, dark=dark, mobile=width < 500)
         for name in names:
             if name == "print.html":
                 continue  # the same articles as the pages
             p.goto(url(name))
+            if query:  # the search results open
+                name += " (searching %r)" % query
+                p.key("/", code="Slash", text="/")
+                p.type(query)
+                p.wait_for("document.querySelectorAll('#search-results a').length")
             p.eval(axe)
             res = p.eval("axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', "
                          "'wcag21aa', 'best-practice']}}).then(r => r.violations.filter(v => v.impact === 'serious' "
@@ -294,13 +594,16 @@ def test_around(b, url, book):
 
 def main():
     book = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "book")
+    lit = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "gen", "build", "lit"))
 
     def url(name):
         return "file://" + os.path.join(book, name)
 
     t0 = time.time()
     with Browser() as b:
-        for test in (lambda: test_search(b, url), lambda: test_phone(b, url, book),
+        for test in (lambda: test_search(b, url, book), lambda: test_search_words(b, url),
+                     lambda: test_search_index_agrees(b, url), lambda: test_search_book(b, url, book),
+                     lambda: test_search_fixture(b, lit), lambda: test_phone(b, url, book),
                      lambda: test_tables(b, url, book), lambda: test_charts(b, url, book),
                      lambda: test_chart_text(b, url, book),
                      lambda: test_around(b, url, book), lambda: test_axe(b, url, book)):

@@ -13,6 +13,7 @@ byte. No network port, no websocket library: the standard library is enough.
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
@@ -72,7 +73,10 @@ class Browser:
 
     def _read_message(self, deadline):
         while b"\0" not in self.buf:
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            # wait for the pipe no longer than the deadline: an event that never comes (a page that does not
+            # load) must fail the test, not hang it
+            if left < 0 or not select.select([self.from_browser], [], [], left)[0]:
                 raise CDPError("the browser did not answer in %.0f s" % self.timeout)
             chunk = os.read(self.from_browser, 1 << 20)
             if not chunk:
