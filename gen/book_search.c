@@ -380,8 +380,10 @@ static S_section *S_read_sections(const lit_weave *w, const lit_buf *sections, s
   S_section *v = NULL;
   size_t n = 0, cap = 0;
   for (size_t i = 0; i < w->ndocs; i++) {
-    const char *s = sections[i].data, *end = s + sections[i].len;
-    while (s && s < end) {
+    const char *s = sections[i].data;
+    if (!s) continue; /* a document with no section: no buffer at all */
+    const char *end = s + sections[i].len;
+    while (s < end) {
       char *p;
       S_section x = {i, NULL, NULL, NULL, 0, 0, 0};
       x.alen = strtoul(s, &p, 10);

@@ -207,7 +207,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort(); /* a failed run changed the tree */
     }
     if (r == LIT_OK) {
-      lit_tangle_opts topts = {0};
+      /* what a tangle writes: with #line directives where the project asks */
+      lit_tangle_opts topts = {p->line_directives, NULL};
       for (size_t i = 0; i < p->nfiles; i++) {
         lit_buf want = LIT_BUF_INIT, got = LIT_BUF_INIT;
         lit_tangle_file(p, &p->files[i], &topts, &want);
