@@ -24,11 +24,13 @@ DOCS    := index.md $(wildcard references/*.md)
 
 # Debian 12 packages the build and the tests use; `make deps` installs them
 # and nothing they merely recommend (noweb's recommendations alone are TeX
-# Live). fonts-liberation is chromium's recommended font, which the browser
-# tests lay the book out in.
+# Live). fonts-dejavu-core is named because the browser tests lay the book
+# out in it (fontconfig's default sans-serif, whose widths the charts'
+# labels are measured with); without it a bare system may fall back to a
+# monospace font.
 APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev \
   liblua5.4-dev libxxhash-dev libmicrohttpd-dev check noweb clang libclang-rt-14-dev valgrind python3 chromium \
-  fonts-liberation cppcheck clang-format python3-venv pyflakes3
+  fonts-dejavu-core cppcheck clang-format python3-venv pyflakes3
 
 PREFIX  ?= /usr/local
 MANPAGE := $(BUILD)/lit.1
