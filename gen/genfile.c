@@ -36,16 +36,11 @@ const lit_file *lit_genfile_find(const lit_project *p, const char *path) {
 }
 
 void lit_genfile_unknown(const lit_project *p, const char *path, lit_diags *d) {
-  const char *best = NULL;
-  size_t len = strlen(path), best_d = len / 3 + 2;
-  for (size_t i = 0; i < p->nfiles; i++) {
-    const char *c = p->files[i].path;
-    size_t dist = lit_edit_distance(path, len, c, strlen(c), best_d);
-    if (dist < best_d) {
-      best_d = dist;
-      best = c;
-    }
-  }
+  const char **paths = lit_xcalloc(p->nfiles + 1, sizeof *paths);
+  for (size_t i = 0; i < p->nfiles; i++)
+    paths[i] = p->files[i].path;
+  const char *best = lit_nearest(path, paths, p->nfiles);
+  free(paths);
   if (best)
     lit_diag(d, LIT_ERROR, NULL, 0, 0, "'%s' is not a file this project generates; did you mean '%s'?", path, best);
   else

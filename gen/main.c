@@ -193,21 +193,6 @@ static void S_overview(FILE *f) {
 
 /* ---- usage errors, with a suggestion ---- */
 
-/* The nearest of the names, if it is near enough to be a typo. */
-static const char *S_nearest(const char *word, const char *const *names, size_t n) {
-  const char *best = NULL;
-  size_t len = strlen(word), best_d = len / 3 + 2;
-  for (size_t i = 0; i < n; i++) {
-    if (!names[i]) continue;
-    size_t dist = lit_edit_distance(word, len, names[i], strlen(names[i]), best_d);
-    if (dist < best_d || (dist == best_d && !best && dist <= 2)) {
-      best_d = dist;
-      best = names[i];
-    }
-  }
-  return best;
-}
-
 /* Prints one message at once, through diag: what it quotes comes from the
  * command line or the file system, and diag escapes it. */
 static void S_say(lit_level level, const char *text) {
@@ -252,7 +237,7 @@ static int S_unknown_option(const S_command *c, const char *s) {
     if (len > 0 && (size_t)len < sizeof msg) msg[len - 1] = ')';
     return S_usage_error(c, msg, s, NULL);
   }
-  const char *near = S_nearest(s, names, n);
+  const char *near = lit_nearest(s, names, n);
   snprintf(msg, sizeof msg, "unknown option '%%s' for lit %s", c->name);
   return S_usage_error(c, msg, s, near);
 }
@@ -548,7 +533,7 @@ static int S_unknown_command(const char *name) {
   const char *names[S_NCOMMANDS];
   for (size_t i = 0; i < S_NCOMMANDS; i++)
     names[i] = strchr(S_commands[i].name, ' ') ? NULL : S_commands[i].name;
-  return S_usage_error(NULL, "unknown command '%s'", name, S_nearest(name, names, S_NCOMMANDS));
+  return S_usage_error(NULL, "unknown command '%s'", name, lit_nearest(name, names, S_NCOMMANDS));
 }
 
 static int S_help(const S_args *a) {

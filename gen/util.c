@@ -219,6 +219,20 @@ done:
   return r;
 }
 
+const char *lit_nearest(const char *word, const char *const *names, size_t n) {
+  const char *best = NULL;
+  size_t len = strlen(word), best_d = len / 3 + 2;
+  for (size_t i = 0; i < n; i++) {
+    if (!names[i]) continue;
+    size_t dist = lit_edit_distance(word, len, names[i], strlen(names[i]), best_d);
+    if (dist < best_d || (dist == best_d && !best && dist <= 2)) {
+      best_d = dist;
+      best = names[i];
+    }
+  }
+  return best;
+}
+
 int lit_read_file(const char *path, lit_buf *out) {
   /* Opened without blocking, then checked: a FIFO or a device in the
    * project would otherwise hang the read or never end it. */

@@ -70,6 +70,9 @@ void lit_index_free(lit_index *x);
 /* Levenshtein distance between a[0..la) and b[0..lb), or cap + 1 when it
  * is over cap (found without finishing the table): for suggestions. */
 size_t lit_edit_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap);
+/* The nearest of names[0..n) to word (NULL entries skipped), if it is near
+ * enough to be a typo of it; else NULL. Borrows from names. */
+const char *lit_nearest(const char *word, const char *const *names, size_t n);
 
 /* Reads a whole regular file into *out (owned by the caller). Returns 0,
  * an errno, or LIT_ENOTREG for a FIFO, device or socket (never waited on). */
