@@ -283,8 +283,28 @@ __global__ void __launch_bounds__(kThreads, 1)
         float part[Tile::kAcc];
         #pragma unroll
         for (int i = 0; i < Tile::kAcc; ++i) acc[i] = 0.f;
+        // Block mode: this thread's scales of the next k-block (rows row and
+        // row + 8, the tile's n-block of the gate and of the up projection),
+        // read through pointers stepped a k-block at a time.
+        const float* ps[4] = {g.sa.ptr + row_off[0], g.sa.ptr + row_off[1],
+                              g.sb.ptr + static_cast<int64_t>(nblk) * g.sb.stride_i,
+                              g.sb_up.ptr + static_cast<int64_t>(nblk) * g.sb_up.stride_i};
+        float s[4] = {1.f, 1.f, 1.f, 1.f};
+        auto load_scales = [&] {
+          if constexpr (MODE == kBlock) {
+            s[0] = row_ok[0] ? *ps[0] : 0.f;
+            s[1] = row_ok[1] ? *ps[1] : 0.f;
+            s[2] = *ps[2];
+            s[3] = GATED ? *ps[3] : s[2];
+            ps[0] += g.sa.stride_j;
+            ps[1] += g.sa.stride_j;
+            ps[2] += g.sb.stride_j;
+            ps[3] += g.sb_up.stride_j;
+          }
+        };
+        load_scales();  // k >= 16: the host launches no GEMM without a k-block
+        ring.wait(pos);
         for (int kb = 0; kb < g.k_blocks; ++kb) {
-          ring.wait(pos);
           const uint64_t da = hopper::desc_sw128(buf.a[pos.stage] + cw * 64 * Tile::kBK);
           const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
           hopper::fence_operands(part);
@@ -294,18 +314,15 @@ __global__ void __launch_bounds__(kThreads, 1)
             hopper::wgmma_fp8<Tile::kBN>(part, da + 2 * kk, db + 2 * kk, kk != 0);
           }
           hopper::wgmma_commit();
-          // The factors each half of the thread's accumulators takes: rows row and
-          // row + 8, gate and up columns. Loaded while the products run.
-          float f[2][2] = {{1.f, 1.f}, {1.f, 1.f}};  // [gate or up][row half]
-          if constexpr (MODE == kBlock) {
-            const float sg = g.sb.ptr[nblk * g.sb.stride_i + kb * g.sb.stride_j];
-            const float su = GATED ? g.sb_up.ptr[nblk * g.sb_up.stride_i + kb * g.sb_up.stride_j] : sg;
-        #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const float sa = row_ok[h] ? g.sa.ptr[row_off[h] + kb * g.sa.stride_j] : 0.f;
-              f[0][h] = sa * sg;
-              f[1][h] = sa * su;
-            }
+          // While the products run: this k-block's factors ([gate or up][row
+          // half]) from the scales loaded a k-block ago, then the next k-block's
+          // scales and stage.
+          const float f[2][2] = {{s[0] * s[2], s[1] * s[2]}, {s[0] * s[3], s[1] * s[3]}};
+          hopper::RingPos<Tile::kStages> next = pos;
+          next.advance();
+          if (kb + 1 < g.k_blocks) {
+            load_scales();
+            ring.wait(next);
           }
           hopper::wgmma_wait<0>();
           hopper::fence_operands(part);
@@ -315,7 +332,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             const int half = GATED && i >= Tile::kAcc / 2;  // the up projection's columns
             acc[i] = MODE == kBlock ? fmaf(part[i], f[half][(i >> 1) & 1], acc[i]) : acc[i] + part[i];
           }
-          pos.advance();
+          pos = next;
         }
       }
 

@@ -42,4 +42,11 @@ if hopper:
     lk.ops._fp8_gemm_tuning(0)
     check("promoted", lk.fp8_gemm(qa, qw.t(), sa, sw.t(), accumulate="promoted"))
     check("block", lk.fp8_gemm(qb, qwb.t(), sb, swb.t()))
+    # more tiles than SMs: the promoting loop's prefetch of the next k-block stays within a tile
+    qa2, sa2 = lk.quantize_fp8(r(2048, k))
+    qw2, sw2 = lk.quantize_fp8_weight(r(1280, k, scale=0.05))
+    qb2, sb2 = lk.quantize_fp8(r(2048, k), "group")
+    qwb2, swb2 = lk.quantize_fp8_weight(r(1280, k, scale=0.05), "block")
+    check("promoted, many tiles", lk.fp8_gemm(qa2, qw2.t(), sa2, sw2.t(), accumulate="promoted"))
+    check("block, many tiles", lk.fp8_gemm(qb2, qwb2.t(), sb2, swb2.t()))
 run.finish()
