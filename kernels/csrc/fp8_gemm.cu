@@ -9,6 +9,7 @@
 // k-block's partial into fp32 registers. Compiled for sm_90a only;
 // elsewhere the kernel is an empty stub the host never launches.
 #include <algorithm>
+#include <cstddef>  // offsetof
 #include <map>
 #include <mutex>
 
@@ -132,8 +133,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ float s_bias[kConsumers][Tile::kBN];   // each consumer's copy of the tile's bias
   __shared__ float s_scale[kConsumers][Tile::kBN];  // and of its column scales
   extern __shared__ uint8_t smem_raw[];
-  Fp8Stages<MODE>& buf = *reinterpret_cast<Fp8Stages<MODE>*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  // The ring's buffers on a 1024-byte boundary. The consumers form their
+  // descriptors from the shared-space address buf_s: from the generic
+  // pointer, the compiler redid its conversion (two special-register
+  // reads) in every k-block.
+  const uint32_t raw_s = smem_u32(smem_raw);
+  const uint32_t buf_s = (raw_s + 1023) & ~1023u;
+  Fp8Stages<MODE>& buf = *reinterpret_cast<Fp8Stages<MODE>*>(smem_raw + (buf_s - raw_s));
+  auto desc_a = [&](int stage, int row) {  // A of a stage, from its row `row`
+    return hopper::desc_sw128(buf_s + stage * Tile::kABytes + row * Tile::kBK);
+  };
+  auto desc_b = [&](int stage) {
+    return hopper::desc_sw128(buf_s + offsetof(Fp8Stages<MODE>, b) + stage * Tile::kBBytes);
+  };
 
   if (threadIdx.x == 0) ring.init(Tile::kReaders);
   __syncthreads();
@@ -196,9 +208,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       int prev = -1;
       for (int kb = 0; kb < g.k_blocks; ++kb) {
         ring.wait(pos);
-        const uint64_t da = hopper::desc_sw128(buf.a[pos.stage]);
-        const uint64_t da_low = hopper::desc_sw128(buf.a[pos.stage] + 64 * Tile::kBK);  // rows 64..127
-        const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
+        const uint64_t da = desc_a(pos.stage, 0);
+        const uint64_t da_low = desc_a(pos.stage, 64);  // rows 64..127
+        const uint64_t db = desc_b(pos.stage);
         hopper::fence_operands(acc[0]);
         hopper::fence_operands(acc[1]);
         hopper::wgmma_fence();
@@ -258,8 +270,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         int prev = -1;
         for (int kb = 0; kb < g.k_blocks; ++kb) {
           ring.wait(pos);
-          const uint64_t da = hopper::desc_sw128(buf.a[pos.stage] + cw * 64 * Tile::kBK);
-          const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
+          const uint64_t da = desc_a(pos.stage, cw * 64);
+          const uint64_t db = desc_b(pos.stage);
           hopper::fence_operands(acc);
           hopper::wgmma_fence();
         #pragma unroll
@@ -305,8 +317,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         load_scales();  // k >= 16: the host launches no GEMM without a k-block
         ring.wait(pos);
         for (int kb = 0; kb < g.k_blocks; ++kb) {
-          const uint64_t da = hopper::desc_sw128(buf.a[pos.stage] + cw * 64 * Tile::kBK);
-          const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
+          const uint64_t da = desc_a(pos.stage, cw * 64);
+          const uint64_t db = desc_b(pos.stage);
           hopper::fence_operands(part);
           hopper::wgmma_fence();
         #pragma unroll

@@ -231,13 +231,15 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 // Stepping 16 elements along K is adding 32 bytes to the start address
 // (2 in the descriptor's 16-byte units): the hardware applies the swizzle
 // to the address it computes.
-__device__ __forceinline__ uint64_t desc_sw128(const void* tile) {
-  const uint64_t addr = smem_u32(tile);
+// The tile is given by its shared-space address or by a generic pointer.
+__device__ __forceinline__ uint64_t desc_sw128(uint32_t tile) {
+  const uint64_t addr = tile;
   return ((addr & 0x3FFFF) >> 4)         // start address, 16-byte units
          | (uint64_t{1} << 16)            // leading byte offset (unused)
          | (uint64_t{1024 >> 4} << 32)    // stride byte offset
          | (uint64_t{1} << 62);           // swizzle mode: 128 bytes
 }
+__device__ __forceinline__ uint64_t desc_sw128(const void* tile) { return desc_sw128(smem_u32(tile)); }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() {
