@@ -72,6 +72,8 @@ def bench_gemm(bench, lk, quick):
             "lit_row": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 0), ref),
             "lit_row_cooperative": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 1), ref),
             "lit_row_pingpong": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 2), ref),
+            "lit_row_cooperative_cluster2": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 4), ref),
+            "lit_row_pingpong_cluster2": (sched.wrap(lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t()), 5), ref),
             "lit_row_promoted": (lambda: lk.fp8_gemm(xr, wr.t(), sr_x, sr_w.t(), accumulate="promoted"), ref),
             "lit_block": (lambda: lk.fp8_gemm(xb, wb.t(), sb_x, sb_w.t()), ref_b),
         }

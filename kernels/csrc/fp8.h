@@ -67,7 +67,8 @@ cudaError_t fp8_gemm(const Fp8GemmParams& p, DType out_dtype, cudaStream_t strea
 const char* fp8_gemm_refusal(const Fp8GemmParams& p);
 
 // Benchmark hook: the schedule of the fast accumulation (0: the rule,
-// 1: cooperative 128 x 256, 2: ping-pong 128 x 128).
+// 1: cooperative 128 x 256, 2: ping-pong 128 x 128; 4 and 5: the same on
+// clusters of two CTAs sharing B, plain products only).
 void fp8_gemm_set_schedule(int schedule);
 
 // ---- quantizers ----

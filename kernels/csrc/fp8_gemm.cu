@@ -49,6 +49,12 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // the bf16 kernel's spl
 static_assert(128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
               "setmaxnreg asks for more registers than an SM has");
 
+// B's TMA box: at most 128 rows; gated, the gate's rows and the up
+// projection's; in a cluster, one box for each CTA to load and multicast.
+template <int MODE, bool GATED, int CLUSTER>
+constexpr int kFp8BBoxRows = GATED ? Fp8Tile<MODE>::kBN / 2
+                                   : (CLUSTER > 1 ? Fp8Tile<MODE>::kBN / CLUSTER : 128);
+
 template <int MODE>
 struct alignas(1024) Fp8Stages {  // 1024: the 128-byte swizzle repeats every 8 rows
   uint8_t a[Fp8Tile<MODE>::kStages][Fp8Tile<MODE>::kABytes];
@@ -116,17 +122,16 @@ __device__ __forceinline__ void stage_col_scales(float* dst, const Fp8Args& g, i
   }
 }
 
-template <typename T, bool GATED, int MODE, int ACT>
+template <typename T, bool GATED, int MODE, int ACT, int CLUSTER>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_b_up, const Fp8Args g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tile = Fp8Tile<MODE>;
-  // B arrives in boxes of at most 128 rows; gated, a box of the gate's rows
-  // and one of the up projection's.
-  constexpr int kBBoxRows = GATED ? Tile::kBN / 2 : 128;
+  constexpr int kBBoxRows = kFp8BBoxRows<MODE, GATED, CLUSTER>;
   constexpr int kBBoxes = Tile::kBN / kBBoxRows;
+  static_assert(CLUSTER == 1 || kBBoxes == CLUSTER, "a cluster's CTAs load one box of B each");
   // Static shared memory, which only this build has: fp8_gemm_compiled
   // reads its size back to tell the real kernel from the stub.
   __shared__ alignas(8) hopper::Ring<Tile::kStages> ring;
@@ -147,10 +152,24 @@ __global__ void __launch_bounds__(kThreads, 1)
     return hopper::desc_sw128(buf_s + offsetof(Fp8Stages<MODE>, b) + stage * Tile::kBBytes);
   };
 
-  if (threadIdx.x == 0) ring.init(Tile::kReaders);
-  __syncthreads();
+  // A cluster of CLUSTER CTAs takes units of CLUSTER tiles stacked in
+  // rows, which share one B tile: CTA `rank` takes the unit's tile row
+  // `rank`. Every consumer warp of every CTA releases each stage.
+  const int rank = CLUSTER > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
+  if (threadIdx.x == 0) ring.init(Tile::kReaders * CLUSTER);
+  auto cluster_sync = [] {
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
+    cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
+  };
+  if constexpr (CLUSTER > 1) {
+    cluster_sync();  // the barriers are initialized before a peer's copies arrive on them
+  } else {
+    __syncthreads();
+  }
   const int wg = threadIdx.x / 128;
-  const int tiles = g.tiles_m * g.tiles_n;
+  const int tiles = g.tiles_m * g.tiles_n;  // units of CLUSTER tiles
+  const int first = static_cast<int>(blockIdx.x) / CLUSTER;  // the cluster's units: first, first + step, ...
+  const int step = static_cast<int>(gridDim.x) / CLUSTER;
   const int tile_cols = GATED ? Tile::kBN / 2 : Tile::kBN;  // output columns a tile writes
 
   if (wg == 0) {
@@ -158,25 +177,40 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       hopper::RingPos<Tile::kStages> pos;
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      for (int t = first; t < tiles; t += step) {
         int tm, tn;
         tile_coords(t, g.tiles_m, g.tiles_n, g.group, tm, tn);
-        const int m0 = tm * Tile::kBM, nb = tn * tile_cols;
+        const int m0 = (tm * CLUSTER + rank) * Tile::kBM, nb = tn * tile_cols;
         for (int kb = 0; kb < g.k_blocks; ++kb) {
           ring.acquire(pos);
           uint64_t* bar = ring.arm(pos, Tile::kABytes + Tile::kBBytes);
           const int k0 = kb * Tile::kBK;
           hopper::copy_box(buf.a[pos.stage], &map_a, k0, m0, bar);
+          if constexpr (CLUSTER == 1) {
     #pragma unroll
-          for (int x = 0; x < kBBoxes; ++x) {
-            const bool up = GATED && x == 1;
-            hopper::copy_box(buf.b[pos.stage] + x * kBBoxRows * Tile::kBK, up ? &map_b_up : &map_b, k0,
-                             GATED ? nb : nb + x * kBBoxRows, bar);
+            for (int x = 0; x < kBBoxes; ++x) {
+              const bool up = GATED && x == 1;
+              hopper::copy_box(buf.b[pos.stage] + x * kBBoxRows * Tile::kBK, up ? &map_b_up : &map_b,
+                               k0, GATED ? nb : nb + x * kBBoxRows, bar);
+            }
+          } else {
+            // CTA `rank` loads box `rank` of the shared B tile once; the copy
+            // engine writes it into every CTA's stage, completing bytes on each
+            // CTA's own full barrier.
+            const bool up = GATED && rank == 1;
+            const int32_t cb[2] = {k0, GATED ? nb : nb + rank * kBBoxRows};
+            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                            buf.b[pos.stage] + rank * kBBoxRows * Tile::kBK,
+                                            up ? &map_b_up : &map_b, cb, bar,
+                                            static_cast<uint16_t>((1u << CLUSTER) - 1));
           }
           pos.advance();
         }
       }
     }
+    // No CTA may exit while a peer can still write into its shared memory
+    // or arrive on its barriers.
+    if constexpr (CLUSTER > 1) cluster_sync();
     return;
   }
 
@@ -192,16 +226,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     auto my_turn = [&] { asm volatile("bar.sync %0, 256;\n" ::"r"(3 + cw) : "memory"); };
     auto their_turn = [&] { asm volatile("bar.arrive %0, 256;\n" ::"r"(4 - cw) : "memory"); };
     if (cw == 1) their_turn();  // warpgroup 0 goes first
-    const int mine = (tiles - static_cast<int>(blockIdx.x) + static_cast<int>(gridDim.x) - 1) /
-                     static_cast<int>(gridDim.x);  // the CTA's tiles
+    const int mine = (tiles - first + step - 1) / step;  // the CTA's tiles
     hopper::RingPos<Tile::kStages> pos;
     pos.advance(cw * g.k_blocks);  // warpgroup 1 starts after warpgroup 0's first tile
     float acc[2][Tile::kAcc];
     for (int i = cw; i < mine; i += 2) {
-      const int t = static_cast<int>(blockIdx.x) + i * static_cast<int>(gridDim.x);
+      const int t = first + i * step;
       int tm, tn;
       tile_coords(t, g.tiles_m, g.tiles_n, g.group, tm, tn);
-      const int m0 = tm * Tile::kBM, col = tn * tile_cols;
+      const int m0 = (tm * CLUSTER + rank) * Tile::kBM, col = tn * tile_cols;
       if (bias) stage_bias<T, GATED>(s_bias[cw], g.epi, col, Tile::kBN, tid, 128);
       stage_col_scales<GATED>(s_scale[cw], g, col, Tile::kBN, tid, 128);
       my_turn();
@@ -224,7 +257,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         hopper::fence_operands(acc[1]);
         if (prev >= 0) {
           hopper::wgmma_wait<1>();
-          ring.release(prev, lane);
+          ring.template release<CLUSTER>(prev, lane);
         }
         prev = pos.stage;
         pos.advance();
@@ -233,7 +266,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       hopper::wgmma_wait<0>();
       hopper::fence_operands(acc[0]);
       hopper::fence_operands(acc[1]);
-      if (prev >= 0) ring.release(prev, lane);
+      if (prev >= 0) ring.template release<CLUSTER>(prev, lane);
       warpgroup_sync();  // every thread's staged bias and scales are visible
     #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -251,10 +284,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     hopper::RingPos<Tile::kStages> pos;
     float acc[Tile::kAcc];
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (int t = first; t < tiles; t += step) {
       int tm, tn;
       tile_coords(t, g.tiles_m, g.tiles_n, g.group, tm, tn);
-      const int row = tm * Tile::kBM + cw * 64 + warp * 16 + (lane >> 2);  // and row + 8
+      const int row = (tm * CLUSTER + rank) * Tile::kBM + cw * 64 + warp * 16 + (lane >> 2);  // and row + 8
       const int col = tn * tile_cols;
       const bool row_ok[2] = {row < g.epi.m, row + 8 < g.epi.m};
       const int64_t row_off[2] = {static_cast<int64_t>(row) * g.sa.stride_i,
@@ -282,14 +315,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           hopper::fence_operands(acc);
           if (prev >= 0) {
             hopper::wgmma_wait<1>();
-            ring.release(prev, lane);
+            ring.template release<CLUSTER>(prev, lane);
           }
           prev = pos.stage;
           pos.advance();
         }
         hopper::wgmma_wait<0>();
         hopper::fence_operands(acc);
-        if (prev >= 0) ring.release(prev, lane);
+        if (prev >= 0) ring.template release<CLUSTER>(prev, lane);
       } else {
         // Each k-block's product into part, then added into acc in fp32.
         float part[Tile::kAcc];
@@ -338,7 +371,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           hopper::wgmma_wait<0>();
           hopper::fence_operands(part);
-          ring.release(pos.stage, lane);
+          ring.template release<CLUSTER>(pos.stage, lane);
         #pragma unroll
           for (int i = 0; i < Tile::kAcc; ++i) {
             const int half = GATED && i >= Tile::kAcc / 2;  // the up projection's columns
@@ -359,17 +392,18 @@ __global__ void __launch_bounds__(kThreads, 1)
       warpgroup_sync();  // read by all before the next tile stages its own
     }
   }
+  if constexpr (CLUSTER > 1) cluster_sync();
 #endif
 }
 
-template <typename T, bool GATED, int MODE, int ACT>
+template <typename T, bool GATED, int MODE, int ACT, int CLUSTER = 1>
 cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
   using Tile = Fp8Tile<MODE>;
   static_assert(Tile::kAcc * (MODE == kFast ? 1 : 2) <= 128,
                 "a consumer thread's accumulators (one set, a partial and a sum, two halves) exceed 128");
   static_assert(Tile::kReaders == 4 * (MODE == kPingPong ? 1 : kConsumers),
                 "a stage's releases: every warp of the warpgroups that read it");
-  constexpr int kBBoxRows = GATED ? Tile::kBN / 2 : 128;
+  constexpr int kBBoxRows = kFp8BBoxRows<MODE, GATED, CLUSTER>;
   CUtensorMap map_a, map_b, map_b_up;
   const DType e4m3 = DType::Float8E4M3;
   cudaError_t err = hopper::make_tensor_map_sw128(&map_a, e4m3, p.a, p.m, p.k, p.lda, Tile::kBM);
@@ -385,9 +419,9 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
 
   Fp8Args g;
   g.k_blocks = static_cast<int>(ceil_div(p.k, Tile::kBK));
-  g.tiles_m = static_cast<int>(ceil_div(p.m, Tile::kBM));
+  g.tiles_m = static_cast<int>(ceil_div(ceil_div(p.m, Tile::kBM), CLUSTER));  // units of CLUSTER rows
   g.tiles_n = static_cast<int>(ceil_div(p.n, GATED ? Tile::kBN / 2 : Tile::kBN));
-  g.group = 8;
+  g.group = (8 + CLUSTER - 1) / CLUSTER;
   g.sa = p.scale_a;
   g.sb = p.scale_b;
   g.sb_up = GATED ? p.scale_b_up : p.scale_b;
@@ -402,11 +436,24 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
   const int64_t tiles = static_cast<int64_t>(g.tiles_m) * g.tiles_n;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
 
-  auto kernel = fp8_gemm_kernel<T, GATED, MODE, ACT>;
+  auto kernel = fp8_gemm_kernel<T, GATED, MODE, ACT, CLUSTER>;
   err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<MODE>);
   if (err != cudaSuccess) return err;
-  const int grid = static_cast<int>(std::min<int64_t>(tiles, d.sm_count));
-  kernel<<<grid, kThreads, kSmemBytes<MODE>, stream>>>(map_a, map_b, map_b_up, g);
+  if constexpr (CLUSTER == 1) {
+    const int grid = static_cast<int>(std::min<int64_t>(tiles, d.sm_count));
+    kernel<<<grid, kThreads, kSmemBytes<MODE>, stream>>>(map_a, map_b, map_b_up, g);
+  } else {
+    // Clusters resident at once (a cluster's CTAs share a GPC).
+    int clusters = 0;
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = cluster_config(&attr, CLUSTER, CLUSTER, kThreads, kSmemBytes<MODE>, stream);
+    err = clusters_resident(reinterpret_cast<const void*>(kernel), cfg, d.device, &clusters);
+    if (err != cudaSuccess) return err;
+    if (clusters < 1) return cudaErrorNotSupported;
+    cfg.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(tiles, clusters) * CLUSTER));
+    err = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_b_up, g);
+    if (err != cudaSuccess) return err;
+  }
   return cudaGetLastError();
 }
 
@@ -442,6 +489,12 @@ cudaError_t launch_mode(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_
     constexpr int A = decltype(act)::value;
     if (p.scaling == Fp8Scaling::kBlock) return launch<T, GATED, kBlock, A>(p, d, stream);
     if (p.promote) return launch<T, GATED, kPromote, A>(p, d, stream);
+    if constexpr (!GATED && A == static_cast<int>(Act::kIdentity)) {
+      // Clusters of two sharing B by multicast, for the benchmark's
+      // comparison (hook 4: cooperative, 5: ping-pong).
+      if (g_schedule == 4) return launch<T, false, kFast, A, 2>(p, d, stream);
+      if (g_schedule == 5) return launch<T, false, kPingPong, A, 2>(p, d, stream);
+    }
     return pingpong ? launch<T, GATED, kPingPong, A>(p, d, stream)
                     : launch<T, GATED, kFast, A>(p, d, stream);
   });
@@ -475,7 +528,7 @@ bool fp8_gemm_compiled(int device) {
   if (it == cache.end()) {
     cudaFuncAttributes attr;
     const cudaError_t err = cudaFuncGetAttributes(
-        &attr, fp8_gemm_kernel<__nv_bfloat16, false, kFast, static_cast<int>(Act::kIdentity)>);
+        &attr, fp8_gemm_kernel<__nv_bfloat16, false, kFast, static_cast<int>(Act::kIdentity), 1>);
     if (err != cudaSuccess) (void)cudaGetLastError();  // no image for this device
     const bool real = err == cudaSuccess && attr.sharedSizeBytes >= sizeof(hopper::Ring<4>);
     it = cache.emplace(device, real).first;

@@ -1624,8 +1624,9 @@ void fp8_quant_tuning(int64_t max_threads) {
 }
 
 void fp8_gemm_tuning(int64_t schedule) {
-  TORCH_CHECK(schedule >= 0 && schedule <= 2, "lit_kernels._fp8_gemm_tuning: schedule must be 0 (the "
-              "rule), 1 (cooperative) or 2 (ping-pong), got ", schedule);
+  TORCH_CHECK(schedule == 0 || schedule == 1 || schedule == 2 || schedule == 4 || schedule == 5,
+              "lit_kernels._fp8_gemm_tuning: schedule must be 0 (the rule), 1 (cooperative), "
+              "2 (ping-pong), 4 or 5 (the same in clusters of two), got ", schedule);
   lit::fp8_gemm_set_schedule(static_cast<int>(schedule));
 }
 // ---- attention ----

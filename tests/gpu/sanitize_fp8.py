@@ -35,7 +35,7 @@ if hopper:
     qw, sw = lk.quantize_fp8_weight(r(n, k, scale=0.05))
     qb, sb = lk.quantize_fp8(r(m, k), "group")
     qwb, swb = lk.quantize_fp8_weight(r(n, k, scale=0.05), "block")
-    for sched in (1, 2):
+    for sched in (1, 2, 4, 5):
         lk.ops._fp8_gemm_tuning(sched)
         check(f"fast schedule {sched}", lk.fp8_gemm(qa, qw.t(), sa, sw.t(), r(n), "gelu"))
         check(f"gated schedule {sched}", lk.fp8_gemm(qa, qw.t(), sa, sw.t(), None, "swiglu"))
@@ -47,6 +47,10 @@ if hopper:
     qw2, sw2 = lk.quantize_fp8_weight(r(1280, k, scale=0.05))
     qb2, sb2 = lk.quantize_fp8(r(2048, k), "group")
     qwb2, swb2 = lk.quantize_fp8_weight(r(1280, k, scale=0.05), "block")
+    for sched in (4, 5):  # clusters of two over more tiles than SMs, an odd number of tile rows
+        lk.ops._fp8_gemm_tuning(sched)
+        check(f"cluster schedule {sched}, many tiles", lk.fp8_gemm(qa2[:1920], qw2.t(), sa2[:1920], sw2.t()))
+    lk.ops._fp8_gemm_tuning(0)
     check("promoted, many tiles", lk.fp8_gemm(qa2, qw2.t(), sa2, sw2.t(), accumulate="promoted"))
     check("block, many tiles", lk.fp8_gemm(qb2, qwb2.t(), sb2, swb2.t()))
 run.finish()

@@ -109,10 +109,14 @@ def ref_epilogue(y, bias, epilogue):
 
 
 # ---------------------------------------------------------------- the GEMM --
-@pytest.fixture(params=["cooperative", "pingpong"])
+SCHEDULES = {"cooperative": 1, "pingpong": 2, "cooperative_cluster2": 4, "pingpong_cluster2": 5}
+
+
+@pytest.fixture(params=list(SCHEDULES))
 def schedule(request):
-    """The fast accumulation's two schedules, forced through the tuning hook."""
-    lk.ops._fp8_gemm_tuning(1 if request.param == "cooperative" else 2)
+    """The fast accumulation's schedules, forced through the tuning hook (the
+    clusters of two apply to plain products; other epilogues take the rule)."""
+    lk.ops._fp8_gemm_tuning(SCHEDULES[request.param])
     yield request.param
     lk.ops._fp8_gemm_tuning(0)
 
