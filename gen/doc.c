@@ -374,6 +374,47 @@ lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
   return doc;
 }
 
+lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order) {
+  lit_doc *doc = lit_xcalloc(1, sizeof *doc);
+  doc->src = *src;
+  memset(src, 0, sizeof *src);
+  doc->order = order;
+  doc->blocks = lit_xcalloc(old->nblocks + 1, sizeof *doc->blocks);
+  doc->nblocks = old->nblocks;
+  for (size_t i = 0; i < old->nblocks; i++) {
+    const lit_block *o = old->blocks[i];
+    lit_block *b = lit_xmalloc(sizeof *b);
+    *b = *o;
+    b->doc = doc;
+    b->lang = o->lang ? lit_xstrdup(o->lang) : NULL;
+    b->name = o->name ? lit_xstrdup(o->name) : NULL;
+    b->file = o->file ? lit_xstrdup(o->file) : NULL;
+    b->classes = lit_xcalloc(o->nclasses + 1, sizeof *b->classes);
+    for (size_t k = 0; k < o->nclasses; k++)
+      b->classes[k] = lit_xstrdup(o->classes[k]);
+    /* The code, and the segments that point into it, in the new text (or a
+     * copy of the old block's own). */
+    b->code = o->code_owned ? lit_xstrndup(o->code, o->code_len) : doc->src.text + (o->code - old->src.text);
+    b->segs = lit_xmalloc((o->nsegs + 1) * sizeof *b->segs);
+    for (size_t k = 0; k < o->nsegs; k++) {
+      b->segs[k] = o->segs[k];
+      b->segs[k].text = b->code + (o->segs[k].text - o->code);
+      if (o->segs[k].indent) b->segs[k].indent = b->code + (o->segs[k].indent - o->code);
+      b->segs[k].target = NULL;
+    }
+    b->chunk = NULL;
+    b->def_index = 0;
+    doc->blocks[i] = b;
+  }
+  doc->links = lit_xcalloc(old->nlinks + 1, sizeof *doc->links);
+  doc->nlinks = old->nlinks;
+  for (size_t i = 0; i < old->nlinks; i++) {
+    doc->links[i] = old->links[i];
+    doc->links[i].url = lit_xstrdup(old->links[i].url);
+  }
+  return doc;
+}
+
 void lit_doc_free(lit_doc *doc) {
   if (!doc) return;
   for (size_t i = 0; i < doc->nblocks; i++) {

@@ -80,6 +80,11 @@ struct lit_doc {
  * result with lit_doc_free. */
 lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d);
 void lit_doc_free(lit_doc *doc);
+/* The document old, parsed again without parsing: src (taken over) must
+ * hold exactly old->src's text, and the result is what lit_doc_parse(src)
+ * would give, but for the messages, which old's parse already gave, and the
+ * model's links (chunk, target), which the caller's model sets. */
+lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order);
 /* Parses n sources (each taken over) into docs[0..n), numbering them from
  * first_order, on up to as many threads as there are processors; messages
  * reach d in document order, as if parsed one after another. */

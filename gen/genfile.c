@@ -49,9 +49,13 @@ void lit_genfile_unknown(const lit_project *p, const char *path, lit_diags *d) {
              path);
 }
 
-void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, lit_genfile *g) {
+void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, size_t size_hint,
+                           lit_genfile *g) {
   memset(g, 0, sizeof *g);
   g->file = f;
+  /* Room for the text at once: grown by doubling, a 28 MB file is copied
+   * over and over and each new buffer faulted in page by page. */
+  if (size_hint) lit_buf_reserve(&g->text, size_hint + size_hint / 16 + 4096);
   g->map = lit_linemap_new();
   g->line_directives = line_directives;
   lit_tangle_opts o = {line_directives, g->map};
@@ -68,14 +72,15 @@ static int S_wanted(const lit_genfile *g, const char *const *want, size_t nwant)
 /* The project's own mode first (tangle-line-directives): it is the one the
  * record most likely holds, and a file of the 50 MB benchmark takes a
  * tangle of its own for each mode tried. */
-int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, lit_genfile *g) {
+int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, size_t size_hint,
+                       lit_genfile *g) {
   int c = lit_lang_comment(f->path) == LIT_COMMENT_C;
   int first = c && p->line_directives;
-  lit_genfile_tangle_as(p, f, first, g);
+  lit_genfile_tangle_as(p, f, first, size_hint, g);
   if (S_wanted(g, want, nwant)) return 1;
   if (!c) return 0;
   lit_genfile other;
-  lit_genfile_tangle_as(p, f, !first, &other);
+  lit_genfile_tangle_as(p, f, !first, size_hint, &other);
   if (S_wanted(&other, want, nwant)) {
     lit_genfile_free(g);
     *g = other;

@@ -35,10 +35,13 @@ typedef struct {
  * map, in the project's mode (tangle-line-directives) and, for a C file
  * whose tangle in that mode matches none of want[0..nwant) (NULL entries
  * skipped), in the other mode: the first tangle that matches one of want
- * is kept, else the one in the project's mode. Returns 1 if one matched. */
-int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, lit_genfile *g);
+ * is kept, else the one in the project's mode. Returns 1 if one matched.
+ * size_hint: the text's likely size (0: unknown), reserved at once. */
+int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, size_t size_hint,
+                       lit_genfile *g);
 /* Tangles f into g in the given mode, with its map. */
-void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, lit_genfile *g);
+void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, size_t size_hint,
+                           lit_genfile *g);
 void lit_genfile_free(lit_genfile *g);
 
 #endif

@@ -105,7 +105,7 @@ lit_status lit_map_run(const lit_project *p, const lit_map_opts *o, FILE *out, l
   lit_diags_free(quiet);
   const char *wants[2] = {err ? NULL : disk_hash, e ? e->hash : NULL};
   lit_genfile g;
-  lit_genfile_tangle(p, f, wants, 2, &g);
+  lit_genfile_tangle(p, f, wants, 2, 0, &g);
   const lit_block *b = f->block;
   if (!err && strcmp(disk_hash, g.hash) != 0)
     lit_diag(d, LIT_WARNING, b->doc->src.path, b->line, b->file_col,

@@ -840,7 +840,19 @@ typedef struct {
   const char *const *texts;
   const size_t *lens;
   size_t n;
+  const lit_project *reuse; /* documents whose text is unchanged are cloned from it, not parsed */
 } S_memory;
+
+/* The document of `reuse` with src's path and exactly src's text, if any. */
+static const lit_doc *S_reusable(const S_memory *mem, const lit_source *src) {
+  if (!mem || !mem->reuse) return NULL;
+  for (size_t i = 0; i < mem->reuse->ndocs; i++) {
+    const lit_doc *o = mem->reuse->docs[i];
+    if (strcmp(o->src.path, src->path) == 0)
+      return o->src.len == src->len && memcmp(o->src.text, src->text, src->len) == 0 ? o : NULL;
+  }
+  return NULL;
+}
 
 /* A document that cannot be read is reported where it was asked for: at
  * its link in the table of contents (asked, in document toc), or, for the
@@ -886,7 +898,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   p->own->in_memory = mem != NULL;
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);
-  S_add_doc(p, lit_doc_parse(&src, 0, d), &doc_cap);
+  const lit_doc *same = S_reusable(mem, &src);
+  S_add_doc(p, same ? lit_doc_clone_onto(same, &src, 0) : lit_doc_parse(&src, 0, d), &doc_cap);
   lit_doc *index = p->docs[0];
   /* Read every linked document first, then parse them in parallel. */
   lit_source *srcs = NULL;
@@ -917,10 +930,31 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
       lit_source_free(&srcs[nsrcs]);
     free(path);
   }
+  /* Documents unchanged from mem->reuse are cloned; the rest are parsed,
+   * together, then put back in reading order. */
   lit_doc **parsed = lit_xcalloc(nsrcs + 1, sizeof(lit_doc *));
-  lit_doc_parse_many(srcs, nsrcs, 1, parsed, d);
+  size_t *slot = lit_xcalloc(nsrcs + 1, sizeof(size_t));
+  size_t nparse = 0;
+  for (size_t i = 0; i < nsrcs; i++) {
+    const lit_doc *o = S_reusable(mem, &srcs[i]);
+    if (o) {
+      parsed[i] = lit_doc_clone_onto(o, &srcs[i], i + 1);
+    } else {
+      slot[nparse] = i;
+      if (nparse != i) srcs[nparse] = srcs[i];
+      nparse++;
+    }
+  }
+  lit_doc **fresh = lit_xcalloc(nparse + 1, sizeof(lit_doc *));
+  lit_doc_parse_many(srcs, nparse, 1, fresh, d);
+  for (size_t k = 0; k < nparse; k++) {
+    fresh[k]->order = slot[k] + 1;
+    parsed[slot[k]] = fresh[k];
+  }
   for (size_t i = 0; i < nsrcs; i++)
     S_add_doc(p, parsed[i], &doc_cap);
+  free(fresh);
+  free(slot);
   free(parsed);
   free(srcs);
   if (!mem) S_check_unlisted(p, d);
@@ -948,7 +982,14 @@ lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d)
 
 lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens, size_t n,
                                      lit_diags *d) {
-  S_memory mem = {names, texts, lens, n};
+  S_memory mem = {names, texts, lens, n, NULL};
+  if (n == 0) return NULL;
+  return S_load(".", names[0], &mem, d);
+}
+
+lit_project *lit_project_load_memory_reusing(const char *const *names, const char *const *texts, const size_t *lens,
+                                             size_t n, const lit_project *reuse, lit_diags *d) {
+  S_memory mem = {names, texts, lens, n, reuse};
   if (n == 0) return NULL;
   return S_load(".", names[0], &mem, d);
 }

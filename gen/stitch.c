@@ -326,11 +326,11 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
   memset(&t, 0, sizeof t);
   t.f = f;
   const char *want[1] = {e ? e->hash : NULL};
-  int matched = lit_genfile_tangle(r->p, f, want, 1, &t.g);
+  int matched = lit_genfile_tangle(r->p, f, want, 1, disk.len, &t.g);
   if (!matched) {
     lit_genfile now;
     const char *disk_want[1] = {hash};
-    int same = lit_genfile_tangle(r->p, f, disk_want, 1, &now);
+    int same = lit_genfile_tangle(r->p, f, disk_want, 1, disk.len, &now);
     lit_genfile_free(&now);
     if (same) {
       if (explicit && !r->o->quiet)
@@ -531,7 +531,7 @@ static lit_project *S_verify(S_run *r, lit_buf *texts) {
     lens[i] = texts[i].len;
   }
   lit_diags *vd = lit_diags_new();
-  lit_project *q = lit_project_load_memory(names, bytes, lens, p->ndocs, vd);
+  lit_project *q = lit_project_load_memory_reusing(names, bytes, lens, p->ndocs, p, vd);
   free(names);
   free(bytes);
   free(lens);
@@ -553,7 +553,7 @@ static lit_project *S_verify(S_run *r, lit_buf *texts) {
       S_refuse(r, t->f->path, 0, "the documents, stitched, would no longer write this file");
       continue;
     }
-    lit_genfile_tangle_as(q, f, t->g.line_directives, &t->after);
+    lit_genfile_tangle_as(q, f, t->g.line_directives, t->disk.len, &t->after);
     if (t->after.text.len == t->disk.len &&
         memcmp(t->after.text.data, t->disk.data ? t->disk.data : "", t->disk.len) == 0)
       continue;
@@ -617,6 +617,33 @@ static void S_commit(S_run *r, const lit_buf *texts, const int *changed) {
 
 /* ---- the run ---- */
 
+/* Marks, in reach (indexed by chunk id), every chunk whose tangle holds a
+ * block the stitch changed: the changed blocks' own chunks and, upward
+ * through their uses, every chunk that includes a marked one. No other
+ * chunk's tangle can differ: the stitch rewrites only those blocks. */
+static void S_reaching(const S_run *r, unsigned char *reach) {
+  size_t n = 0, cap = r->ne + 16;
+  const lit_chunk **stack = lit_xmalloc(cap * sizeof *stack);
+  for (size_t i = 0; i < r->ne; i++) {
+    const lit_chunk *c = r->e[i].block->chunk;
+    if (c && !reach[c->id]) {
+      reach[c->id] = 1;
+      stack[n++] = c;
+    }
+  }
+  while (n) {
+    const lit_chunk *c = stack[--n];
+    for (size_t k = 0; k < c->nuses; k++) {
+      const lit_chunk *u = c->uses[k].block->chunk;
+      if (!u || reach[u->id]) continue;
+      reach[u->id] = 1;
+      stack = lit_grow(stack, &cap, n + 1, sizeof *stack);
+      stack[n++] = u;
+    }
+  }
+  free(stack);
+}
+
 static void S_report(S_run *r, const lit_project *q, const int *changed) {
   const lit_project *p = r->p;
   for (size_t i = 0; i < r->ne; i++) {
@@ -645,13 +672,15 @@ static void S_report(S_run *r, const lit_project *q, const int *changed) {
   for (size_t i = 0; i < r->nt; i++)
     if (r->t[i].rewrite)
       lit_diag(r->d, LIT_NOTE, r->t[i].f->path, 0, 0, "rewritten with its #line directives renumbered");
-  /* The other files a changed chunk reaches. */
+  /* The other files a changed chunk reaches (only those can differ). */
+  unsigned char *reach = lit_xcalloc(lit_project_nchunk_ids(p) + 1, 1);
+  S_reaching(r, reach);
   for (size_t i = 0; i < p->nfiles; i++) {
     const lit_file *f = &p->files[i], *g = lit_genfile_find(q, f->path);
     int target = 0;
     for (size_t k = 0; k < r->nt && !target; k++)
       target = r->t[k].f == f;
-    if (target || !g) continue;
+    if (target || !g || !f->root || !reach[f->root->id]) continue;
     lit_buf before = LIT_BUF_INIT, after = LIT_BUF_INIT;
     lit_tangle_opts o = {0};
     lit_tangle_file(p, f, &o, &before);
@@ -662,6 +691,7 @@ static void S_report(S_run *r, const lit_project *q, const int *changed) {
     lit_buf_free(&before);
     lit_buf_free(&after);
   }
+  free(reach);
   size_t ndocs = 0;
   for (size_t i = 0; i < p->ndocs; i++)
     ndocs += changed[i] != 0;
@@ -697,28 +727,39 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
 
   lit_buf *texts = lit_xcalloc(p->ndocs + 1, sizeof(lit_buf));
   int *changed = lit_xcalloc(p->ndocs + 1, sizeof(int));
+  int *owned = lit_xcalloc(p->ndocs + 1, sizeof(int)); /* texts[i] is ours to free */
   lit_project *q = NULL;
   if (!unknown && !r.failed && r.nt == 0 && !o->nfiles && !o->quiet)
     lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing to stitch: every generated file is as lit wrote it");
   if (!unknown && !r.failed && r.nt > 0) {
-    /* Every document as on disk; the edited ones rewritten. */
+    /* The edited documents, read from disk and rewritten; the others as
+     * loaded (their text, borrowed: the verification clones them), but for
+     * one with front matter, whose loaded text has it blanked out. */
     for (size_t i = 0; i < p->ndocs && !r.failed; i++) {
-      char *full = lit_path_join(p->root, p->docs[i]->src.path);
-      lit_buf raw = LIT_BUF_INIT;
-      int err = lit_read_file(full, &raw);
-      free(full);
-      if (err) S_refuse(&r, p->docs[i]->src.path, 0, "cannot read this document: %s", lit_strerror(err));
       lit_docedit *edits = lit_xmalloc((r.ne + 1) * sizeof *edits);
       size_t n = 0;
       for (size_t k = 0; k < r.ne; k++)
         if (!r.e[k].dup && r.e[k].block->doc == p->docs[i])
           edits[n++] = (lit_docedit){r.e[k].block, r.e[k].line, r.e[k].nold, r.e[k].lines, r.e[k].nlines};
-      if (n && !r.failed) {
-        changed[i] = 1;
-        if (lit_docedit_apply(p->docs[i], raw.data ? raw.data : "", raw.len, edits, n, &texts[i], d) != 0) r.failed = 1;
-        lit_buf_free(&raw);
+      owned[i] = n || p->docs[i]->src.has_front_matter;
+      if (owned[i]) {
+        char *full = lit_path_join(p->root, p->docs[i]->src.path);
+        lit_buf raw = LIT_BUF_INIT;
+        int err = lit_read_file(full, &raw);
+        free(full);
+        if (err) S_refuse(&r, p->docs[i]->src.path, 0, "cannot read this document: %s", lit_strerror(err));
+        if (!n) {
+          texts[i] = raw;
+        } else {
+          changed[i] = 1;
+          if (!r.failed &&
+              lit_docedit_apply(p->docs[i], raw.data ? raw.data : "", raw.len, edits, n, &texts[i], d) != 0)
+            r.failed = 1;
+          lit_buf_free(&raw);
+        }
       } else {
-        texts[i] = raw;
+        texts[i].data = p->docs[i]->src.text;
+        texts[i].len = p->docs[i]->src.len;
       }
       free(edits);
     }
@@ -728,9 +769,10 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
   }
   lit_project_free(q);
   for (size_t i = 0; i < p->ndocs; i++)
-    lit_buf_free(&texts[i]);
+    if (owned[i]) lit_buf_free(&texts[i]);
   free(texts);
   free(changed);
+  free(owned);
   for (size_t i = 0; i < r.nt; i++) {
     lit_buf_free(&r.t[i].disk);
     lit_genfile_free(&r.t[i].g);
