@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h> /* strncasecmp */
 
 #include "assets.h"
 #include "book_search.h"
@@ -299,7 +300,48 @@ typedef struct {
   size_t nl, nh, nc, nt, cl, ch, cc, ct;
   const lit_heading **table_sec; /* the section each table sits in */
   size_t cts;
+  cmark_node **quotes; /* block quotes, which may be GitHub alerts */
+  size_t nq, cq;
 } S_nodes;
+
+/* GitHub's alerts: a block quote whose first line is [!NOTE], [!TIP],
+ * [!IMPORTANT], [!WARNING] or [!CAUTION] (any case) becomes a titled box;
+ * any other quote stays a quote. */
+static void S_alert(cmark_node *quote) {
+  static const char *const kinds[][3] = {{"NOTE", "Note", "note"},
+                                          {"TIP", "Tip", "tip"},
+                                          {"IMPORTANT", "Important", "important"},
+                                          {"WARNING", "Warning", "warning"},
+                                          {"CAUTION", "Caution", "caution"}};
+  cmark_node *para = cmark_node_first_child(quote);
+  cmark_node *text = para && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH ? cmark_node_first_child(para) : NULL;
+  const char *lit = text && cmark_node_get_type(text) == CMARK_NODE_TEXT ? cmark_node_get_literal(text) : NULL;
+  cmark_node *after = text ? cmark_node_next(text) : NULL;
+  if (!lit || (after && cmark_node_get_type(after) != CMARK_NODE_SOFTBREAK &&
+               cmark_node_get_type(after) != CMARK_NODE_LINEBREAK))
+    return; /* the marker must be the whole first line */
+  size_t k = 0, nk = sizeof kinds / sizeof kinds[0];
+  while (k < nk && !(lit[0] == '[' && lit[1] == '!' && strncasecmp(lit + 2, kinds[k][0], strlen(kinds[k][0])) == 0 &&
+                     strcmp(lit + 2 + strlen(kinds[k][0]), "]") == 0))
+    k++;
+  if (k == nk) return;
+  lit_buf open = LIT_BUF_INIT;
+  lit_buf_printf(&open, "<div class=\"alert alert-%s\" role=\"note\">\n<p class=\"alert-title\">%s</p>\n",
+                 kinds[k][2], kinds[k][1]);
+  cmark_node *box = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
+  cmark_node_set_on_enter(box, open.data);
+  cmark_node_set_on_exit(box, "</div>\n");
+  lit_buf_free(&open);
+  /* The marker line goes; a paragraph left empty goes too. */
+  if (after) cmark_node_free(after);
+  cmark_node_free(text);
+  if (!cmark_node_first_child(para)) cmark_node_free(para);
+  cmark_node *c;
+  while ((c = cmark_node_first_child(quote)))
+    cmark_node_append_child(box, c);
+  cmark_node_replace(quote, box);
+  cmark_node_free(quote);
+}
 
 static void S_gather(const S_ctx *x, cmark_node *root, S_nodes *g) {
   memset(g, 0, sizeof *g);
@@ -322,6 +364,10 @@ static void S_gather(const S_ctx *x, cmark_node *root, S_nodes *g) {
       g->codes = lit_grow(g->codes, &g->cc, g->nc + 1, sizeof *g->codes);
       g->codes[g->nc++] = n;
       break;
+    case CMARK_NODE_BLOCK_QUOTE:
+      g->quotes = lit_grow(g->quotes, &g->cq, g->nq + 1, sizeof *g->quotes);
+      g->quotes[g->nq++] = n;
+      break;
     default:
       if (strcmp(cmark_node_get_type_string(n), "table") == 0) {
         g->tables = lit_grow(g->tables, &g->ct, g->nt + 1, sizeof *g->tables);
@@ -336,6 +382,7 @@ static void S_gather(const S_ctx *x, cmark_node *root, S_nodes *g) {
 }
 
 static void S_nodes_free(S_nodes *g) {
+  free(g->quotes);
   free(g->links);
   free(g->heads);
   free(g->codes);
@@ -449,6 +496,8 @@ static void S_body(const S_ctx *x, const char *toc, lit_buf *out) {
   S_nodes g;
   S_gather(x, root, &g);
   S_rewrite_links(x, &g);
+  for (size_t i = 0; i < g.nq; i++)
+    S_alert(g.quotes[i]);
   for (size_t i = 0; i < g.nt; i++) /* after the links inside them are rewritten */
     S_wrap_table(x, g.tables[i], g.table_sec[i], (int)i + 1);
   int toc_done = S_anchor_headings(x, &g, toc);

@@ -137,12 +137,12 @@ static int S_line_at(const char *s, size_t pos, size_t *at, int *nl) {
 }
 
 /* At a line start i: a reference definition "[label]: url"? Then the
- * position just after its ':', else 0. */
+ * position just after its ':', else 0. "[^label]: text" is a footnote. */
 static size_t S_refdef(const char *s, size_t len, size_t i) {
   size_t k = i;
   while (k < len && s[k] == ' ')
     k++;
-  if (k >= len || s[k] != '[') return 0;
+  if (k >= len || s[k] != '[' || (k + 1 < len && s[k + 1] == '^')) return 0;
   size_t e = k + 1;
   while (e < len && s[e] != ']' && s[e] != '\n')
     e++;

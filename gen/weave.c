@@ -91,7 +91,7 @@ char *lit_weave_relative(const char *from, const char *to) {
 /* ---- building ---- */
 
 static cmark_parser *S_parser(cmark_llist *exts) {
-  cmark_parser *ps = cmark_parser_new(CMARK_OPT_DEFAULT);
+  cmark_parser *ps = cmark_parser_new(CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES);
   for (cmark_llist *l = exts; l; l = l->next)
     cmark_parser_attach_syntax_extension(ps, l->data);
   return ps;
@@ -231,7 +231,8 @@ lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_we
     lit_index_put(&w->own->files, p->files[i].path, i);
   lit_render *r = lit_render_new(p, kind == LIT_WEAVE_BOOK ? "book" : "skill", o ? o->limits : NULL, d);
   cmark_gfm_core_extensions_ensure_registered();
-  static const char *const exts[] = {"table", "strikethrough", "autolink", NULL};
+  /* GitHub's Markdown: tables, ~~strikethrough~~, bare links, - [x] task lists. */
+  static const char *const exts[] = {"table", "strikethrough", "autolink", "tasklist", NULL};
   for (size_t i = 0; exts[i]; i++) {
     cmark_syntax_extension *e = cmark_find_syntax_extension(exts[i]);
     if (e) w->exts = cmark_llist_append(cmark_get_default_mem_allocator(), w->exts, e);

@@ -105,7 +105,7 @@ def scan(text):
         if h:
             yield ("heading", heading_text(h.group(1)))
         code_free = re.sub(r"(`+)(.+?)\1", "", line)
-        d = re.match(r"\s*\[[^\]]+\]:\s*(\S+)", code_free)
+        d = re.match(r"\s*\[[^\]^][^\]]*\]:\s*(\S+)", code_free)  # not a footnote, [^label]: text
         if d:
             yield ("link", d.group(1).strip("<>"), n)
         for m in re.finditer(r"\]\((<[^>]*>|[^)\s]*)", code_free):
