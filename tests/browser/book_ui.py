@@ -592,6 +592,60 @@ def test_around(b, url, book):
           os.path.exists(os.path.join(book, "favicon.svg")))
 
 
+def test_reader(b, url, book):
+    """The bar on a phone, the menu's folding, the arrow keys, the theme
+    switch's place, and what a print shows."""
+    p = b.page(width=390, height=844, mobile=True)
+    p.goto(url("h100-optimization-guide.html"))
+    p.eval("window.scrollTo(0, document.documentElement.scrollHeight / 2)")
+    r = p.wait_for("(() => { const s = document.querySelector('.side').getBoundingClientRect(), "
+                   "m = document.querySelector('.menu > summary').getBoundingClientRect(); "
+                   "return scrollY > 2000 && s.top === 0 && m.bottom > 0 && m.bottom < 80 ? [scrollY, m.bottom] : null; })()")
+    check("phone: the bar with the menu, search and theme stays at the top of a long page", bool(r), repr(r))
+    p.click(".menu > summary")
+    opened = p.wait_for("document.querySelector('.menu').open")
+    p.key("Escape")
+    esc = p.wait_for("!document.querySelector('.menu').open")
+    check("phone: Esc folds the open menu", opened and esc)
+    p.eval("document.querySelector('.menu').open = true")
+    outside = p.eval("(() => { const e = document.elementFromPoint(6, innerHeight - 6); "
+                     "return !!e && !e.closest('.menu') && !e.closest('a'); })()")
+    p.click_at(6, 844 - 6)
+    tap = p.wait_for("!document.querySelector('.menu').open")
+    check("phone: a tap outside the open menu folds it", outside and tap, "outside=%r" % outside)
+
+    p = b.page(width=1400, height=900)
+    p.goto(url("troubleshooting.html"))
+    t = p.eval("(() => { const b = document.querySelector('.theme-toggle'), r = b.getBoundingClientRect(); "
+               "return [r.top, r.bottom, b.hidden]; })()")
+    check("desktop: the theme switch sits at the top of the sidebar, in view, on the last chapter",
+          t[0] >= 0 and t[1] <= 160 and not t[2], repr(t))
+    p.goto(url("rmsnorm.html"))
+    nxt = p.eval("document.querySelector('.pager a[rel=next]').getAttribute('href')")
+    def focus():  # the page has the keyboard, as after a reader's first click (on the title's first letter)
+        h1 = p.eval("(() => { const r = document.querySelector('article h1').getBoundingClientRect(); "
+                    "return [r.left + 3, r.top + r.height / 2]; })()")
+        p.click_at(h1[0], h1[1])
+    focus()
+    p.key("ArrowRight")
+    went = p.wait_for("location.pathname.endsWith('/' + %s) && document.readyState === 'complete'" % json.dumps(nxt))
+    focus()
+    p.key("ArrowLeft")
+    back = p.wait_for("location.pathname.endsWith('/rmsnorm.html')")
+    check("keys: the right and left arrows turn to the next and the previous chapter", went and back, nxt)
+    p.goto(url("gpu-specs.html"))
+    p.click(".table-wrap")
+    p.key("ArrowRight")
+    time.sleep(0.3)
+    check("keys: an arrow in a focused table scrolls the table, it does not turn the page",
+          p.eval("location.pathname.endsWith('/gpu-specs.html')"))
+    p.goto(url("gemm-results.html"))
+    p.emulate(media="print")
+    h = p.eval("[...document.querySelectorAll('article details.data:not([open]) table')].map(t => t.checkVisibility())")
+    p.emulate()
+    check("print: the folded tables ('The numbers') print", h and all(h), repr(h))
+
+
 def main():
     book = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "book")
     lit = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "gen", "build", "lit"))
@@ -606,7 +660,8 @@ def main():
                      lambda: test_search_fixture(b, lit), lambda: test_phone(b, url, book),
                      lambda: test_tables(b, url, book), lambda: test_charts(b, url, book),
                      lambda: test_chart_text(b, url, book),
-                     lambda: test_around(b, url, book), lambda: test_axe(b, url, book)):
+                     lambda: test_around(b, url, book), lambda: test_reader(b, url, book),
+                     lambda: test_axe(b, url, book)):
             try:
                 test()
             except Exception as e:  # a broken page must not hide the other tests

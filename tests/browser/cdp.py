@@ -169,7 +169,8 @@ class Page:
         params = {"key": key, "code": code or key}
         if text:
             params["text"] = text
-        keycodes = {"Enter": 13, "Escape": 27, "ArrowDown": 40, "ArrowUp": 38, "Tab": 9}
+        keycodes = {"Enter": 13, "Escape": 27, "ArrowDown": 40, "ArrowUp": 38, "ArrowLeft": 37, "ArrowRight": 39,
+                    "Tab": 9}
         if key in keycodes:
             params["windowsVirtualKeyCode"] = keycodes[key]
         self.send("Input.dispatchKeyEvent", dict(params, type="keyDown"))
@@ -189,6 +190,11 @@ class Page:
         for t in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", {"type": t, "x": box[0], "y": box[1], "button": "left",
                                                    "clickCount": 1})
+
+    def click_at(self, x, y):
+        """A click (a tap) at a point of the viewport."""
+        for t in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", {"type": t, "x": x, "y": y, "button": "left", "clickCount": 1})
 
     def screenshot(self, path, full=False):
         params = {"format": "png"}

@@ -48,10 +48,25 @@
     }
   }
 
-  /* Browsers without ::details-content keep the menu and the contents folded on a wide screen: open them there. */
+  /* The phone menu folds again on Esc or a tap outside it; on a wide screen
+     it is the sidebar and stays. Browsers without ::details-content keep
+     the menu and the contents folded on a wide screen: open them there. */
   function setupMenu() {
     var menu = document.querySelector(".menu");
-    if (menu) menu.addEventListener("toggle", function () { if (menu.open) showCurrentPage(); });
+    function narrow() { return !(window.matchMedia && matchMedia("(min-width: 64rem)").matches); }
+    if (menu) {
+      menu.addEventListener("toggle", function () { if (menu.open) showCurrentPage(); });
+      document.addEventListener("keydown", function (e) {
+        /* Esc in the search box is the search's own (it closes the results first) */
+        if (e.key !== "Escape" || !menu.open || !narrow() || (e.target.closest && e.target.closest(".search"))) return;
+        menu.open = false;
+        var s = menu.querySelector("summary");
+        if (s) s.focus();
+      });
+      document.addEventListener("click", function (e) {
+        if (menu.open && narrow() && !menu.contains(e.target)) menu.open = false;
+      });
+    }
     showCurrentPage();
     if (!window.matchMedia) return;
     [[".menu", "(min-width: 64rem)"], [".toc", "(min-width: 80rem)"]].forEach(function (m) {
@@ -693,9 +708,40 @@
     lastMs: null
   };
 
+  /* Left and right arrows turn to the previous and next chapter (as in
+     mdBook), unless a field, a scrolling table or code block, or a modifier
+     has them. */
+  function setupKeys() {
+    document.addEventListener("keydown", function (e) {
+      if ((e.key !== "ArrowLeft" && e.key !== "ArrowRight") || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
+      var t = e.target;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+      if (t && t.closest && t.closest(".table-wrap, pre, .plot, .search-results")) return;
+      var a = document.querySelector(".pager a[rel=" + (e.key === "ArrowLeft" ? "prev" : "next") + "]");
+      if (!a) return;
+      e.preventDefault();
+      location.href = a.href;
+    });
+  }
+
+  /* Printing shows what is folded ("The numbers" tables, the contents):
+     each closed <details> is opened for the print and closed after it. */
+  function setupPrint() {
+    var opened = [];
+    window.addEventListener("beforeprint", function () {
+      document.querySelectorAll("article details:not([open])").forEach(function (d) { d.open = true; opened.push(d); });
+    });
+    window.addEventListener("afterprint", function () {
+      opened.forEach(function (d) { d.open = false; });
+      opened = [];
+    });
+  }
+
   function start() {
     setupTheme();
     setupMenu();
+    setupKeys();
+    setupPrint();
     setupToc();
     setupCopy();
     setupSearch();
