@@ -13,6 +13,7 @@
 #   fp8     the FP8 suite, the GEMM and attention suites, and bench_fp8
 #   fp8_models  bench_fp8_models (MODELS=flux,qwen3 by default)
 #   sanitize_hopper  memcheck and racecheck on the FP8 GEMM, the GEMM and attention
+#   cuda_graphs  the CUDA-graph example of troubleshooting.md and its test
 # The compiled model tables have their own scripts: run_dit_device.sh (LTX-Video)
 # and run_decoder_device.sh (Qwen3, LLaMA).
 set -u
@@ -57,6 +58,14 @@ case $PHASE in
     suite gemm 90 tests/gpu/test_gemm.py
     suite attention 90 tests/gpu/test_attention.py tests/gpu/test_attention_decode.py
     suite decoder_layers 170 tests/gpu/test_decoder_layers.py
+    suite cuda_graphs 90 tests/gpu/test_cuda_graphs.py
+    ;;
+  cuda_graphs)
+    suite cuda_graphs 120 tests/gpu/test_cuda_graphs.py
+    L=$(limit 120)
+    timeout "$L" python3 kernels/scripts/cuda_graphs_example.py > "$LOGS/cuda_graphs_example.txt" 2>&1
+    echo "cuda_graphs_example rc=$? ($(el)s)"; tail -3 "$LOGS/cuda_graphs_example.txt"
+    cp "$LOGS/cuda_graphs_example.txt" "$OUT/cuda_graphs_example_$TAG.txt"
     ;;
   bench)
     L=$(limit 200)
