@@ -309,10 +309,10 @@ typedef struct {
  * any other quote stays a quote. */
 static void S_alert(cmark_node *quote) {
   static const char *const kinds[][3] = {{"NOTE", "Note", "note"},
-                                          {"TIP", "Tip", "tip"},
-                                          {"IMPORTANT", "Important", "important"},
-                                          {"WARNING", "Warning", "warning"},
-                                          {"CAUTION", "Caution", "caution"}};
+                                         {"TIP", "Tip", "tip"},
+                                         {"IMPORTANT", "Important", "important"},
+                                         {"WARNING", "Warning", "warning"},
+                                         {"CAUTION", "Caution", "caution"}};
   cmark_node *para = cmark_node_first_child(quote);
   cmark_node *text = para && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH ? cmark_node_first_child(para) : NULL;
   const char *lit = text && cmark_node_get_type(text) == CMARK_NODE_TEXT ? cmark_node_get_literal(text) : NULL;
@@ -326,8 +326,8 @@ static void S_alert(cmark_node *quote) {
     k++;
   if (k == nk) return;
   lit_buf open = LIT_BUF_INIT;
-  lit_buf_printf(&open, "<div class=\"alert alert-%s\" role=\"note\">\n<p class=\"alert-title\">%s</p>\n",
-                 kinds[k][2], kinds[k][1]);
+  lit_buf_printf(&open, "<div class=\"alert alert-%s\" role=\"note\">\n<p class=\"alert-title\">%s</p>\n", kinds[k][2],
+                 kinds[k][1]);
   cmark_node *box = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
   cmark_node_set_on_enter(box, open.data);
   cmark_node_set_on_exit(box, "</div>\n");
