@@ -48,28 +48,32 @@
     }
   }
 
+  /* The width from which the menu is a sidebar (style.css's breakpoint);
+     a browser without matchMedia is taken for a wide screen. */
+  var SIDEBAR = "(min-width: 64rem)";
+  var sidebar = window.matchMedia ? matchMedia(SIDEBAR) : { matches: true };
+
   /* The phone menu folds again on Esc or a tap outside it; on a wide screen
      it is the sidebar and stays. Browsers without ::details-content keep
      the menu and the contents folded on a wide screen: open them there. */
   function setupMenu() {
     var menu = document.querySelector(".menu");
-    function narrow() { return !(window.matchMedia && matchMedia("(min-width: 64rem)").matches); }
     if (menu) {
       menu.addEventListener("toggle", function () { if (menu.open) showCurrentPage(); });
       document.addEventListener("keydown", function (e) {
         /* Esc in the search box is the search's own (it closes the results first) */
-        if (e.key !== "Escape" || !menu.open || !narrow() || (e.target.closest && e.target.closest(".search"))) return;
+        if (e.key !== "Escape" || !menu.open || sidebar.matches || (e.target.closest && e.target.closest(".search"))) return;
         menu.open = false;
         var s = menu.querySelector("summary");
         if (s) s.focus();
       });
       document.addEventListener("click", function (e) {
-        if (menu.open && narrow() && !menu.contains(e.target)) menu.open = false;
+        if (menu.open && !sidebar.matches && !menu.contains(e.target)) menu.open = false;
       });
     }
     showCurrentPage();
     if (!window.matchMedia) return;
-    [[".menu", "(min-width: 64rem)"], [".toc", "(min-width: 80rem)"]].forEach(function (m) {
+    [[".menu", SIDEBAR], [".toc", "(min-width: 80rem)"]].forEach(function (m) {
       var el = document.querySelector(m[0]), wide = matchMedia(m[1]);
       if (!el) return;
       function apply() { if (wide.matches) el.open = true; }
@@ -602,14 +606,13 @@
     var box = document.querySelector(".search"), input = document.getElementById("search");
     var list = document.getElementById("search-results"), status = document.getElementById("search-status");
     if (!box || !input || !list) return;
-    var wide = window.matchMedia ? matchMedia("(min-width: 64rem)") : { matches: true };
     box.hidden = false;
     input.setAttribute("aria-controls", "search-results");
     list.setAttribute("aria-label", "Search results");
     /* On a phone the panel hangs under the search box, down to the screen's foot; on a wide screen the
      * stylesheet puts it over the text, beside the sidebar. */
     function place() {
-      if (list.hidden || wide.matches) { list.style.top = list.style.maxHeight = ""; return; }
+      if (list.hidden || sidebar.matches) { list.style.top = list.style.maxHeight = ""; return; }
       var top = Math.max(0, input.getBoundingClientRect().bottom + 6);
       list.style.top = top + "px";
       list.style.maxHeight = Math.max(120, innerHeight - top - 8) + "px";
@@ -671,7 +674,7 @@
       if (!a) return;
       close();
       var menu = document.querySelector(".menu");
-      if (menu && !wide.matches) menu.open = false;
+      if (menu && !sidebar.matches) menu.open = false;
     });
     document.addEventListener("click", function (e) { if (!box.contains(e.target)) close(); });
     window.addEventListener("resize", place);

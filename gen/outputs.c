@@ -79,12 +79,6 @@ static void S_write_error(const lit_project *p, const lit_commit *t, const char 
     lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", path, strerror(err));
 }
 
-/* Tangles f into a hash only: nothing is kept but the digest. */
-static int S_hash_sink(void *ctx, const char *data, size_t len) {
-  lit_hasher_update(ctx, data, len);
-  return 0;
-}
-
 /* Undoes a run that died midway and sweeps the temporaries of dead runs
  * from the output folders (under --check: reports such a run, changes
  * nothing); 0, 1 (documents put back), or -1 reported. */
@@ -178,9 +172,7 @@ static void S_file(S_run *r, const lit_file *f) {
   }
   /* An existing file: tangled into its hash alone, so an unchanged file is
    * not touched (make's timestamps stay right). */
-  lit_hasher *h = lit_hasher_new();
-  (void)lit_tangle_stream(r->p, f, &r->topts, S_hash_sink, h); /* a hash takes every byte */
-  lit_hasher_finish(h, fresh);
+  lit_tangle_hash(r->p, f, &r->topts, fresh);
   const lit_record_entry *e = lit_record_find(&r->rec, f->path);
   int write = 0;
   switch (S_plan(exists, disk, fresh, e)) {

@@ -16,7 +16,8 @@
 /* A generated file being stitched. */
 typedef struct {
   const lit_file *f;
-  lit_buf disk;      /* the file as the user left it */
+  lit_buf disk; /* the file as the user left it */
+  char disk_hash[LIT_HASH_HEX + 1];
   lit_genfile g;     /* the tangle whose hash the record holds */
   lit_line *tl, *dl; /* the lines of g.text and of disk */
   size_t ntl, ndl;
@@ -354,6 +355,7 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
     return;
   }
   t.disk = disk;
+  memcpy(t.disk_hash, hash, sizeof hash);
   r->t = lit_grow(r->t, &r->tcap, r->nt + 1, sizeof *r->t);
   r->t[r->nt++] = t;
 }
@@ -517,20 +519,6 @@ static void S_not_reproduced(S_run *r, const S_target *t) {
   free(al);
 }
 
-/* A tangle compared with a file's bytes as it streams, without keeping it. */
-typedef struct {
-  const char *data;
-  size_t len, at;
-  int same;
-} S_compare;
-
-static int S_compare_sink(void *ctx, const char *data, size_t len) {
-  S_compare *c = ctx;
-  if (c->same && (len > c->len - c->at || memcmp(c->data + c->at, data, len) != 0)) c->same = 0;
-  if (c->same) c->at += len;
-  return 0;
-}
-
 /* The new documents, loaded from memory and tangled: every stitched file
  * must come back byte for byte (or with new #line numbers). Returns the
  * project (the caller frees it), or NULL after refusing. */
@@ -567,16 +555,15 @@ static lit_project *S_verify(S_run *r, lit_buf *texts) {
       S_refuse(r, t->f->path, 0, "the documents, stitched, would no longer write this file");
       continue;
     }
-    /* The usual case, the file reproduced, is settled by comparing as the
-     * tangle streams; only a difference needs the text and its line map. */
-    S_compare cmp = {t->disk.data ? t->disk.data : "", t->disk.len, 0, 1};
+    /* The usual case, the file reproduced, is settled by the tangle's hash
+     * (as lit tangle tells an unchanged file); only a difference needs the
+     * text and its line map. */
+    memset(&t->after, 0, sizeof t->after);
     lit_tangle_opts o = {t->g.line_directives, NULL};
-    lit_tangle_stream(q, f, &o, S_compare_sink, &cmp);
-    if (cmp.same && cmp.at == t->disk.len) {
-      memset(&t->after, 0, sizeof t->after);
+    lit_tangle_hash(q, f, &o, t->after.hash);
+    if (strcmp(t->after.hash, t->disk_hash) == 0) {
       t->after.file = f;
       t->after.line_directives = t->g.line_directives;
-      lit_hash_hex(cmp.data, cmp.len, t->after.hash);
       continue;
     }
     lit_genfile_tangle_as(q, f, t->g.line_directives, t->disk.len, &t->after);

@@ -255,6 +255,17 @@ static int S_to_buf(void *ctx, const char *data, size_t len) {
   return 0;
 }
 
+static int S_to_hasher(void *ctx, const char *data, size_t len) {
+  lit_hasher_update(ctx, data, len);
+  return 0;
+}
+
+void lit_tangle_hash(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, char hex[LIT_HASH_HEX + 1]) {
+  lit_hasher *h = lit_hasher_new();
+  (void)lit_tangle_stream(p, f, opts, S_to_hasher, h); /* a hash takes every byte */
+  lit_hasher_finish(h, hex);
+}
+
 void lit_tangle_file(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out) {
   size_t start = out->len;
   (void)lit_tangle_stream(p, f, opts, S_to_buf, out); /* a buffer takes every byte */

@@ -6,6 +6,7 @@
 #ifndef LIT_TANGLE_H
 #define LIT_TANGLE_H
 
+#include "hash.h"
 #include "linemap.h"
 #include "model.h"
 #include "util.h"
@@ -31,5 +32,7 @@ int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_
                       void *ctx);
 /* Same, appending the whole content to out. */
 void lit_tangle_file(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out);
+/* Same, keeping nothing but the content's hash (lit_hash_hex's digits). */
+void lit_tangle_hash(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, char hex[LIT_HASH_HEX + 1]);
 
 #endif
