@@ -14,14 +14,24 @@
 namespace lit {
 namespace {
 
-bool strides_ok(const int64_t (&s)[3]) {
-  return s[0] >= 0 && s[1] >= 0 && s[2] >= 0 && s[0] % 8 == 0 && s[1] % 8 == 0 && s[2] % 8 == 0;
+// Strides in elements, each a whole number of the kernels' 16-byte pieces
+// (8 16-bit elements, 16 e4m3 ones).
+bool strides_ok(const int64_t (&s)[3], int64_t piece) {
+  return s[0] >= 0 && s[1] >= 0 && s[2] >= 0 && s[0] % piece == 0 && s[1] % piece == 0 &&
+         s[2] % piece == 0;
 }
+
+bool is_16bit(DType t) { return t == DType::BFloat16 || t == DType::Float16; }
 
 // Arguments no kernel can take; the binding reports them first, by name.
 bool invalid(const AttentionParams& p) {
-  if (p.dtype != DType::BFloat16 && p.dtype != DType::Float16) return true;
+  const bool fp8 = p.dtype == DType::Float8E4M3;
+  if (!fp8 && !is_16bit(p.dtype)) return true;
   if (p.head_dim != 64 && p.head_dim != 128) return true;
+  if (fp8 && (p.head_dim != 128 || !is_16bit(p.out_dtype) || p.q_scale == nullptr ||
+              p.k_scale == nullptr || p.v_scale == nullptr)) {
+    return true;
+  }
   if (p.batch < 0 || p.q_heads <= 0 || p.kv_heads <= 0 || p.q_heads % p.kv_heads != 0) return true;
   if (p.seq_q < 0 || p.seq_k < 0 || !(p.scale > 0.f)) return true;
   if (p.batch == 0 || p.seq_q == 0) return false;  // nothing to write
@@ -30,8 +40,11 @@ bool invalid(const AttentionParams& p) {
   }
   // Both kernels move rows in 16-byte pieces.
   if (!aligned16(p.q) || !aligned16(p.k) || !aligned16(p.v) || !aligned16(p.out)) return true;
-  return !strides_ok(p.q_stride) || !strides_ok(p.k_stride) || !strides_ok(p.v_stride) ||
-         !strides_ok(p.o_stride);
+  const int64_t piece = fp8 ? 16 : 8;
+  // FP8's V is transposed: each dim row holds the keys, rounded up to 16.
+  if (fp8 && p.v_stride[2] < fp8_attention_padded_keys(p.seq_k)) return true;
+  return !strides_ok(p.q_stride, piece) || !strides_ok(p.k_stride, piece) ||
+         !strides_ok(p.v_stride, piece) || !strides_ok(p.o_stride, 8);
 }
 
 const char* hopper_refusal(const AttentionParams& p, const DeviceInfo& d) {
@@ -44,6 +57,11 @@ const char* hopper_refusal(const AttentionParams& p, const DeviceInfo& d) {
 }
 
 const char* portable_refusal(const AttentionParams& p, const DeviceInfo& d) {
+  if (p.dtype == DType::Float8E4M3) {
+    return "FP8 attention runs on the Hopper kernel only: it needs FP8 tensor cores (compute "
+           "capability 9.0: H100, H200); elsewhere call lit_kernels.attention on the bf16 or "
+           "fp16 q, k and v";
+  }
   if (const char* why = mma_sync_refusal(d, p.dtype)) return why;
   if (attention_portable_smem_bytes(p.head_dim) > d.smem_optin) {
     return "at head_dim 128 the portable kernel needs 96.25 KB of shared memory a block, more than "

@@ -44,7 +44,23 @@ struct AttentionParams {
   // to consumers in the rest. Each launch needs its own; the portable kernel
   // ignores it.
   int* workspace = nullptr;
+  // FP8 (dtype Float8E4M3, the Hopper kernel only, head_dim 128): q and k
+  // hold e4m3 values, v holds V transposed, [batch, kv_heads, head_dim,
+  // fp8_attention_padded_keys(seq_k)] with v_stride giving batch, head and
+  // dim-row strides and each row's keys in the order attention_fp8.cuh's
+  // fp8_slot_of_key gives; the fp32 scales, one per (batch, head), multiply
+  // the stored values back; out has out_dtype (16-bit).
+  const float* q_scale = nullptr;  // [batch, q_heads]
+  const float* k_scale = nullptr;  // [batch, kv_heads]
+  const float* v_scale = nullptr;  // [batch, kv_heads]
+  DType out_dtype = DType::BFloat16;
 };
+
+// FP8 attention's transposed V holds each dim row's keys rounded up to a
+// multiple of 16 (16 bytes, TMA's unit of a row stride), each group of 16
+// in the order the P V product's register operand needs
+// (attention_fp8.cuh).
+constexpr int64_t fp8_attention_padded_keys(int64_t seq_k) { return (seq_k + 15) / 16 * 16; }
 
 // The Hopper kernel runs at most this many CTAs (one an SM), and needs a
 // workspace of kAttentionWorkspaceInts int32: the tile counter, then two

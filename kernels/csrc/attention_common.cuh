@@ -38,6 +38,9 @@ struct AttnArgs {
   int tiles;        // m_blocks * q_heads * batch
   int group_heads;  // heads whose causal tiles are ordered together (attention_hopper.cu)
   int* workspace;   // AttentionParams::workspace
+  const float* q_scale;  // FP8 only: AttentionParams' dequantization scales
+  const float* k_scale;
+  const float* v_scale;
 };
 
 inline AttnArgs make_args(const AttentionParams& p, int block_m) {
@@ -64,6 +67,9 @@ inline AttnArgs make_args(const AttentionParams& p, int block_m) {
   a.tiles = a.m_blocks * p.q_heads * p.batch;
   a.group_heads = 1;
   a.workspace = p.workspace;
+  a.q_scale = p.q_scale;
+  a.k_scale = p.k_scale;
+  a.v_scale = p.v_scale;
   return a;
 }
 
@@ -111,8 +117,10 @@ __device__ __forceinline__ float quad_sum(float x) {
 // the running maxima (scaled, base 2), row_sum the thread's partial sums,
 // and corr the factor the output accumulator must be multiplied by.
 // Masked entries must be -inf on entry. A row with no visible key so far
-// keeps m = -inf and p = 0.
-template <int GROUPS>
+// keeps m = -inf and p = 0. P_LOG2 scales every p (and so row_sum) by
+// 2^P_LOG2: the FP8 kernel's P takes e4m3's range that way, and the
+// division by row_sum cancels it.
+template <int GROUPS, int P_LOG2 = 0>
 __device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&row_max)[2],
                                                float (&row_sum)[2], float (&corr)[2],
                                                float scale_log2) {
@@ -134,7 +142,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&r
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float& x = s[4 * g + 2 * h + e];
-        x = exp2_approx(fmaf(x, scale_log2, -base));
+        x = exp2_approx(fmaf(x, scale_log2, P_LOG2 == 0 ? -base : P_LOG2 - base));
         sum += x;
       }
     }
@@ -189,17 +197,20 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
 // The epilogue for one thread's rows: divide the output fragment o
 // (same layout as s, DGROUPS groups over head_dim) by the row sums, store
 // it, and store the log-sum-exp (natural log). Rows past seq_q are skipped.
-template <typename T, int DGROUPS>
+// out_scale multiplies every output (the FP8 kernel's V scale); P_LOG2 is
+// online_softmax's, taken back out of the log-sum-exp.
+template <typename T, int DGROUPS, int P_LOG2 = 0>
 __device__ __forceinline__ void store_rows(const AttnArgs& a, float (&o)[DGROUPS * 4],
                                            const float (&row_max)[2], const float (&row_sum)[2],
-                                           int b, int h, int row, int lane) {
+                                           int b, int h, int row, int lane,
+                                           float out_scale = 1.f) {
   T* out = static_cast<T*>(a.out) + b * a.o_stride[0] + h * a.o_stride[1];
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const int r = row + 8 * hh;
     const float total = quad_sum(row_sum[hh]);
     if (r >= a.seq_q) continue;
-    const float inv = total > 0.f ? 1.f / total : 0.f;
+    const float inv = total > 0.f ? out_scale / total : 0.f;
     T* dst = out + r * a.o_stride[2] + 2 * (lane % 4);
 #pragma unroll
     for (int g = 0; g < DGROUPS; ++g) {
@@ -208,8 +219,9 @@ __device__ __forceinline__ void store_rows(const AttnArgs& a, float (&o)[DGROUPS
     }
     if (a.lse != nullptr && lane % 4 == 0) {
       // m is in scaled base-2 units: lse = (m + log2(sum)) * ln 2.
+      const float log2_sum = P_LOG2 == 0 ? __log2f(total) : __log2f(total) - P_LOG2;
       const float lse =
-          total > 0.f ? (row_max[hh] + __log2f(total)) * 0.6931471805599453f : -INFINITY;
+          total > 0.f ? (row_max[hh] + log2_sum) * 0.6931471805599453f : -INFINITY;
       a.lse[(static_cast<int64_t>(b) * a.q_heads + h) * a.seq_q + r] = lse;
     }
   }

@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "attention_common.cuh"
+#include "attention_fp8.cuh"
 #include "attention_kernels.h"
 #include "lit_hopper.cuh"
 
@@ -46,24 +47,25 @@ constexpr int kFormDefault = 0, kFormTwoStages = 1, kFormLateRescale = 2;
 // and P take 160 registers a thread; each gets 240), three at head_dim 64
 // (96 registers; each gets 160), where the products are half as long and
 // a third warpgroup keeps the tensor cores busier. 128 x 24 + 256 x 240 and
-// 128 x 24 + 384 x 160 both fit the SM's 64K registers.
-template <int HD>
+// 128 x 24 + 384 x 160 both fit the SM's 64K registers. EB is the bytes
+// of an operand element: 2, or 1 for FP8 (e4m3).
+template <int HD, int EB = 2>
 struct HopperTile {
   static constexpr int kConsumers = HD == 64 ? 3 : 2;
   static constexpr int kBM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kConsumerRegs = HD == 64 ? 160 : 240;
-  static constexpr int kQBytes = kBM * HD * 2;
-  static constexpr int kBN = 128;                // keys a block
-  static constexpr int kKVBytes = kBN * HD * 2;  // K, or V, of one stage
+  static constexpr int kQBytes = kBM * HD * EB;
+  static constexpr int kBN = 128;                 // keys a block
+  static constexpr int kKVBytes = kBN * HD * EB;  // K, or V, of one stage
 };
 
 // Stages of the K/V ring. The overlapped schedules hold K of block j + 1
 // and V of block j at once, so the producer can load ahead only into a
 // third stage: three at head_dim 128 (32 KB of Q + 3 x 64 KB of K and V),
-// four at 64.
-template <int HD, int FORM>
-constexpr int kStages = FORM == kFormTwoStages ? 2 : (HD == 64 ? 4 : 3);
+// four at 64, and four for FP8 (16 KB of Q + 4 x 32 KB).
+template <int HD, int FORM, int EB = 2>
+constexpr int kStages = FORM == kFormTwoStages ? 2 : (HD == 64 || EB == 1 ? 4 : 3);
 
 template <int HD>
 constexpr bool kRegistersFit =
@@ -72,18 +74,19 @@ constexpr bool kRegistersFit =
 static_assert(kRegistersFit<64> && kRegistersFit<128>,
               "setmaxnreg asks for more registers than an SM has");
 
-template <int HD, int FORM>
+template <int HD, int FORM, int EB = 2>
 struct alignas(1024) HopperSmem {  // 1024: the 128-byte swizzle repeats every 8 rows
-  uint8_t q[HopperTile<HD>::kQBytes];
-  uint8_t k[kStages<HD, FORM>][HopperTile<HD>::kKVBytes];
-  uint8_t v[kStages<HD, FORM>][HopperTile<HD>::kKVBytes];
+  uint8_t q[HopperTile<HD, EB>::kQBytes];
+  uint8_t k[kStages<HD, FORM, EB>][HopperTile<HD, EB>::kKVBytes];
+  uint8_t v[kStages<HD, FORM, EB>][HopperTile<HD, EB>::kKVBytes];
 };
-template <int HD, int FORM>
-constexpr int kSmemBytes = sizeof(HopperSmem<HD, FORM>) + 1024;  // + the alignment slack
+template <int HD, int FORM, int EB = 2>
+constexpr int kSmemBytes = sizeof(HopperSmem<HD, FORM, EB>) + 1024;  // + the alignment slack
 // 227 KB: what a CTA of an H100 may opt in to; 128 bytes for the kernel's
 // static barriers.
 static_assert(kSmemBytes<128, kFormDefault> + 128 <= 227 * 1024 &&
-                  kSmemBytes<64, kFormDefault> + 128 <= 227 * 1024,
+                  kSmemBytes<64, kFormDefault> + 128 <= 227 * 1024 &&
+                  kSmemBytes<128, kFormDefault, 1> + 128 <= 227 * 1024,
               "the Q tile and the K/V ring exceed a CTA's shared memory");
 
 // Tile t of the launch: its first query row, head and batch. Causal tiles
@@ -111,26 +114,33 @@ __device__ __forceinline__ void tile_coords(const attn::AttnArgs& a, int t, int&
   b = head / a.q_heads;
 }
 
-template <typename T, int HD, bool CAUSAL, int SCHED, int FORM>
+// T: the operands' type; OutT: the output's (T, or a 16-bit type for FP8).
+template <typename T, int HD, bool CAUSAL, int SCHED, int FORM, typename OutT = T>
 __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     attention_hopper_kernel(const __grid_constant__ CUtensorMap map_q,
                             const __grid_constant__ CUtensorMap map_k,
                             const __grid_constant__ CUtensorMap map_v, const attn::AttnArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tile = HopperTile<HD>;
+  // FP8: e4m3 operands, one byte an element (attention_fp8.cuh has its pieces).
+  constexpr bool kFp8 = std::is_same_v<T, __nv_fp8_e4m3>;
+  constexpr int EB = kFp8 ? 1 : 2;
+  // P in e4m3 is scaled by 2^8 so that its small values stay normal numbers.
+  constexpr int kPLog2 = kFp8 ? attn::kFp8PLog2 : 0;
+  using Tile = HopperTile<HD, EB>;
   constexpr int kBN = Tile::kBN;
   // The overlapped schedules multiply O by the softmax's correction while
   // the next Q K^T runs, just before the P V that adds to it.
   constexpr bool kEarlyRescale = SCHED != kSerial && FORM != kFormLateRescale;
-  constexpr int S = kStages<HD, FORM>, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
-  constexpr int kBoxes = HD / 64;  // TMA boxes are 64 columns (128 bytes) wide
+  constexpr int S = kStages<HD, FORM, EB>, kBM = Tile::kBM, kConsumers = Tile::kConsumers;
+  constexpr int kBoxCols = 128 / EB;    // TMA boxes are 128 bytes wide
+  constexpr int kBoxes = HD / kBoxCols;
   // The Q buffer is a ring of one stage; the K/V ring's stages have two
   // parts, K (load 0) and V (load 1), each completing its own barrier.
   constexpr int kK = 0, kV = 1;
   __shared__ alignas(8) hopper::Ring<1> q_ring;
   __shared__ alignas(8) hopper::Ring<S, 2> kv_ring;
   extern __shared__ uint8_t smem_raw[];
-  HopperSmem<HD, FORM>& buf = *reinterpret_cast<HopperSmem<HD, FORM>*>(
+  HopperSmem<HD, FORM, EB>& buf = *reinterpret_cast<HopperSmem<HD, FORM, EB>*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
 
   if (threadIdx.x == 0) {
@@ -175,7 +185,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
         uint64_t* q_bar = q_ring.arm(qpos, Tile::kQBytes);
     #pragma unroll
         for (int x = 0; x < kBoxes; ++x) {
-          const int32_t c[4] = {64 * x, m0, h, b};
+          const int32_t c[4] = {kBoxCols * x, m0, h, b};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.q + x * kBM * 128,
                                     &map_q, c, q_bar);
         }
@@ -185,16 +195,23 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
           uint64_t* k_bar = kv_ring.arm(pos, Tile::kKVBytes, kK);
     #pragma unroll
           for (int x = 0; x < kBoxes; ++x) {
-            const int32_t c[4] = {64 * x, j * kBN, kvh, b};
+            const int32_t c[4] = {kBoxCols * x, j * kBN, kvh, b};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
                                       buf.k[pos.stage] + x * kBN * 128, &map_k, c, k_bar);
           }
           uint64_t* v_bar = kv_ring.arm(pos, Tile::kKVBytes, kV);
+          if constexpr (kFp8) {
+            // V transposed: one box of the block's 128 keys (128 bytes) by HD rows.
+            const int32_t c[4] = {j * kBN, 0, kvh, b};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.v[pos.stage],
+                                      &map_v, c, v_bar);
+          } else {
     #pragma unroll
-          for (int x = 0; x < kBoxes; ++x) {
-            const int32_t c[4] = {64 * x, j * kBN, kvh, b};
-            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                                      buf.v[pos.stage] + x * kBN * 128, &map_v, c, v_bar);
+            for (int x = 0; x < kBoxes; ++x) {
+              const int32_t c[4] = {64 * x, j * kBN, kvh, b};
+              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                                        buf.v[pos.stage] + x * kBN * 128, &map_v, c, v_bar);
+            }
           }
           pos.advance();
         }
@@ -210,7 +227,10 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   float s[kBN / 2];         // scores, then probabilities, of one key block
   float o[HD / 2];          // the output accumulator
-  uint32_t p[kBN / 16][4];  // P in 16 bits: the A operand of P V, 16 keys a step
+  // P as the A operand of P V, 32 bytes of keys a step: 16 keys in 16 bits,
+  // or 32 in e4m3.
+  constexpr int kPSteps = kBN * EB / 32;
+  uint32_t p[kPSteps][4];
 
   // Ping-pong: the consumer warpgroups take turns issuing their products
   // (named barrier 4 + w is warpgroup w's turn; w hands it to w + 1), so
@@ -241,6 +261,14 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
     const int row = m0 + cw * 64 + warp * 16 + lane / 4;  // and row + 8
     float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f}, corr[2];
+    // FP8: the head's Q and K scales join the softmax scale, and V's scales
+    // the output.
+    float scale_log2 = a.scale_log2, out_scale = 1.f;
+    if constexpr (kFp8) {
+      const int kv_head = b * (a.q_heads / a.group) + h / a.group;
+      scale_log2 *= a.q_scale[b * a.q_heads + h] * a.k_scale[kv_head];
+      out_scale = a.v_scale[kv_head];
+    }
     // The Q buffer is free for the next tile once this warp's last Q K^T has
     // completed (with no key to visit: at once).
     auto release_q = [&] { q_ring.release(0, lane); };
@@ -248,7 +276,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
       release_q();
     #pragma unroll
       for (int i = 0; i < HD / 2; ++i) o[i] = 0.f;
-      attn::store_rows<T, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
+      attn::store_rows<OutT, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
       continue;
     }
 
@@ -256,12 +284,16 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
       hopper::fence_operands(s);
       hopper::wgmma_fence();
     #pragma unroll
-      for (int kk = 0; kk < HD / 16; ++kk) {
+      for (int kk = 0; kk < HD * EB / 32; ++kk) {
         const int x = kk / 4, step = 2 * (kk % 4);  // box, and 32 bytes a k-step within it
-        static_assert(HD / 16 <= 4 * kBoxes, "a k-step past the last box");
+        static_assert(HD * EB / 32 <= 4 * kBoxes, "a k-step past the last box");
         const uint64_t da = hopper::desc_sw128(buf.q + x * kBM * 128 + cw * 64 * 128) + step;
         const uint64_t db = hopper::desc_sw128(buf.k[stage] + x * kBN * 128) + step;
-        hopper::wgmma_ss<T, kBN>(s, da, db, kk != 0);
+        if constexpr (kFp8) {
+          hopper::wgmma_fp8<kBN>(s, da, db, kk != 0);
+        } else {
+          hopper::wgmma_ss<T, kBN>(s, da, db, kk != 0);
+        }
       }
       hopper::wgmma_commit();
       hopper::fence_operands(s);
@@ -269,26 +301,36 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     auto issue_pv = [&](int stage, bool accumulate) {
       hopper::fence_operands(o);
     #pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) hopper::fence_operands(p[kk]);
+      for (int kk = 0; kk < kPSteps; ++kk) hopper::fence_operands(p[kk]);
       hopper::wgmma_fence();
     #pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        const uint64_t db = hopper::desc_sw128_mn(buf.v[stage] + kk * 16 * 128, kBN * 128);
-        hopper::wgmma_rs_tn<T, HD>(o, p[kk], db, accumulate || kk != 0);
+      for (int kk = 0; kk < kPSteps; ++kk) {
+        if constexpr (kFp8) {
+          // V transposed is K-major: 32 keys (bytes) a step within its rows.
+          const uint64_t db = hopper::desc_sw128(buf.v[stage]) + 2 * kk;
+          hopper::wgmma_rs_fp8<HD>(o, p[kk], db, accumulate || kk != 0);
+        } else {
+          const uint64_t db = hopper::desc_sw128_mn(buf.v[stage] + kk * 16 * 128, kBN * 128);
+          hopper::wgmma_rs_tn<T, HD>(o, p[kk], db, accumulate || kk != 0);
+        }
       }
       hopper::wgmma_commit();
       hopper::fence_operands(o);
     };
     auto softmax = [&](int j) {
       if (j >= first_masked) attn::apply_mask<CAUSAL, kBN / 8>(s, a, row, j * kBN + 2 * (lane % 4));
-      attn::online_softmax<kBN / 8>(s, row_max, row_sum, corr, a.scale_log2);
+      attn::online_softmax<kBN / 8, kPLog2>(s, row_max, row_sum, corr, scale_log2);
     };
     auto to_p = [&] {
     #pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
+      for (int kk = 0; kk < kPSteps; ++kk) {
+        if constexpr (kFp8) {
+          attn::pack_p_e4m3(s, kk, p[kk]);
+        } else {
     #pragma unroll
-        for (int r = 0; r < 4; ++r)
-          p[kk][r] = attn::pack2<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+          for (int r = 0; r < 4; ++r)
+            p[kk][r] = attn::pack2<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+        }
       }
     };
     // A warp is done with a stage when its wgmmas that read it completed.
@@ -348,7 +390,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     hopper::fence_operands(o);
     release(pos.stage);
     pos.advance();
-    attn::store_rows<T, HD / 8>(a, o, row_max, row_sum, b, h, row, lane);
+    attn::store_rows<OutT, HD / 8, kPLog2>(a, o, row_max, row_sum, b, h, row, lane, out_scale);
   }
   if constexpr (SCHED == kPingPong) {
     if (cw == 0) my_turn();
@@ -356,25 +398,28 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
 #endif
 }
 
-// A 4-d tensor map over [batch, heads, seq, head_dim] (strides in elements,
-// head_dim contiguous) whose TMA boxes are box_rows x 64 columns, stored
-// with the 128-byte swizzle. Rows past seq arrive as zeros.
-cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, int heads, int seq,
-                     int head_dim, const int64_t (&stride)[3], int box_rows) {
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq),
+// A 4-d tensor map over [batch, heads, rows, cols] (strides in elements,
+// cols contiguous) whose TMA boxes are box_rows x 128 bytes, stored with
+// the 128-byte swizzle. Rows and columns past the end arrive as zeros.
+cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, int heads, int rows,
+                     int64_t cols, const int64_t (&stride)[3], int box_rows) {
+  const int64_t eb = dtype_size(dt);
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
                               static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2]) * 2,
-                                 static_cast<cuuint64_t>(stride[1]) * 2,
-                                 static_cast<cuuint64_t>(stride[0]) * 2};
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2] * eb),
+                                 static_cast<cuuint64_t>(stride[1] * eb),
+                                 static_cast<cuuint64_t>(stride[0] * eb)};
   return hopper::make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
 }
 
-template <typename T, int HD, bool CAUSAL, int SCHED, int FORM = kFormDefault>
+template <typename T, int HD, bool CAUSAL, int SCHED, int FORM = kFormDefault, typename OutT = T>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
-  using Tile = HopperTile<HD>;
-  auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM>;
+  constexpr bool kFp8 = std::is_same_v<T, __nv_fp8_e4m3>;
+  constexpr int EB = kFp8 ? 1 : 2;
+  using Tile = HopperTile<HD, EB>;
+  auto kernel = attention_hopper_kernel<T, HD, CAUSAL, SCHED, FORM, OutT>;
   const cudaError_t attr_err =
-      allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD, FORM>);
+      allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD, FORM, EB>);
   if (attr_err != cudaSuccess) return attr_err;
   CUtensorMap mq, mk, mv;
   cudaError_t err =
@@ -383,7 +428,11 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
     err = make_map(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride, Tile::kBN);
   }
   if (err == cudaSuccess) {
-    err = make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride, Tile::kBN);
+    // FP8's V is transposed: HD rows of the padded keys, loaded whole.
+    err = kFp8 ? make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, HD,
+                          fp8_attention_padded_keys(p.seq_k), p.v_stride, HD)
+               : make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride,
+                          Tile::kBN);
   }
   if (err != cudaSuccess) return err;
   const DeviceInfo* d = nullptr;
@@ -394,16 +443,18 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
       std::min(a.tiles, d->sm_count);  // one CTA an SM: its shared memory allows no second
   // Causal tiles go longest first within groups of heads whose K and V
   // fit in half the L2, so that the tiles running at once share them there.
-  const int64_t kv_bytes = int64_t{4} * p.seq_k * HD;  // K and V of one KV head
+  const int64_t kv_bytes = int64_t{2} * EB * p.seq_k * HD;  // K and V of one KV head
   const int64_t fit =
       std::max<int64_t>(1, d->l2_bytes / 2 / std::max<int64_t>(kv_bytes, 1));
   a.group_heads = static_cast<int>(std::min<int64_t>(p.q_heads * p.batch, fit * a.group));
-  kernel<<<grid, Tile::kThreads, kSmemBytes<HD, FORM>, stream>>>(mq, mk, mv, a);
+  kernel<<<grid, Tile::kThreads, kSmemBytes<HD, FORM, EB>, stream>>>(mq, mk, mv, a);
   return cudaGetLastError();
 }
 
 // -1: the measured best for the head dim (see launch_scheduled).
 std::atomic<int> g_schedule{-1};
+// FP8's default schedule: the faster of overlap and ping-pong measured.
+constexpr int kFp8Schedule = kOverlap;
 std::atomic<int> g_form{kFormDefault};
 
 template <typename T, int HD, bool CAUSAL>
@@ -432,6 +483,24 @@ cudaError_t launch_scheduled(const AttentionParams& p, cudaStream_t stream) {
   return launch < T, HD, CAUSAL, HD == 64 ? kPingPong : kOverlap > (p, stream);
 }
 
+// FP8 (head_dim 128): the output type from out_dtype, and the schedule
+// from the tuning hook (overlap or ping-pong; the default is the measured
+// faster of the two).
+template <bool CAUSAL, typename OutT>
+cudaError_t launch_fp8_scheduled(const AttentionParams& p, cudaStream_t stream) {
+  using E4M3 = __nv_fp8_e4m3;
+  if (g_schedule.load(std::memory_order_relaxed) == kPingPong) {
+    return launch<E4M3, 128, CAUSAL, kPingPong, kFormDefault, OutT>(p, stream);
+  }
+  return launch<E4M3, 128, CAUSAL, kFp8Schedule, kFormDefault, OutT>(p, stream);
+}
+
+template <typename OutT>
+cudaError_t launch_fp8(const AttentionParams& p, cudaStream_t stream) {
+  return p.causal ? launch_fp8_scheduled<true, OutT>(p, stream)
+                  : launch_fp8_scheduled<false, OutT>(p, stream);
+}
+
 template <typename T>
 cudaError_t launch_typed(const AttentionParams& p, cudaStream_t stream) {
   if (p.head_dim == 64) {
@@ -445,6 +514,9 @@ cudaError_t launch_typed(const AttentionParams& p, cudaStream_t stream) {
 }  // namespace
 
 cudaError_t attention_hopper_launch(const AttentionParams& p, cudaStream_t stream) {
+  if (p.dtype == DType::Float8E4M3) {
+    return LIT_DISPATCH_16BIT(p.out_dtype, [&] { return launch_fp8<scalar_t>(p, stream); });
+  }
   return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_typed<scalar_t>(p, stream); });
 }
 

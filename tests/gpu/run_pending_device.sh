@@ -14,6 +14,8 @@
 #   fp8_models  bench_fp8_models (MODELS=flux,qwen3 by default)
 #   sanitize_hopper  memcheck and racecheck on the FP8 GEMM, the GEMM and attention
 #   cuda_graphs  the CUDA-graph example of troubleshooting.md and its test
+#   fp8_attention  the FP8 attention suite, the attention suites (the kernel it
+#           shares), memcheck and racecheck on it, and bench_fp8_attention
 # The compiled model tables have their own scripts: run_dit_device.sh (LTX-Video)
 # and run_decoder_device.sh (Qwen3, LLaMA).
 set -u
@@ -94,6 +96,16 @@ case $PHASE in
       --diffusers-src "$DIFFUSERS_SRC" --models "${MODELS:-flux,qwen3}" > "$LOGS/bench_fp8_models.txt" 2>&1
     echo "bench_fp8_models rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_fp8_models.txt" | tail -20
     tail -25 "$LOGS/bench_fp8_models.txt"
+    ;;
+  fp8_attention)
+    suite fp8_attention 120 tests/gpu/test_fp8_attention.py
+    suite attention 100 tests/gpu/test_attention.py
+    sanitize sanitize_fp8_attention 60
+    L=$(limit 200)
+    timeout "$L" python3 kernels/benchmarks/bench_fp8_attention.py --out "$OUT/fp8_attention_$TAG.json" \
+      > "$LOGS/bench_fp8_attention.txt" 2>&1
+    echo "bench_fp8_attention rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_fp8_attention.txt" | tail -12
+    tail -5 "$LOGS/bench_fp8_attention.txt"
     ;;
   sanitize_hopper)
     # the kernels on the shared Hopper ring
