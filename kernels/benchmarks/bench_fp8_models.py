@@ -4,14 +4,18 @@
 """Compiled models in bf16, with the plain FP8 recipe, and with the
 package's FP8 patches: time per forward and distance from fp32.
 
-    python3 kernels/benchmarks/bench_fp8_models.py --out fp8_models.json [--models flux,qwen3]
+    python3 kernels/benchmarks/bench_fp8_models.py --out fp8_models.json [--models flux,qwen3,wan]
         [--diffusers-src DIR] [--deadline SECONDS]
 
 flux: a FluxTransformer2DModel with Flux.1's widths (24 heads of 128, joint
 attention over 4,096 image and 512 text tokens), 2 double and 2 single
 blocks, random weights (needs diffusers importable; --diffusers-src adds
 a source tree to sys.path). qwen3: a Qwen3-8B-shaped decoder with 4
-layers, prefill of 1 x 4,096 tokens, logits. Every variant is compiled
+layers, prefill of 1 x 4,096 tokens, logits. wan: a WanTransformer3DModel
+with Wan 2.1 14B's widths (40 heads of 128, FFN 13,824), 4 blocks, 8,190
+video tokens (5 x 39 x 42 patches) and 512 text tokens. For the stock model
+and the fastest variant, one profiled forward splits the GPU time into
+attention, matrix products and the rest. Every variant is compiled
 with torch.compile and timed in interleaved rounds (the best median of
 each), after a check against the fp32 model.
 """
@@ -28,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import env_info, interleaved_medians, load_package, rel_err  # noqa: E402
 
 E4M3, FMAX = torch.float8_e4m3fn, 448.0
-BLOCK_LINEARS = r"(^|\.)(layers|transformer_blocks|single_transformer_blocks)\.\d+\.(?!.*norm)"
+BLOCK_LINEARS = r"(^|\.)(layers|transformer_blocks|single_transformer_blocks|blocks)\.\d+\.(?!.*norm)"
 
 
 class PlainFP8Linear(nn.Module):
@@ -109,6 +113,54 @@ def build_qwen3():
     return model, inputs, run, lambda x: x
 
 
+def build_wan():
+    from diffusers import WanTransformer3DModel
+    torch.manual_seed(0)
+    model = WanTransformer3DModel(patch_size=(1, 2, 2), num_attention_heads=40, attention_head_dim=128,
+                                  in_channels=16, out_channels=16, text_dim=4096, freq_dim=256,
+                                  ffn_dim=13824, num_layers=4, cross_attn_norm=True,
+                                  qk_norm="rms_norm_across_heads", eps=1e-6)
+    model = model.to("cuda", torch.bfloat16).eval()
+    g = torch.Generator(device="cuda").manual_seed(1)
+    inputs = dict(
+        hidden_states=torch.randn(1, 16, 5, 78, 84, device="cuda", generator=g).to(torch.bfloat16),
+        timestep=torch.tensor([500], device="cuda"),
+        encoder_hidden_states=torch.randn(1, 512, 4096, device="cuda", generator=g).to(torch.bfloat16),
+        return_dict=False)
+
+    def run(m, x):
+        return m(**x)[0]
+
+    def to32(x):
+        return {k: v.float() if torch.is_tensor(v) and v.is_floating_point() else v for k, v in x.items()}
+
+    return model, inputs, run, to32
+
+
+def time_split(fn):
+    """One profiled call of fn: GPU milliseconds in attention kernels, matrix
+    products, and everything else, by kernel name."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    split = {"attention": 0.0, "matmul": 0.0, "other": 0.0}
+    for e in prof.key_averages():
+        us = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0.0)
+        if us <= 0 or e.key.startswith(("cudaLaunch", "cudaMemcpy", "Memcpy", "Memset")):
+            continue
+        n = e.key.lower()
+        if any(t in n for t in ("attention", "fmha", "flash", "sdpa", "cudnn")):
+            split["attention"] += us / 1e3
+        elif any(t in n for t in ("gemm", "nvjet", "xmma", "cutlass", "matmul", "mm_kernel")):
+            split["matmul"] += us / 1e3
+        else:
+            split["other"] += us / 1e3
+    return split
+
+
 def variants(name, model, lk):
     from lit_kernels import fp8
     out = {"stock": model}
@@ -120,6 +172,18 @@ def variants(name, model, lk):
         fp8.patch_flux(ours)
         with_attention = copy.deepcopy(model)
         fp8.patch_flux(with_attention, lk.integrations.diffusers_attention)
+        with_fp8_attention = copy.deepcopy(model)
+        fp8.patch_flux(with_fp8_attention, lk.diffusers_fp8_attention)
+        out["lit_fp8_fp8_attention"] = with_fp8_attention
+    elif name == "wan":
+        fp8.quantize_linears(ours)
+        with_attention = copy.deepcopy(model)
+        fp8.quantize_linears(with_attention)
+        lk.route_diffusers_attention(with_attention, lk.integrations.diffusers_attention)
+        with_fp8_attention = copy.deepcopy(model)
+        fp8.quantize_linears(with_fp8_attention)
+        lk.route_diffusers_attention(with_fp8_attention, lk.diffusers_fp8_attention)
+        out["lit_fp8_fp8_attention"] = with_fp8_attention
     else:
         fp8.patch_transformers_decoder(ours)
         with_attention = copy.deepcopy(model)
@@ -132,7 +196,7 @@ def variants(name, model, lk):
 
 
 def measure(name, lk, rounds, record):
-    build = {"flux": build_flux, "qwen3": build_qwen3}[name]
+    build = {"flux": build_flux, "qwen3": build_qwen3, "wan": build_wan}[name]
     model, inputs, run, to32 = build()
     with torch.no_grad():
         ref = run(copy.deepcopy(model).float(), to32(inputs)).float()
@@ -141,14 +205,19 @@ def measure(name, lk, rounds, record):
         fns, rows = {}, {}
         for k, m in compiled.items():
             t0 = time.time()
-            out = run(m, inputs).float()
+            try:
+                out = run(m, inputs).float()
+            except Exception as exc:  # a variant that fails is recorded, not fatal
+                rows[k] = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+                print(f"# {name} {k}: {rows[k]['error']}", flush=True)
+                continue
             rows[k] = {"rel_l2_vs_fp32": rel_err(out, ref), "compile_and_first_s": time.time() - t0}
             if name == "qwen3":
                 rows[k]["argmax_agreement"] = float((out.argmax(-1) == ref.argmax(-1)).float().mean())
             fns[k] = (lambda m=m: run(m, inputs))
             print(f"# {name} {k}: rel_l2 {rows[k]['rel_l2_vs_fp32']:.4f}", flush=True)
         medians, errors = interleaved_medians(fns, rounds)
-    for k in rows:
+    for k in fns:
         if medians[k]:
             rows[k]["ms"] = min(medians[k])
             rows[k]["ms_rounds"] = medians[k]
@@ -160,7 +229,12 @@ def measure(name, lk, rounds, record):
             r["speedup_vs_stock_compiled"] = base / r["ms"]
             if "ms" in rows["plain_fp8"]:
                 r["speedup_vs_plain_fp8"] = rows["plain_fp8"]["ms"] / r["ms"]
-    record({"model": name, "plain_recipe_linears": swapped, "rows": rows})
+    timed = [k for k in rows if "ms" in rows[k]]
+    fastest = min(timed, key=lambda k: rows[k]["ms"]) if timed else None
+    with torch.no_grad():
+        for k in {"stock", fastest} - {None}:
+            rows[k]["time_split_ms"] = time_split(fns[k])
+    record({"model": name, "plain_recipe_linears": swapped, "rows": rows, "fastest": fastest})
     print(f"# {name} " + " ".join(f"{k}={r.get('ms', float('nan')):.2f}ms" for k, r in rows.items()),
           flush=True)
 

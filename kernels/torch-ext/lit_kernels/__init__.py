@@ -454,7 +454,59 @@ def fp8_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: boo
     return ops.attention_fp8(q8, k8, v8, sq, sk, sv, causal, scale, q.dtype, False)[0]
 
 
-__all__ += ["quantize_attention_fp8", "attention_fp8", "fp8_attention"]
+def diffusers_fp8_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                            attn_mask: Optional[torch.Tensor] = None, dropout_p: float = 0.0,
+                            is_causal: bool = False, scale: Optional[float] = None,
+                            enable_gqa: bool = False, **kwargs) -> torch.Tensor:
+    """diffusers' dispatch_attention_fn's arguments and result ([batch, seq,
+    heads, head_dim]) through fp8_attention where it can take the call (no
+    mask, no dropout, head_dim 128, bf16/fp16 on an H100/H200, no context
+    parallelism); any other call goes to integrations.diffusers_attention,
+    which says why once."""
+    if (attn_mask is None and not dropout_p and kwargs.get("parallel_config") is None
+            and query.is_cuda and torch.cuda.get_device_capability(query.device) == (9, 0)
+            and query.shape[-1] == 128 and query.dtype in (torch.float16, torch.bfloat16)
+            and key.dtype == query.dtype and value.dtype == query.dtype):
+        out = fp8_attention(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
+                            is_causal, scale)
+        return out.transpose(1, 2)
+    from .integrations import diffusers_attention
+    return diffusers_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                               enable_gqa, **kwargs)
+
+
+def route_diffusers_attention(model: torch.nn.Module, attention) -> int:
+    """Every diffusers attention processor in `model` whose __call__ calls
+    dispatch_attention_fn calls `attention` instead, with the same arguments
+    (diffusers_fp8_attention, or integrations.diffusers_attention): a copy of
+    the processor whose __call__ is the same code over globals where that
+    name is `attention`, so its signature, and what diffusers passes it, stay
+    the same. Other processors are left alone. Returns how many."""
+    import copy
+    import types
+    n = 0
+    for m in model.modules():
+        proc = getattr(m, "processor", None)
+        call = getattr(type(proc), "__call__", None)
+        if proc is None or not isinstance(call, types.FunctionType):
+            continue
+        if "dispatch_attention_fn" not in call.__code__.co_names:
+            continue
+        scope = dict(call.__globals__)
+        scope["dispatch_attention_fn"] = attention
+        routed_call = types.FunctionType(call.__code__, scope, call.__name__, call.__defaults__,
+                                         call.__closure__)
+        routed_call.__kwdefaults__ = call.__kwdefaults__
+        routed = copy.copy(proc)
+        routed.__class__ = type("Routed" + type(proc).__name__, (type(proc),),
+                                {"__call__": routed_call})
+        m.processor = routed
+        n += 1
+    return n
+
+
+__all__ += ["quantize_attention_fp8", "attention_fp8", "fp8_attention", "diffusers_fp8_attention",
+            "route_diffusers_attention"]
 # ---- attention_decode ----
 def attention_decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
                      cache_seqlens: torch.Tensor, scale: Optional[float] = None,
