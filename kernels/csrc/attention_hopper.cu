@@ -67,11 +67,11 @@ struct HopperTile {
 template <int HD, int FORM, int EB = 2>
 constexpr int kStages = FORM == kFormTwoStages ? 2 : (HD == 64 || EB == 1 ? 4 : 3);
 
-template <int HD>
-constexpr bool kRegistersFit =
-    128 * kProducerRegs + 128 * HopperTile<HD>::kConsumers * HopperTile<HD>::kConsumerRegs <=
-    65536;
-static_assert(kRegistersFit<64> && kRegistersFit<128>,
+template <int HD, int EB = 2>
+constexpr bool kRegistersFit = 128 * kProducerRegs + 128 * HopperTile<HD, EB>::kConsumers *
+                                                         HopperTile<HD, EB>::kConsumerRegs <=
+                               65536;
+static_assert(kRegistersFit<64> && kRegistersFit<128> && kRegistersFit<128, 1>,
               "setmaxnreg asks for more registers than an SM has");
 
 template <int HD, int FORM, int EB = 2>

@@ -1746,9 +1746,9 @@ std::tuple<at::Tensor, at::Tensor> quantize_attention_fp8(const at::Tensor& x, b
   const auto fp8 = x.options().dtype(at::kFloat8_e4m3fn);
   at::Tensor out = transpose ? at::empty({b, h, 128, lit::fp8_attention_padded_keys(s)}, fp8)
                              : at::empty({b, h, s, 128}, fp8);
+  if (x.numel() == 0) return {out, at::ones({b, h}, x.options().dtype(at::kFloat))};
   at::Tensor amax = at::zeros({b, h}, x.options().dtype(at::kFloat));
   at::Tensor scale = at::empty({b, h}, x.options().dtype(at::kFloat));
-  if (x.numel() == 0) return {out, scale.fill_(1.f)};
   lit::Fp8AttentionQuantParams p;
   p.dtype = dtype16(x.scalar_type());
   p.x = x.data_ptr();

@@ -33,5 +33,6 @@ struct Tensor {
 };
 Tensor empty(IntArrayRef, TensorOptions); Tensor empty(std::vector<int64_t>, TensorOptions);
 Tensor zeros(IntArrayRef, TensorOptions); Tensor zeros(std::vector<int64_t>, TensorOptions);
+Tensor ones(IntArrayRef, TensorOptions); Tensor ones(std::vector<int64_t>, TensorOptions);
 }
 #define TORCH_CHECK(cond, ...) do { if (!(cond)) throw 1; } while (0)
