@@ -38,11 +38,13 @@ struct GemmParams {
   bool gated = false;
 };
 
-// Which kernel runs. kAuto takes the Hopper kernel (TMA + wgmma) on a
-// compute capability 9.0 device when the package carries its sm_90a code
-// and the operands meet TMA's alignment, and the portable kernel
-// (cp.async + mma.sync, sm_75 and newer) otherwise.
-enum class GemmPath : int { kAuto = 0, kPortable = 1, kHopper = 2 };
+// Which kernel runs. kAuto takes the few-rows kernel (a stream over the
+// weight, gemm_few_rows.cu) for a few rows of a (up to 8, and up to 32 for
+// narrower weights; references/gemm-few-rows.md) with aligned operands, else the Hopper kernel (TMA + wgmma) on a compute capability
+// 9.0 device when the package carries its sm_90a code and the operands
+// meet TMA's alignment, and the portable kernel (cp.async + mma.sync, sm_75
+// and newer) otherwise.
+enum class GemmPath : int { kAuto = 0, kPortable = 1, kHopper = 2, kFewRows = 3 };
 
 // Launches on `stream`. Returns cudaErrorInvalidValue for arguments no
 // kernel can take (the binding checks them first and names the problem),
@@ -65,5 +67,9 @@ struct GemmTuning {
   int group_m = 0;
 };
 void gemm_set_tuning(const GemmTuning& t);
+
+// Benchmark hook: the few-rows kernel's split of K over a cluster of 1, 2,
+// 4 or 8 CTAs (0: its rule).
+void gemm_set_few_rows_splits(int splits);
 
 }  // namespace lit

@@ -200,7 +200,8 @@ lit::GemmPath parse_backend(const std::string& b, const char* op) {
   if (b == "auto") return lit::GemmPath::kAuto;
   if (b == "hopper") return lit::GemmPath::kHopper;
   if (b == "portable") return lit::GemmPath::kPortable;
-  TORCH_CHECK(false, op, ": unknown backend '", b, "'; supported: auto, hopper, portable");
+  if (b == "few_rows") return lit::GemmPath::kFewRows;
+  TORCH_CHECK(false, op, ": unknown backend '", b, "'; supported: auto, hopper, portable, few_rows");
   return lit::GemmPath::kAuto;
 }
 
@@ -1211,7 +1212,11 @@ std::string gemm_path(const at::Tensor& a, const at::Tensor& b) {
   const lit::GemmParams p = gemm_params(a, b, b.size(1), op, "b");
   lit::GemmPath chosen = lit::GemmPath::kPortable;
   check_launch(lit::gemm_choose_path(p, &chosen), op);
-  return chosen == lit::GemmPath::kHopper ? "hopper" : "portable";
+  switch (chosen) {
+    case lit::GemmPath::kHopper: return "hopper";
+    case lit::GemmPath::kFewRows: return "few_rows";
+    default: return "portable";
+  }
 }
 
 void gemm_tuning(int64_t cluster, int64_t group_m) {
@@ -1223,6 +1228,13 @@ void gemm_tuning(int64_t cluster, int64_t group_m) {
   t.cluster = static_cast<int>(cluster);
   t.group_m = static_cast<int>(group_m);
   lit::gemm_set_tuning(t);
+}
+
+void gemm_few_rows_tuning(int64_t splits) {
+  TORCH_CHECK(splits == 0 || splits == 1 || splits == 2 || splits == 4 || splits == 8,
+              "lit_kernels._gemm_few_rows_tuning: splits must be 0 (the rule), 1, 2, 4 or 8, got ",
+              splits);
+  lit::gemm_set_few_rows_splits(static_cast<int>(splits));
 }
 // ---- fp8 ----
 // The row, weight and modulation helpers of the norm ops.
@@ -1997,6 +2009,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("gemm_path", c10::kCUDA, &gemm_path);
   ops.impl("gemm_path", c10::kCPU, &gemm_path);
   ops.def("_gemm_tuning(int cluster, int group_m) -> ()", &gemm_tuning);
+  ops.def("_gemm_few_rows_tuning(int splits) -> ()", &gemm_few_rows_tuning);
   // ---- fp8 ----
   ops.def(
       "fp8_gemm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "

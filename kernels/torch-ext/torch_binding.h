@@ -75,6 +75,7 @@ at::Tensor gemm_gated(const at::Tensor& a, const at::Tensor& b_gate, const at::T
                       const std::string& backend);
 std::string gemm_path(const at::Tensor& a, const at::Tensor& b);
 void gemm_tuning(int64_t cluster, int64_t group_m);
+void gemm_few_rows_tuning(int64_t splits);
 // --- fp8 ---
 #include "../csrc/fp8.h"
 

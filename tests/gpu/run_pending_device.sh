@@ -16,6 +16,9 @@
 #   cuda_graphs  the CUDA-graph example of troubleshooting.md and its test
 #   fp8_attention  the FP8 attention suite, the attention suites (the kernel it
 #           shares), memcheck and racecheck on it, and bench_fp8_attention
+#   gemm_shapes  the GEMM suite (the few-rows kernel included), the layer suite
+#           whose GEMMs it now takes (SKIP_LAYERS=1 leaves it out), and
+#           bench_gemm_shapes (the shape sweep)
 # The compiled model tables have their own scripts: run_dit_device.sh (LTX-Video)
 # and run_decoder_device.sh (Qwen3, LLaMA).
 set -u
@@ -106,6 +109,15 @@ case $PHASE in
       > "$LOGS/bench_fp8_attention.txt" 2>&1
     echo "bench_fp8_attention rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_fp8_attention.txt" | tail -12
     tail -5 "$LOGS/bench_fp8_attention.txt"
+    ;;
+  gemm_shapes)
+    suite gemm 120 tests/gpu/test_gemm.py
+    [ -n "${SKIP_LAYERS:-}" ] || suite layers 90 tests/gpu/test_layers.py
+    L=$(limit 420)
+    timeout "$L" python3 kernels/benchmarks/bench_gemm_shapes.py --out "$OUT/gemm_shapes_$TAG.json" \
+      > "$LOGS/bench_gemm_shapes.txt" 2>&1
+    echo "bench_gemm_shapes rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_gemm_shapes.txt" | tail -120
+    tail -3 "$LOGS/bench_gemm_shapes.txt"
     ;;
   sanitize_hopper)
     # the kernels on the shared Hopper ring

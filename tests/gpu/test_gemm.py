@@ -172,6 +172,95 @@ def test_gemm_tuning_hook_paths():
         lk.ops._gemm_tuning(3, 0)
 
 
+# ------------------------------------------------------- the few-rows kernel --
+# M 1-32 across its three row-block forms (8, 16, 32 rows), N not a multiple
+# of its 16 columns, K multiples of 8 that are not multiples of its 32-value
+# chunks or of the 8 warps' share.
+FEW_SHAPES = [(1, 1, 8), (1, 4097, 4096), (2, 17, 24), (3, 64, 8), (7, 1000, 1000),
+              (8, 4096, 4104), (9, 300, 520), (15, 33, 4096), (16, 14336, 4096),
+              (17, 1000, 4096), (24, 513, 1032), (31, 4095, 256), (32, 4096, 4096)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", FEW_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_few_rows_shapes(shape, dtype):
+    m, n, k = shape
+    a = randn(m, k, dtype=dtype)
+    b = weight_t(n, k, dtype)
+    poison_next((m, n), dtype)
+    out = lk.gemm(a, b, backend="few_rows")
+    check(out, reference(a, b, None, "none"), dtype, f"few_rows {dtype} {m}x{n}x{k}")
+    # auto's rule (gemm_few_rows_preferred), restated
+    preferred = n < 12288 if m <= 16 else (m <= 32 and n < 9216)
+    assert lk.gemm_path(a, b) == ("few_rows" if preferred else ("hopper" if HOPPER else "portable"))
+    if preferred:
+        assert torch.equal(lk.gemm(a, b), out)  # and the partial sums add in a fixed order
+
+
+@pytest.mark.parametrize("splits", [1, 2, 4, 8])
+@pytest.mark.parametrize("shape", [(1, 1024, 4096), (16, 3072, 12288), (5, 1000, 520)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_few_rows_splits(shape, splits):
+    """Each split of K over a cluster (forced through the benchmark's hook;
+    below sm_90 every split runs as 1) gives the product, the same bits
+    every call."""
+    m, n, k = shape
+    dtype = torch.bfloat16
+    a, b = randn(m, k, dtype=dtype), weight_t(n, k, dtype)
+    bias = randn(n, dtype=dtype)
+    try:
+        lk.ops._gemm_few_rows_tuning(splits)
+        out = lk.gemm(a, b, bias, "gelu", backend="few_rows")
+        again = lk.gemm(a, b, bias, "gelu", backend="few_rows")
+    finally:
+        lk.ops._gemm_few_rows_tuning(0)
+    check(out, reference(a, b, bias, "gelu"), dtype, f"few_rows splits={splits} {shape}")
+    assert torch.equal(out, again)
+    with pytest.raises(RuntimeError, match="splits must be"):
+        lk.ops._gemm_few_rows_tuning(3)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("epilogue", list(ACTS) + list(GATED))
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_few_rows_epilogues(epilogue, with_bias, dtype):
+    m, n, k = 13, 1000, 520
+    a = randn(m, k, dtype=dtype)
+    b = weight_t(n, k, dtype)
+    bias = randn(n, dtype=dtype, scale=0.5) if with_bias else None
+    n_out = n // 2 if epilogue in GATED else n
+    poison_next((m, n_out), dtype)
+    out = lk.gemm(a, b, bias, epilogue, backend="few_rows")
+    check(out, reference(a, b, bias, epilogue), dtype, f"few_rows {epilogue} bias={with_bias}")
+
+
+def test_few_rows_gated_two_weights_and_strides():
+    dtype = torch.bfloat16
+    big = randn(20, 600, dtype=dtype)
+    a = big[:, 8:520]  # row stride 600, 16-byte aligned start
+    bg, bu = weight_t(700, 512, dtype), weight_t(700, 512, dtype)
+    cg, cu = randn(700, dtype=dtype), randn(700, dtype=dtype)
+    out = lk.gemm_gated(a, bg, bu, cg, cu, "silu", backend="few_rows")
+    ref = F.silu(a.double() @ bg.double() + cg.double()) * (a.double() @ bu.double() + cu.double())
+    check(out, ref, dtype, "few_rows gated, strided a")
+
+
+def test_few_rows_refusals_and_fallback():
+    dtype = torch.float16
+    w = randn(700, 530, dtype=dtype, scale=0.05)
+    a = randn(4, 512, dtype=dtype)
+    with pytest.raises(RuntimeError, match="at most 32 rows"):
+        lk.gemm(randn(33, 512, dtype=dtype), w[:, :512].t(), backend="few_rows")
+    with pytest.raises(RuntimeError, match="positive multiple of 8"):
+        lk.gemm(a[:, :500], w[:, :500].t(), backend="few_rows")
+    unaligned = w[:, 5:517].t()  # rows start 10 bytes off a 16-byte boundary
+    with pytest.raises(RuntimeError, match="16-byte pieces"):
+        lk.gemm(a, unaligned, backend="few_rows")
+    assert lk.gemm_path(a, unaligned) == "portable"
+    check(lk.gemm(a, unaligned), a.double() @ unaligned.double(), dtype, "unaligned b, auto")
+    assert lk.gemm_path(randn(33, 512, dtype=dtype), w[:, :512].t()) in ("hopper", "portable")
+
+
 # ---------------------------------------------------------- rejected inputs --
 def test_gemm_rejects():
     bf = torch.bfloat16

@@ -256,9 +256,10 @@ def gemm(a: torch.Tensor, b: torch.Tensor, bias: Optional[torch.Tensor] = None,
     is. epilogue: "none", "gelu", "gelu_tanh", "silu", or a gated one
     ("swiglu", "geglu", "geglu_tanh") that reads b's columns as a gate half
     and an up half and returns act(gate) * up, [M, N // 2]. bias: [N] or None.
-    backend: "auto" (the TMA + wgmma kernel on H100/H200 when the operands are
-    16-byte aligned, else the portable mma.sync kernel), "hopper" or
-    "portable". Inference only: there is no backward.
+    backend: "auto" (the few-rows kernel for up to 32 aligned rows of a, else
+    the TMA + wgmma kernel on H100/H200 when the operands are 16-byte aligned,
+    else the portable mma.sync kernel), "hopper", "portable" or "few_rows".
+    Inference only: there is no backward.
     """
     return ops.gemm(a, b, bias, epilogue, backend)
 
@@ -284,7 +285,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
 
 
 def gemm_path(a: torch.Tensor, b: torch.Tensor) -> str:
-    """"hopper" or "portable": the kernel backend="auto" runs for a @ b here."""
+    """"few_rows", "hopper" or "portable": the kernel backend="auto" runs for a @ b here."""
     return ops.gemm_path(a, b)
 
 
