@@ -122,19 +122,32 @@ static void S_compare(S_ctx *c, size_t a0, size_t a1, size_t b0, size_t b1) {
   S_bisect(c, a0, a1, b0, b1);
 }
 
+static int S_same_line(const lit_line *x, const lit_line *y) {
+  return x->len == y->len && memcmp(x->s, y->s, x->len) == 0;
+}
+
 lit_hunk *lit_diff(const lit_line *a, size_t na, const lit_line *b, size_t nb, size_t *n) {
+  /* The lines both ends share are settled first by comparing them: an edit
+   * of a large file touches a few lines in its middle, and hashing every
+   * line of both sides would cost more than the whole diff of the rest. */
+  size_t pre = 0, post = 0;
+  while (pre < na && pre < nb && S_same_line(&a[pre], &b[pre]))
+    pre++;
+  while (post < na - pre && post < nb - pre && S_same_line(&a[na - 1 - post], &b[nb - 1 - post]))
+    post++;
   S_ctx c = {a, b, NULL, NULL, NULL, NULL, NULL, NULL};
   c.ha = lit_xmalloc((na + 1) * sizeof *c.ha);
   c.hb = lit_xmalloc((nb + 1) * sizeof *c.hb);
-  for (size_t i = 0; i < na; i++)
+  for (size_t i = pre; i < na - post; i++)
     c.ha[i] = S_hash(&a[i]);
-  for (size_t j = 0; j < nb; j++)
+  for (size_t j = pre; j < nb - post; j++)
     c.hb[j] = S_hash(&b[j]);
   c.adel = lit_xcalloc(na + 1, 1);
   c.bins = lit_xcalloc(nb + 1, 1);
-  c.v1 = lit_xmalloc((na + nb + 4) * sizeof *c.v1);
-  c.v2 = lit_xmalloc((na + nb + 4) * sizeof *c.v2);
-  S_compare(&c, 0, na, 0, nb);
+  const size_t mid = (na - pre - post) + (nb - pre - post);
+  c.v1 = lit_xmalloc((mid + 4) * sizeof *c.v1);
+  c.v2 = lit_xmalloc((mid + 4) * sizeof *c.v2);
+  S_compare(&c, pre, na - post, pre, nb - post);
   /* The script as hunks: unchanged lines pair up in order between them. */
   lit_hunk *hunks = NULL;
   size_t len = 0, cap = 0, i = 0, j = 0;

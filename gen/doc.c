@@ -374,6 +374,49 @@ lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
   return doc;
 }
 
+/* A copy of block o for doc: its code at `code` (o's own copy when o owns
+ * its code), its lines `shift` further down, its segments pointing into
+ * the new code, or none when the caller segments it again. */
+static lit_block *S_clone_block(const lit_block *o, lit_doc *doc, const char *code, int shift, int resegment) {
+  lit_block *b = lit_xmalloc(sizeof *b);
+  *b = *o;
+  b->doc = doc;
+  b->line += shift;
+  b->code_line += shift;
+  b->lang = o->lang ? lit_xstrdup(o->lang) : NULL;
+  b->name = o->name ? lit_xstrdup(o->name) : NULL;
+  b->file = o->file ? lit_xstrdup(o->file) : NULL;
+  b->classes = lit_xcalloc(o->nclasses + 1, sizeof *b->classes);
+  for (size_t k = 0; k < o->nclasses; k++)
+    b->classes[k] = lit_xstrdup(o->classes[k]);
+  b->code = o->code_owned ? lit_xstrndup(o->code, o->code_len) : code;
+  if (resegment) {
+    b->segs = NULL;
+    b->nsegs = 0;
+  } else {
+    b->segs = lit_xmalloc((o->nsegs + 1) * sizeof *b->segs);
+    for (size_t k = 0; k < o->nsegs; k++) {
+      b->segs[k] = o->segs[k];
+      b->segs[k].line += shift;
+      b->segs[k].text = b->code + (o->segs[k].text - o->code);
+      if (o->segs[k].indent) b->segs[k].indent = b->code + (o->segs[k].indent - o->code);
+      b->segs[k].target = NULL;
+    }
+  }
+  b->chunk = NULL;
+  b->def_index = 0;
+  return b;
+}
+
+static void S_clone_links(lit_doc *doc, const lit_doc *old) {
+  doc->links = lit_xcalloc(old->nlinks + 1, sizeof *doc->links);
+  doc->nlinks = old->nlinks;
+  for (size_t i = 0; i < old->nlinks; i++) {
+    doc->links[i] = old->links[i];
+    doc->links[i].url = lit_xstrdup(old->links[i].url);
+  }
+}
+
 lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order) {
   lit_doc *doc = lit_xcalloc(1, sizeof *doc);
   doc->src = *src;
@@ -383,35 +426,110 @@ lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order) {
   doc->nblocks = old->nblocks;
   for (size_t i = 0; i < old->nblocks; i++) {
     const lit_block *o = old->blocks[i];
-    lit_block *b = lit_xmalloc(sizeof *b);
-    *b = *o;
-    b->doc = doc;
-    b->lang = o->lang ? lit_xstrdup(o->lang) : NULL;
-    b->name = o->name ? lit_xstrdup(o->name) : NULL;
-    b->file = o->file ? lit_xstrdup(o->file) : NULL;
-    b->classes = lit_xcalloc(o->nclasses + 1, sizeof *b->classes);
-    for (size_t k = 0; k < o->nclasses; k++)
-      b->classes[k] = lit_xstrdup(o->classes[k]);
-    /* The code, and the segments that point into it, in the new text (or a
-     * copy of the old block's own). */
-    b->code = o->code_owned ? lit_xstrndup(o->code, o->code_len) : doc->src.text + (o->code - old->src.text);
-    b->segs = lit_xmalloc((o->nsegs + 1) * sizeof *b->segs);
-    for (size_t k = 0; k < o->nsegs; k++) {
-      b->segs[k] = o->segs[k];
-      b->segs[k].text = b->code + (o->segs[k].text - o->code);
-      if (o->segs[k].indent) b->segs[k].indent = b->code + (o->segs[k].indent - o->code);
-      b->segs[k].target = NULL;
+    doc->blocks[i] = S_clone_block(o, doc, o->code_owned ? NULL : doc->src.text + (o->code - old->src.text), 0, 0);
+  }
+  S_clone_links(doc, old);
+  return doc;
+}
+
+/* ---- a clone of an edited document ---- */
+
+/* The byte offset where line `line` starts (one past the last line: the end). */
+static size_t S_line_off(const lit_source *src, int line) {
+  return line >= 1 && (size_t)line <= src->nlines ? src->line_starts[line - 1] : src->len;
+}
+
+/* Whether lines [a, a + count) of x hold the same bytes as [b, b + count) of y. */
+static int S_same_lines(const lit_source *x, int a, const lit_source *y, int b, int count) {
+  if (count <= 0) return 1;
+  size_t x0 = S_line_off(x, a), x1 = S_line_off(x, a + count);
+  size_t y0 = S_line_off(y, b), y1 = S_line_off(y, b + count);
+  return x1 - x0 == y1 - y0 && memcmp(x->text + x0, y->text + y0, x1 - x0) == 0;
+}
+
+/* A line that could open or close a fence: three backticks or tildes after
+ * its indentation. */
+static int S_fence_like(const char *s, size_t len) {
+  size_t i = 0;
+  while (i < len && S_space(s[i]))
+    i++;
+  return len - i >= 3 && (s[i] == '`' || s[i] == '~') && s[i + 1] == s[i] && s[i + 2] == s[i];
+}
+
+/* Lines of a block's content (its code ends each with a newline). */
+static int S_content_lines(const lit_block *b) {
+  int n = 0;
+  for (const char *p = b->code, *end = b->code + b->code_len; p < end; n++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    p = nl ? nl + 1 : end;
+  }
+  return n;
+}
+
+/* Whether the edits keep old's structure, src being old's text with them
+ * made: each inside a top-level block's content, in order, no new line
+ * fence-like, every other line the same. */
+static int S_edits_fit(const lit_doc *old, const lit_source *src, const lit_doc_edit *e, size_t n) {
+  const lit_source *os = &old->src;
+  long delta = 0;
+  for (size_t i = 0; i < n; i++) {
+    const lit_block *b = e[i].block;
+    if (b->doc != old || b->code_owned || b->col != 1 || e[i].nold < 0 || e[i].nnew < 0) return 0;
+    const int first = b->code_line, end = first + S_content_lines(b);
+    if (e[i].line < first || e[i].line + e[i].nold > end) return 0;
+    if (i > 0 && (e[i].line < e[i - 1].line + e[i - 1].nold || (e[i].line == e[i - 1].line && e[i - 1].nold == 0) ||
+                  b->index < e[i - 1].block->index))
+      return 0;
+    delta += e[i].nnew - e[i].nold;
+  }
+  if ((long)src->nlines != (long)os->nlines + delta) return 0;
+  int oline = 1, nline = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (!S_same_lines(os, oline, src, nline, e[i].line - oline)) return 0;
+    nline += e[i].line - oline;
+    oline = e[i].line;
+    for (int k = 0; k < e[i].nnew; k++) {
+      size_t len;
+      const char *s = lit_source_line(src, nline + k, &len);
+      if (!s || S_fence_like(s, len)) return 0;
     }
-    b->chunk = NULL;
-    b->def_index = 0;
+    oline += e[i].nold;
+    nline += e[i].nnew;
+  }
+  return S_same_lines(os, oline, src, nline, (int)os->nlines - oline + 1);
+}
+
+lit_doc *lit_doc_clone_edited(const lit_doc *old, lit_source *src, size_t order, const lit_doc_edit *edits, size_t n,
+                              lit_diags *d) {
+  if (n == 0 || !S_edits_fit(old, src, edits, n)) return NULL;
+  lit_doc *doc = lit_xcalloc(1, sizeof *doc);
+  doc->src = *src;
+  memset(src, 0, sizeof *src);
+  doc->order = order;
+  doc->blocks = lit_xcalloc(old->nblocks + 1, sizeof *doc->blocks);
+  doc->nblocks = old->nblocks;
+  size_t k = 0;  /* the next edit */
+  int shift = 0; /* lines the edits above the current block added */
+  for (size_t i = 0; i < old->nblocks; i++) {
+    const lit_block *o = old->blocks[i];
+    int grow = 0, edited = 0; /* the block's own edits */
+    for (; k < n && edits[k].block == o; k++, edited = 1)
+      grow += edits[k].nnew - edits[k].nold;
+    const char *code = doc->src.text + S_line_off(&doc->src, o->code_line + shift);
+    lit_block *b = S_clone_block(o, doc, code, shift, edited);
+    if (edited) {
+      b->code_len =
+          S_line_off(&doc->src, b->code_line + S_content_lines(o) + grow) - S_line_off(&doc->src, b->code_line);
+      if (b->flags & LIT_BLOCK_TANGLED) S_segment(b, d);
+    }
     doc->blocks[i] = b;
+    shift += grow;
   }
-  doc->links = lit_xcalloc(old->nlinks + 1, sizeof *doc->links);
-  doc->nlinks = old->nlinks;
-  for (size_t i = 0; i < old->nlinks; i++) {
-    doc->links[i] = old->links[i];
-    doc->links[i].url = lit_xstrdup(old->links[i].url);
-  }
+  S_clone_links(doc, old);
+  /* A link lies outside every block: the edits above it moved it. */
+  for (size_t i = 0; i < doc->nlinks; i++)
+    for (size_t j = 0; j < n; j++)
+      if (edits[j].line < doc->links[i].line) doc->links[i].line += edits[j].nnew - edits[j].nold;
   return doc;
 }
 

@@ -85,6 +85,26 @@ void lit_doc_free(lit_doc *doc);
  * would give, but for the messages, which old's parse already gave, and the
  * model's links (chunk, target), which the caller's model sets. */
 lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order);
+
+/* One edit of a code block's content: document lines [line, line + nold)
+ * of `block` replaced by nnew lines (an insertion, nold 0, goes before
+ * line `line`). */
+typedef struct {
+  const lit_block *block;
+  int line, nold, nnew;
+} lit_doc_edit;
+
+/* The document old, edited, parsed again without parsing where the edits
+ * cannot change its structure: src (taken over) must hold old->src's text
+ * with edits[0..n) made (sorted by line, none overlapping, each inside the
+ * content of a block at the top level whose code is the source text
+ * itself), and no new line may look like a fence. Every other line is
+ * checked to be byte for byte old's. The result is what lit_doc_parse(src)
+ * would give: the blocks and links after an edit moved, the edited blocks'
+ * segments made again (their messages to d). NULL, with src untouched,
+ * when any condition fails: the caller parses src. */
+lit_doc *lit_doc_clone_edited(const lit_doc *old, lit_source *src, size_t order, const lit_doc_edit *edits, size_t n,
+                              lit_diags *d);
 /* Parses n sources (each taken over) into docs[0..n), numbering them from
  * first_order, on up to as many threads as there are processors; messages
  * reach d in document order, as if parsed one after another. */

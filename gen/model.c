@@ -840,7 +840,9 @@ typedef struct {
   const char *const *texts;
   const size_t *lens;
   size_t n;
-  const lit_project *reuse; /* documents whose text is unchanged are cloned from it, not parsed */
+  const lit_project *reuse;         /* documents whose text is unchanged are cloned from it, not parsed */
+  const lit_doc_edit *const *edits; /* edits[i][0..nedits[i]): how reuse's document i was edited, or NULL */
+  const size_t *nedits;
 } S_memory;
 
 /* The document of `reuse` with src's path and exactly src's text, if any. */
@@ -852,6 +854,20 @@ static const lit_doc *S_reusable(const S_memory *mem, const lit_source *src) {
       return o->src.len == src->len && memcmp(o->src.text, src->text, src->len) == 0 ? o : NULL;
   }
   return NULL;
+}
+
+/* src's document: reuse's of the same path, cloned when its text is the
+ * same or when its edits allow (lit_doc_clone_edited), else parsed; NULL
+ * when it has to be parsed and `parse` is 0 (the caller parses it later). */
+static lit_doc *S_reused_or_parsed(const S_memory *mem, lit_source *src, size_t order, int parse, lit_diags *d) {
+  const lit_doc *same = S_reusable(mem, src);
+  if (same) return lit_doc_clone_onto(same, src, order);
+  for (size_t i = 0; mem && mem->reuse && mem->edits && i < mem->reuse->ndocs; i++) {
+    if (strcmp(mem->reuse->docs[i]->src.path, src->path) != 0 || !mem->nedits[i]) continue;
+    lit_doc *doc = lit_doc_clone_edited(mem->reuse->docs[i], src, order, mem->edits[i], mem->nedits[i], d);
+    if (doc) return doc;
+  }
+  return parse ? lit_doc_parse(src, order, d) : NULL;
 }
 
 /* A document that cannot be read is reported where it was asked for: at
@@ -871,6 +887,15 @@ static int S_load_source(lit_source *src, const char *root, const char *path, co
   if (mem) {
     for (size_t i = 0; i < mem->n; i++)
       if (strcmp(mem->names[i], path) == 0) {
+        /* Bytes that are a reused document's own loaded text (lit stitch
+         * lends them) need no second reading: copy its source. */
+        for (size_t k = 0; mem->reuse && k < mem->reuse->ndocs; k++) {
+          const lit_source *o = &mem->reuse->docs[k]->src;
+          if (o->text == mem->texts[i] && o->len == mem->lens[i] && strcmp(o->path, path) == 0) {
+            lit_source_copy(src, o);
+            return 0;
+          }
+        }
         lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
         return 0;
       }
@@ -898,8 +923,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   p->own->in_memory = mem != NULL;
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);
-  const lit_doc *same = S_reusable(mem, &src);
-  S_add_doc(p, same ? lit_doc_clone_onto(same, &src, 0) : lit_doc_parse(&src, 0, d), &doc_cap);
+  S_add_doc(p, S_reused_or_parsed(mem, &src, 0, 1, d), &doc_cap);
   lit_doc *index = p->docs[0];
   /* Read every linked document first, then parse them in parallel. */
   lit_source *srcs = NULL;
@@ -936,10 +960,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   size_t *slot = lit_xcalloc(nsrcs + 1, sizeof(size_t));
   size_t nparse = 0;
   for (size_t i = 0; i < nsrcs; i++) {
-    const lit_doc *o = S_reusable(mem, &srcs[i]);
-    if (o) {
-      parsed[i] = lit_doc_clone_onto(o, &srcs[i], i + 1);
-    } else {
+    parsed[i] = S_reused_or_parsed(mem, &srcs[i], i + 1, 0, d);
+    if (!parsed[i]) {
       slot[nparse] = i;
       if (nparse != i) srcs[nparse] = srcs[i];
       nparse++;
@@ -982,14 +1004,15 @@ lit_project *lit_project_load(const char *root, const char *entry, lit_diags *d)
 
 lit_project *lit_project_load_memory(const char *const *names, const char *const *texts, const size_t *lens, size_t n,
                                      lit_diags *d) {
-  S_memory mem = {names, texts, lens, n, NULL};
+  S_memory mem = {names, texts, lens, n, NULL, NULL, NULL};
   if (n == 0) return NULL;
   return S_load(".", names[0], &mem, d);
 }
 
 lit_project *lit_project_load_memory_reusing(const char *const *names, const char *const *texts, const size_t *lens,
-                                             size_t n, const lit_project *reuse, lit_diags *d) {
-  S_memory mem = {names, texts, lens, n, reuse};
+                                             size_t n, const lit_project *reuse, const lit_doc_edit *const *edits,
+                                             const size_t *nedits, lit_diags *d) {
+  S_memory mem = {names, texts, lens, n, reuse, edits, nedits};
   if (n == 0) return NULL;
   return S_load(".", names[0], &mem, d);
 }

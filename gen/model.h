@@ -82,9 +82,12 @@ lit_project *lit_project_load_memory(const char *const *names, const char *const
 /* lit_project_load_memory, with every document whose text is exactly that
  * of reuse's document of the same path cloned from it rather than parsed
  * (lit stitch's check of the documents it is about to write, where one
- * document of many changed). reuse is only read. */
+ * document of many changed). An edited one, edits[i][0..nedits[i]) for
+ * reuse's document i (edits NULL: none), is cloned with the edits where
+ * lit_doc_clone_edited allows, else parsed. reuse is only read. */
 lit_project *lit_project_load_memory_reusing(const char *const *names, const char *const *texts, const size_t *lens,
-                                             size_t n, const lit_project *reuse, lit_diags *d);
+                                             size_t n, const lit_project *reuse, const lit_doc_edit *const *edits,
+                                             const size_t *nedits, lit_diags *d);
 void lit_project_free(lit_project *p);
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len);

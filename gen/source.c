@@ -237,6 +237,22 @@ void lit_source_free(lit_source *src) {
   memset(src, 0, sizeof *src);
 }
 
+void lit_source_copy(lit_source *dst, const lit_source *src) {
+  *dst = *src;
+  dst->path = lit_xstrdup(src->path);
+  dst->text = lit_xmalloc(src->len + 1);
+  memcpy(dst->text, src->text, src->len);
+  dst->text[src->len] = '\0';
+  dst->line_starts = lit_xmalloc((src->nlines + 1) * sizeof *dst->line_starts);
+  if (src->nlines) memcpy(dst->line_starts, src->line_starts, src->nlines * sizeof *dst->line_starts);
+  dst->meta = lit_xcalloc(src->nmeta + 1, sizeof *dst->meta);
+  for (size_t i = 0; i < src->nmeta; i++) {
+    dst->meta[i] = src->meta[i];
+    dst->meta[i].key = lit_xstrdup(src->meta[i].key);
+    dst->meta[i].value = lit_xstrdup(src->meta[i].value);
+  }
+}
+
 const char *lit_source_line(const lit_source *src, int line, size_t *len) {
   if (line < 1 || (size_t)line > src->nlines) {
     *len = 0;

@@ -40,6 +40,8 @@ int lit_source_read(lit_source *src, const char *root, const char *relpath, lit_
 /* Same, from bytes in memory (for tests and the fuzzer). */
 void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes, size_t len, lit_diags *d);
 void lit_source_free(lit_source *src);
+/* dst becomes a copy of src that owns its own strings. */
+void lit_source_copy(lit_source *dst, const lit_source *src);
 /* Line `line` (1-based) without its newline; NULL past the end. */
 const char *lit_source_line(const lit_source *src, int line, size_t *len);
 /* Value of a front matter key, or NULL. */

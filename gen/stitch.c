@@ -522,7 +522,7 @@ static void S_not_reproduced(S_run *r, const S_target *t) {
 /* The new documents, loaded from memory and tangled: every stitched file
  * must come back byte for byte (or with new #line numbers). Returns the
  * project (the caller frees it), or NULL after refusing. */
-static lit_project *S_verify(S_run *r, lit_buf *texts) {
+static lit_project *S_verify(S_run *r, lit_buf *texts, lit_doc_edit *const *edits, const size_t *nedits) {
   const lit_project *p = r->p;
   const char **names = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
   const char **bytes = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
@@ -533,7 +533,8 @@ static lit_project *S_verify(S_run *r, lit_buf *texts) {
     lens[i] = texts[i].len;
   }
   lit_diags *vd = lit_diags_new();
-  lit_project *q = lit_project_load_memory_reusing(names, bytes, lens, p->ndocs, p, vd);
+  lit_project *q =
+      lit_project_load_memory_reusing(names, bytes, lens, p->ndocs, p, (const lit_doc_edit *const *)edits, nedits, vd);
   free(names);
   free(bytes);
   free(lens);
@@ -741,6 +742,10 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
   lit_buf *texts = lit_xcalloc(p->ndocs + 1, sizeof(lit_buf));
   int *changed = lit_xcalloc(p->ndocs + 1, sizeof(int));
   int *owned = lit_xcalloc(p->ndocs + 1, sizeof(int)); /* texts[i] is ours to free */
+  /* The edits of each document again, as the verification's load takes
+   * them: an edited document it can clone rather than parse. */
+  lit_doc_edit **dedits = lit_xcalloc(p->ndocs + 1, sizeof *dedits);
+  size_t *ndedits = lit_xcalloc(p->ndocs + 1, sizeof *ndedits);
   lit_project *q = NULL;
   if (!unknown && !r.failed && r.nt == 0 && !o->nfiles && !o->quiet)
     lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing to stitch: every generated file is as lit wrote it");
@@ -765,6 +770,10 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
           texts[i] = raw;
         } else {
           changed[i] = 1;
+          dedits[i] = lit_xmalloc(n * sizeof **dedits);
+          ndedits[i] = n;
+          for (size_t k = 0; k < n; k++)
+            dedits[i][k] = (lit_doc_edit){edits[k].block, edits[k].line, edits[k].nold, (int)edits[k].nlines};
           if (!r.failed &&
               lit_docedit_apply(p->docs[i], raw.data ? raw.data : "", raw.len, edits, n, &texts[i], d) != 0)
             r.failed = 1;
@@ -776,7 +785,7 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
       }
       free(edits);
     }
-    if (!r.failed) q = S_verify(&r, texts);
+    if (!r.failed) q = S_verify(&r, texts, dedits, ndedits);
     if (q && !r.failed) S_commit(&r, texts, changed);
     if (q && !r.failed && !o->quiet) S_report(&r, q, changed);
   }
@@ -786,6 +795,10 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
   free(texts);
   free(changed);
   free(owned);
+  for (size_t i = 0; i < p->ndocs; i++)
+    free(dedits[i]);
+  free(dedits);
+  free(ndedits);
   for (size_t i = 0; i < r.nt; i++) {
     lit_buf_free(&r.t[i].disk);
     lit_genfile_free(&r.t[i].g);

@@ -202,6 +202,134 @@ START_TEST(test_links) {
 }
 END_TEST
 
+/* Two documents alike in everything the model reads from them. */
+static void S_same_doc(const lit_doc *a, const lit_doc *b) {
+  ck_assert_uint_eq(a->nblocks, b->nblocks);
+  for (size_t i = 0; i < a->nblocks; i++) {
+    const lit_block *x = a->blocks[i], *y = b->blocks[i];
+    ck_assert_int_eq(x->line, y->line);
+    ck_assert_int_eq(x->col, y->col);
+    ck_assert_int_eq(x->code_line, y->code_line);
+    ck_assert_uint_eq(x->flags, y->flags);
+    ck_assert_pstr_eq(x->name, y->name);
+    ck_assert_pstr_eq(x->file, y->file);
+    ck_assert_uint_eq(x->code_len, y->code_len);
+    ck_assert_int_eq(memcmp(x->code, y->code, x->code_len), 0);
+    ck_assert_uint_eq(x->nsegs, y->nsegs);
+    for (size_t k = 0; k < x->nsegs; k++) {
+      const lit_seg *u = &x->segs[k], *v = &y->segs[k];
+      ck_assert_int_eq(u->kind, v->kind);
+      ck_assert_int_eq(u->line, v->line);
+      ck_assert_int_eq(u->col, v->col);
+      ck_assert_uint_eq(u->len, v->len);
+      ck_assert_int_eq(memcmp(u->text, v->text, u->len), 0);
+      ck_assert_uint_eq(u->nlines, v->nlines);
+      ck_assert_uint_eq(u->nblank, v->nblank);
+      ck_assert_uint_eq(u->indent_len, v->indent_len);
+    }
+  }
+  ck_assert_uint_eq(a->nlinks, b->nlinks);
+  for (size_t i = 0; i < a->nlinks; i++) {
+    ck_assert_str_eq(a->links[i].url, b->links[i].url);
+    ck_assert_int_eq(a->links[i].line, b->links[i].line);
+  }
+}
+
+static const char *S_before = "# T\n\n"                            /* 1 */
+                              "```{.c #a}\none\ntwo\nthree\n```\n\n" /* 3: content 4-6 */
+                              "[A](a.md)\n\n"                        /* 9 */
+                              "```{.c file=out/x.c}\n<<a>>\nend\n```\n\n" /* 11: content 12-13 */
+                              "```{.c #b}\n```\n\n"                  /* 16: empty */
+                              "See [B](b.md).\n";                    /* 19 */
+
+/* edits of S_before and the text they make; block indices into it */
+static const struct {
+  const char *after;
+  size_t n;
+  struct { size_t block; int line, nold, nnew; } e[3];
+} S_edit_cases[] = {
+    /* one line of the first block for three, one a reference */
+    {"# T\n\n```{.c #a}\none\nTWO\n  <<b>>\nx\nthree\n```\n\n[A](a.md)\n\n"
+     "```{.c file=out/x.c}\n<<a>>\nend\n```\n\n```{.c #b}\n```\n\nSee [B](b.md).\n",
+     1, {{0, 5, 1, 3}}},
+    /* a deletion in the first block, an insertion before the closing fence of the second */
+    {"# T\n\n```{.c #a}\none\nthree\n```\n\n[A](a.md)\n\n"
+     "```{.c file=out/x.c}\n<<a>>\nend\nmore\n```\n\n```{.c #b}\n```\n\nSee [B](b.md).\n",
+     2, {{0, 5, 1, 0}, {1, 14, 0, 1}}},
+    /* the empty block filled, the others untouched */
+    {"# T\n\n```{.c #a}\none\ntwo\nthree\n```\n\n[A](a.md)\n\n"
+     "```{.c file=out/x.c}\n<<a>>\nend\n```\n\n```{.c #b}\nint b;\n<<>>\n```\n\nSee [B](b.md).\n",
+     1, {{2, 17, 0, 2}}},
+};
+
+START_TEST(test_clone_edited) {
+  lit_diags *d = lit_diags_new();
+  lit_doc *old = S_parse(S_before, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_doc_edit e[3];
+  for (size_t i = 0; i < S_edit_cases[_i].n; i++)
+    e[i] = (lit_doc_edit){old->blocks[S_edit_cases[_i].e[i].block], S_edit_cases[_i].e[i].line,
+                          S_edit_cases[_i].e[i].nold, S_edit_cases[_i].e[i].nnew};
+  const char *after = S_edit_cases[_i].after;
+  lit_diags *d1 = lit_diags_new(), *d2 = lit_diags_new();
+  lit_source src;
+  lit_source_from_bytes(&src, "d.md", after, strlen(after), d1);
+  lit_doc *fast = lit_doc_clone_edited(old, &src, 0, e, S_edit_cases[_i].n, d1);
+  ck_assert_ptr_nonnull(fast);
+  ck_assert_ptr_null(src.text); /* taken over */
+  lit_doc *slow = S_parse(after, d2);
+  S_same_doc(fast, slow);
+  /* the edited blocks' messages (the empty reference of case 2) as a parse gives them */
+  ck_assert_uint_eq(lit_diags_count(d1, LIT_ERROR), lit_diags_count(d2, LIT_ERROR));
+  lit_doc_free(fast);
+  lit_doc_free(slow);
+  lit_doc_free(old);
+  lit_diags_free(d1);
+  lit_diags_free(d2);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* Edits the clone must leave to a parse: it returns NULL, src untouched. */
+START_TEST(test_clone_edited_refuses) {
+  lit_diags *d = lit_diags_new();
+  lit_doc *old = S_parse(S_before, d);
+  const struct {
+    const char *after;
+    int line, nold, nnew;
+  } cases[] = {
+      /* a new line that closes the fence */
+      {"# T\n\n```{.c #a}\none\n```\nthree\n```\n\n[A](a.md)\n\n```{.c file=out/x.c}\n<<a>>\nend\n```\n\n"
+       "```{.c #b}\n```\n\nSee [B](b.md).\n", 5, 1, 1},
+      /* a line outside the edit changed too */
+      {"# U\n\n```{.c #a}\none\nTWO\nthree\n```\n\n[A](a.md)\n\n```{.c file=out/x.c}\n<<a>>\nend\n```\n\n"
+       "```{.c #b}\n```\n\nSee [B](b.md).\n", 5, 1, 1},
+      /* an edit past the block's content (its closing fence) */
+      {S_before, 7, 1, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lit_doc_edit e = {old->blocks[0], cases[i].line, cases[i].nold, cases[i].nnew};
+    lit_source src;
+    lit_source_from_bytes(&src, "d.md", cases[i].after, strlen(cases[i].after), d);
+    ck_assert_ptr_null(lit_doc_clone_edited(old, &src, 0, &e, 1, d));
+    ck_assert_ptr_nonnull(src.text);
+    lit_source_free(&src);
+  }
+  /* a block inside a list item: its content is not the source text */
+  const char *listed = "1. item\n\n   ```{.c #a}\n   one\n   ```\n";
+  lit_doc *l = S_parse(listed, d);
+  lit_doc_edit e = {l->blocks[0], 4, 1, 1};
+  lit_source src;
+  const char *listed_after = "1. item\n\n   ```{.c #a}\n   ONE\n   ```\n";
+  lit_source_from_bytes(&src, "d.md", listed_after, strlen(listed_after), d);
+  ck_assert_ptr_null(lit_doc_clone_edited(l, &src, 0, &e, 1, d));
+  lit_source_free(&src);
+  lit_doc_free(l);
+  lit_doc_free(old);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *doc_suite(void) {
   Suite *s = suite_create("doc");
   TCase *tc = tcase_create("core");
@@ -210,6 +338,8 @@ Suite *doc_suite(void) {
   tcase_add_test(tc, test_containers);
   tcase_add_loop_test(tc, test_errors, 0, sizeof S_errors / sizeof S_errors[0]);
   tcase_add_test(tc, test_links);
+  tcase_add_loop_test(tc, test_clone_edited, 0, sizeof S_edit_cases / sizeof S_edit_cases[0]);
+  tcase_add_test(tc, test_clone_edited_refuses);
   suite_add_tcase(s, tc);
   return s;
 }
