@@ -845,26 +845,25 @@ typedef struct {
   const size_t *nedits;
 } S_memory;
 
-/* The document of `reuse` with src's path and exactly src's text, if any. */
-static const lit_doc *S_reusable(const S_memory *mem, const lit_source *src) {
-  if (!mem || !mem->reuse) return NULL;
-  for (size_t i = 0; i < mem->reuse->ndocs; i++) {
-    const lit_doc *o = mem->reuse->docs[i];
-    if (strcmp(o->src.path, src->path) == 0)
-      return o->src.len == src->len && memcmp(o->src.text, src->text, src->len) == 0 ? o : NULL;
-  }
-  return NULL;
+/* The index of reuse's document of this path, or -1 (no such document, or
+ * nothing to reuse). */
+static long S_reuse_index(const S_memory *mem, const char *path) {
+  for (size_t i = 0; mem && mem->reuse && i < mem->reuse->ndocs; i++)
+    if (strcmp(mem->reuse->docs[i]->src.path, path) == 0) return (long)i;
+  return -1;
 }
 
 /* src's document: reuse's of the same path, cloned when its text is the
  * same or when its edits allow (lit_doc_clone_edited), else parsed; NULL
  * when it has to be parsed and `parse` is 0 (the caller parses it later). */
 static lit_doc *S_reused_or_parsed(const S_memory *mem, lit_source *src, size_t order, int parse, lit_diags *d) {
-  const lit_doc *same = S_reusable(mem, src);
-  if (same) return lit_doc_clone_onto(same, src, order);
-  for (size_t i = 0; mem && mem->reuse && mem->edits && i < mem->reuse->ndocs; i++) {
-    if (strcmp(mem->reuse->docs[i]->src.path, src->path) != 0 || !mem->nedits[i]) continue;
-    lit_doc *doc = lit_doc_clone_edited(mem->reuse->docs[i], src, order, mem->edits[i], mem->nedits[i], d);
+  const long i = S_reuse_index(mem, src->path);
+  if (i >= 0) {
+    const lit_doc *o = mem->reuse->docs[i];
+    if (o->src.len == src->len && memcmp(o->src.text, src->text, src->len) == 0)
+      return lit_doc_clone_onto(o, src, order);
+    lit_doc *doc =
+        mem->edits && mem->nedits[i] ? lit_doc_clone_edited(o, src, order, mem->edits[i], mem->nedits[i], d) : NULL;
     if (doc) return doc;
   }
   return parse ? lit_doc_parse(src, order, d) : NULL;
@@ -889,14 +888,12 @@ static int S_load_source(lit_source *src, const char *root, const char *path, co
       if (strcmp(mem->names[i], path) == 0) {
         /* Bytes that are a reused document's own loaded text (lit stitch
          * lends them) need no second reading: copy its source. */
-        for (size_t k = 0; mem->reuse && k < mem->reuse->ndocs; k++) {
-          const lit_source *o = &mem->reuse->docs[k]->src;
-          if (o->text == mem->texts[i] && o->len == mem->lens[i] && strcmp(o->path, path) == 0) {
-            lit_source_copy(src, o);
-            return 0;
-          }
-        }
-        lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
+        const long k = S_reuse_index(mem, path);
+        const lit_source *o = k >= 0 ? &mem->reuse->docs[k]->src : NULL;
+        if (o && o->text == mem->texts[i] && o->len == mem->lens[i])
+          lit_source_copy(src, o);
+        else
+          lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
         return 0;
       }
   } else {

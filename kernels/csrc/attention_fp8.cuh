@@ -6,9 +6,9 @@
 // the P V product. Nothing here allocates.
 #pragma once
 
-#include <cuda_fp8.h>
-
 #include <cstdint>
+
+#include "lit_common.cuh"  // to_e4m3x2
 
 namespace lit {
 namespace attn {
@@ -48,11 +48,7 @@ __device__ __forceinline__ void pack_p_e4m3(const float (&s)[N], int kk, uint32_
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int i = 16 * kk + 8 * v + 2 * h;  // group 2v's (row + 8h) pair; group 2v + 1's is i + 4
-      const uint32_t lo =
-          __nv_cvt_float2_to_fp8x2(make_float2(s[i], s[i + 1]), __NV_SATFINITE, __NV_E4M3);
-      const uint32_t hi =
-          __nv_cvt_float2_to_fp8x2(make_float2(s[i + 4], s[i + 5]), __NV_SATFINITE, __NV_E4M3);
-      p[h + 2 * v] = lo | (hi << 16);
+      p[h + 2 * v] = to_e4m3x2(s[i], s[i + 1]) | (to_e4m3x2(s[i + 4], s[i + 5]) << 16);
     }
   }
 }

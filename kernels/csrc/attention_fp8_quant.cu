@@ -6,8 +6,6 @@
 // attention kernel's P V product reads (attention_fp8.cuh).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_fp8.h>
-
 #include "attention.h"
 #include "attention_fp8.cuh"
 #include "attention_fp8.h"
@@ -89,24 +87,16 @@ __global__ void __launch_bounds__(kThreads)
     vec_coords(i, r, c);
     float f[8];
     load8(head, p.stride[2], row0 + r, p.seq, c, f);
-    uint32_t w[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(f[4 * h] * inv, f[4 * h + 1] * inv),
-                                                   __NV_SATFINITE, __NV_E4M3);
-      const uint32_t hi = __nv_cvt_float2_to_fp8x2(
-          make_float2(f[4 * h + 2] * inv, f[4 * h + 3] * inv), __NV_SATFINITE, __NV_E4M3);
-      w[h] = lo | (hi << 16);
-    }
+    const uint2 w = to_e4m3x8(f, inv);
     if (!p.transpose) {
       if (row0 + r < p.seq) {
         uint8_t* dst = p.out + (static_cast<int64_t>(bh) * p.seq + row0 + r) * kD + 8 * c;
-        *reinterpret_cast<uint2*>(dst) = make_uint2(w[0], w[1]);
+        *reinterpret_cast<uint2*>(dst) = w;
       }
     } else {
       const int slot = attn::fp8_slot_of_key(r);  // r < 64: the slot within the block
 #pragma unroll
-      for (int e = 0; e < 8; ++e) tile[8 * c + e][slot] = (w[e / 4] >> (8 * (e % 4))) & 0xff;
+      for (int e = 0; e < 8; ++e) tile[8 * c + e][slot] = ((e < 4 ? w.x : w.y) >> (8 * (e % 4))) & 0xff;
     }
   }
   if (!p.transpose) return;

@@ -5,7 +5,6 @@
 // to e4m3 with a scale per row or per 128-element group, and a weight to
 // e4m3 with a scale per 128 x 128 block. Each row or block is read once,
 // into registers. Any GPU the package supports.
-#include <cuda_fp8.h>
 
 #include "fp8.h"
 #include "lit_activation.cuh"
@@ -16,22 +15,6 @@ namespace {
 
 constexpr int kQuantMaxThreads = 512;
 constexpr float kAmaxFloor = 1e-12f;  // an all-zero row gets a tiny scale, not 0 / 0
-
-// Eight values times `inv` as eight e4m3 bytes, saturating to +-448 (never
-// NaN), two at a time with one cvt.rn.satfinite.e4m3x2 each (sm_89 and up;
-// cuda_fp8.h emulates it below). The first value lands in the lowest byte.
-__device__ __forceinline__ uint2 to_e4m3x8(const float (&v)[8], float inv) {
-  uint32_t w[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(v[4 * h] * inv, v[4 * h + 1] * inv),
-                                                 __NV_SATFINITE, __NV_E4M3);
-    const uint32_t hi = __nv_cvt_float2_to_fp8x2(
-        make_float2(v[4 * h + 2] * inv, v[4 * h + 3] * inv), __NV_SATFINITE, __NV_E4M3);
-    w[h] = lo | (hi << 16);
-  }
-  return make_uint2(w[0], w[1]);
-}
 
 // A sum and a maximum over the block with one barrier: RMSNorm's sum of
 // squares and the amax of x * weight, reduced together. The same protocol

@@ -57,14 +57,14 @@ const char* gemm_path_refusal(const GemmParams& p, GemmPath path) {
     (void)cudaGetLastError();
     return "no CUDA device could be queried";
   }
-  if (path == GemmPath::kFewRows) return gemm_few_rows_refusal(p, d->cc);
+  if (path == GemmPath::kFewRows) return gemm_few_rows_refusal(p, *d);
   return path == GemmPath::kHopper ? hopper_refusal(p, *d) : portable_refusal(p, *d);  // auto falls back to portable
 }
 
 // What kAuto runs: the few-rows kernel for a few aligned rows, else the
 // Hopper kernel where it can run, else the portable one.
 GemmPath auto_path(const GemmParams& p, const DeviceInfo& d) {
-  if (gemm_few_rows_preferred(p) && gemm_few_rows_refusal(p, d.cc) == nullptr) {
+  if (gemm_few_rows_preferred(p) && gemm_few_rows_refusal(p, d) == nullptr) {
     return GemmPath::kFewRows;
   }
   return hopper_refusal(p, d) == nullptr ? GemmPath::kHopper : GemmPath::kPortable;

@@ -282,11 +282,8 @@ cudaError_t launch_typed(const GemmParams& p, const DeviceInfo& d, cudaStream_t 
 
 }  // namespace
 
-const char* gemm_few_rows_refusal(const GemmParams& p, int cc) {
-  if (cc < 75) return "tensor-core products (mma.sync) need compute capability 7.5 or newer";
-  if (cc < 80 && p.dtype == DType::BFloat16) {
-    return "bf16 tensor-core products need compute capability 8.0 or newer; use fp16 here";
-  }
+const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d) {
+  if (const char* why = mma_sync_refusal(d, p.dtype)) return why;
   if (p.m > kFewRowsLimitM) return "the few-rows kernel takes at most 32 rows of a";
   if (p.k == 0 || p.k % 8 != 0) return "the few-rows kernel needs K to be a positive multiple of 8";
   if (!aligned16(p.a) || !aligned16(p.b) || (p.gated && !aligned16(p.b_up)) || p.lda % 8 != 0 ||
@@ -314,7 +311,7 @@ void gemm_few_rows_set_splits(int splits) {
 }
 
 cudaError_t gemm_few_rows_launch(const GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
-  if (gemm_few_rows_refusal(p, d.cc) != nullptr) return cudaErrorNotSupported;
+  if (gemm_few_rows_refusal(p, d) != nullptr) return cudaErrorNotSupported;
   if (d.cc >= 80) {
     return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_typed<scalar_t>(p, d, stream); });
   }

@@ -25,7 +25,7 @@ cudaError_t gemm_hopper_launch(const GemmParams& p, int sm_count, cudaStream_t s
 // for it, nullptr when it can run.
 struct DeviceInfo;  // lit_common.cuh
 constexpr int kFewRowsLimitM = 32;
-const char* gemm_few_rows_refusal(const GemmParams& p, int cc);
+const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d);
 bool gemm_few_rows_preferred(const GemmParams& p);
 cudaError_t gemm_few_rows_launch(const GemmParams& p, const DeviceInfo& d, cudaStream_t stream);
 void gemm_few_rows_set_splits(int splits);

@@ -1738,21 +1738,11 @@ void check_fp8_attention_scale(const at::Tensor& s, const at::Tensor& q, int64_t
 
 std::tuple<at::Tensor, at::Tensor> quantize_attention_fp8(const at::Tensor& x, bool transpose) {
   constexpr const char* op = "lit_kernels.quantize_attention_fp8";
-  check_cuda_tensor(x, op, "x");
-  TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, op,
-              ": x has dtype ", x.scalar_type(), "; it takes float16 or bfloat16");
-  TORCH_CHECK(x.dim() == 4, op, ": x must be 4-d [batch, heads, seq, head_dim], got ", x.sizes(),
-              " (for [batch, seq, heads, head_dim] pass x.transpose(1, 2))");
+  check_attention_operand(x, x, op, "x");  // 16-bit, [batch, heads, seq, head_dim], 16-byte rows
   TORCH_CHECK(x.size(3) == lit::kFp8AttentionHeadDim, op, ": x has head_dim ", x.size(3),
               "; FP8 attention takes head_dim 128 (use lit_kernels.attention for others)");
-  TORCH_CHECK(x.size(0) * x.size(1) <= 65535 && x.size(2) <= INT32_MAX, op, ": x is too large: ",
-              x.sizes());
-  const bool strides_ok = x.stride(3) == 1 && x.stride(0) % 8 == 0 && x.stride(1) % 8 == 0 &&
-                          x.stride(2) % 8 == 0 &&
-                          reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0;
-  TORCH_CHECK(strides_ok, op, ": x has strides ", x.strides(),
-              "; the last dimension must be contiguous, the other strides multiples of 8 "
-              "elements and the start 16-byte aligned; call .contiguous() first");
+  TORCH_CHECK(x.size(0) * x.size(1) <= 65535, op, ": x has ", x.size(0) * x.size(1),
+              " heads in all (batch x heads); the quantizer takes at most 65535");
   const c10::cuda::CUDAGuard guard(x.device());
   const int64_t b = x.size(0), h = x.size(1), s = x.size(2);
   const auto fp8 = x.options().dtype(at::kFloat8_e4m3fn);
