@@ -56,9 +56,9 @@ def main():
         gqa = hq != hkv
         ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal,
                                              enable_gqa=gqa)
-        q8, sq = lk.quantize_attention_fp8(q)
-        k8, sk = lk.quantize_attention_fp8(k)
-        v8, sv = lk.quantize_attention_fp8(v, transpose=True)
+        q8, sq = lk.quantize_attention_fp8(q, "q")
+        k8, sk = lk.quantize_attention_fp8(k, "k")
+        v8, sv = lk.quantize_attention_fp8(v, "v")
 
         impls = [
             ("sdpa_default", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal,
@@ -88,6 +88,14 @@ def main():
                 rec["tflops"] = flops / (rec["ms"] * 1e-3) / 1e12
         line = " ".join(f"{i}={r.get('tflops', float('nan')):.0f}" for i, r in recs.items())
         print(f"# {name} TFLOP/s {line}", flush=True)
+        # the quantizer alone: q, k and v read in 16 bits once, written in 8
+        quant = [{"impl": "lit_quantize_qkv", "fn": lambda: lk.quantize_attention_fp8_qkv(q, k, v)}]
+        qrec = bench.measure_set(group="quantize", shape=(b, hq, hkv, s, 128), dtype=dtype,
+                                 entries=quant, nbytes=3 * (b * hq * s * 128 + 2 * b * hkv * s * 128),
+                                 graph=False)["lit_quantize_qkv"]
+        qrec["case"] = name
+        print(f"# {name} quantize q, k, v: {qrec.get('ms', float('nan')) * 1e3:.1f} us, "
+              f"{qrec.get('pct_copy', float('nan')):.0f}% of the copy ceiling", flush=True)
         q = k = v = ref = q8 = k8 = v8 = None  # frees them; the lambdas close over the names
         torch.cuda.empty_cache()
         bench.write()

@@ -48,11 +48,12 @@ struct AttentionParams {
   // hold e4m3 values, v holds V transposed, [batch, kv_heads, head_dim,
   // fp8_attention_padded_keys(seq_k)] with v_stride giving batch, head and
   // dim-row strides and each row's keys in the order attention_fp8.cuh's
-  // fp8_slot_of_key gives; the fp32 scales, one per (batch, head), multiply
-  // the stored values back; out has out_dtype (16-bit).
-  const float* q_scale = nullptr;  // [batch, q_heads]
-  const float* k_scale = nullptr;  // [batch, kv_heads]
-  const float* v_scale = nullptr;  // [batch, kv_heads]
+  // fp8_slot_of_key gives; the fp32 scales multiply the stored values back,
+  // one per query row, and one per block of kFp8AttentionKeyBlock keys for
+  // K and V (contiguous); out has out_dtype (16-bit).
+  const float* q_scale = nullptr;  // [batch, q_heads, seq_q]
+  const float* k_scale = nullptr;  // [batch, kv_heads, fp8_attention_key_blocks(seq_k)]
+  const float* v_scale = nullptr;  // the same
   DType out_dtype = DType::BFloat16;
 };
 
@@ -61,6 +62,14 @@ struct AttentionParams {
 // in the order the P V product's register operand needs
 // (attention_fp8.cuh).
 constexpr int64_t fp8_attention_padded_keys(int64_t seq_k) { return (seq_k + 15) / 16 * 16; }
+
+// FP8 attention's K and V carry one scale per block of this many keys: the
+// Hopper kernel's key block, so that a block's scores and its P V product
+// each take one factor.
+constexpr int kFp8AttentionKeyBlock = 128;
+constexpr int64_t fp8_attention_key_blocks(int64_t seq_k) {
+  return (seq_k + kFp8AttentionKeyBlock - 1) / kFp8AttentionKeyBlock;
+}
 
 // The Hopper kernel runs at most this many CTAs (one an SM), and needs a
 // workspace of kAttentionWorkspaceInts int32: the tile counter, then two

@@ -119,17 +119,19 @@ __device__ __forceinline__ float quad_sum(float x) {
 // Masked entries must be -inf on entry. A row with no visible key so far
 // keeps m = -inf and p = 0. P_LOG2 scales every p (and so row_sum) by
 // 2^P_LOG2: the FP8 kernel's P takes e4m3's range that way, and the
-// division by row_sum cancels it.
+// division by row_sum cancels it. scale_log2 is per row (row, row + 8):
+// the FP8 kernel's rows carry their own Q scales; the other kernels pass
+// one value twice.
 template <int GROUPS, int P_LOG2 = 0>
 __device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&row_max)[2],
                                                float (&row_sum)[2], float (&corr)[2],
-                                               float scale_log2) {
+                                               const float (&scale_log2)[2]) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float mx = row_max[h];
 #pragma unroll
     for (int g = 0; g < GROUPS; ++g) {
-      mx = fmaxf(mx, fmaxf(s[4 * g + 2 * h], s[4 * g + 2 * h + 1]) * scale_log2);
+      mx = fmaxf(mx, fmaxf(s[4 * g + 2 * h], s[4 * g + 2 * h + 1]) * scale_log2[h]);
     }
     mx = quad_max(mx);
     // -inf - -inf is NaN: a row that has seen no key subtracts 0 instead.
@@ -142,12 +144,19 @@ __device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&r
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float& x = s[4 * g + 2 * h + e];
-        x = exp2_approx(fmaf(x, scale_log2, P_LOG2 == 0 ? -base : P_LOG2 - base));
+        x = exp2_approx(fmaf(x, scale_log2[h], P_LOG2 == 0 ? -base : P_LOG2 - base));
         sum += x;
       }
     }
     row_sum[h] = row_sum[h] * corr[h] + sum;
   }
+}
+template <int GROUPS, int P_LOG2 = 0>
+__device__ __forceinline__ void online_softmax(float (&s)[GROUPS * 4], float (&row_max)[2],
+                                               float (&row_sum)[2], float (&corr)[2],
+                                               float scale_log2) {
+  const float per_row[2] = {scale_log2, scale_log2};
+  online_softmax<GROUPS, P_LOG2>(s, row_max, row_sum, corr, per_row);
 }
 
 // Multiply the output fragment o (DGROUPS 8-column groups) by the row

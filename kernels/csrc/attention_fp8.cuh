@@ -36,6 +36,48 @@ static_assert(fp8_key_of_slot(fp8_slot_of_key(13)) == 13 && fp8_slot_of_key(9) =
                   fp8_key_of_slot(6) == 10,
               "the two key orders are inverses");
 
+// The K and V scales of the key block a consumer warp is at. K's joins the
+// block's score scale. V's cannot multiply the P V product, which adds
+// straight into O; so O is kept in units of the current block's V scale:
+// before block j's P V adds to it, O is multiplied by v(j - 1) / v(j),
+// folded into the softmax's correction (one multiply the rescale makes
+// anyway), and the epilogue multiplies by the last block's. The next
+// block's pair is loaded a block ahead, so no load waits in the loop.
+struct Fp8BlockScales {
+  const float* k_scale = nullptr;  // this head's, one a key block
+  const float* v_scale = nullptr;
+  float k = 1.f, v = 1.f;            // block j's, once next(j) has run
+  float k_next = 1.f, v_next = 1.f;  // block j + 1's
+  float v_prev = 1.f;                // block j - 1's
+
+  __device__ __forceinline__ void start(const float* ks, const float* vs, int64_t offset) {
+    k_scale = ks + offset;
+    v_scale = vs + offset;
+    k_next = k_scale[0];
+    v_next = v_scale[0];
+  }
+  // Called for blocks 0, 1, ... in turn.
+  __device__ __forceinline__ void next(int j, int n_blocks) {
+    k = k_next;
+    v_prev = v;
+    v = v_next;
+    if (j + 1 < n_blocks) {
+      k_next = k_scale[j + 1];
+      v_next = v_scale[j + 1];
+    }
+  }
+  // corr: the factor O takes before block j's P V (none before block 0's,
+  // which starts O afresh).
+  // The quantizer makes V's scales powers of two, so neighbours are often
+  // equal and the rescale can still be skipped.
+  __device__ __forceinline__ void fold_into(float (&corr)[2], int j) const {
+    if (j == 0 || v_prev == v) return;
+    const float r = v_prev / v;
+    corr[0] *= r;
+    corr[1] *= r;
+  }
+};
+
 // P of 32 keys (k-step kk of the P V product) as the e4m3 A operand, from
 // the thread's S accumulators s (online_softmax's output): register
 // h + 2 v (row + 8 h, k-columns 16 v + 4 (lane % 4) + 0..3) packs the

@@ -261,13 +261,22 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     attn::key_range<CAUSAL, kBN>(a, m0, kBM, n_blocks, first_masked);
     const int row = m0 + cw * 64 + warp * 16 + lane / 4;  // and row + 8
     float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f}, corr[2];
-    // FP8: the head's Q and K scales join the softmax scale, and V's scales
-    // the output.
-    float scale_log2 = a.scale_log2, out_scale = 1.f;
+    // FP8: each row's Q scale and each key block's K scale join the softmax
+    // scale in `softmax`, V's the output (attention_fp8.cuh's Fp8BlockScales).
+    // They are loaded here and first used after the tile's first Q K^T, so the
+    // loads' latency hides behind it.
+    const float scale_log2 = a.scale_log2;
+    float q_scale[2] = {1.f, 1.f};
+    attn::Fp8BlockScales kv_scales{};
     if constexpr (kFp8) {
-      const int kv_head = b * (a.q_heads / a.group) + h / a.group;
-      scale_log2 *= a.q_scale[b * a.q_heads + h] * a.k_scale[kv_head];
-      out_scale = a.v_scale[kv_head];
+      const int64_t bh = static_cast<int64_t>(b) * a.q_heads + h;
+      const int64_t kv = static_cast<int64_t>(b) * (a.q_heads / a.group) + h / a.group;
+    #pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        if (row + 8 * i < a.seq_q) q_scale[i] = a.q_scale[bh * a.seq_q + row + 8 * i];
+      }
+      static_assert(kBN == kFp8AttentionKeyBlock, "a scale per key block of the kernel");
+      kv_scales.start(a.k_scale, a.v_scale, kv * ((a.seq_k + kBN - 1) / kBN));
     }
     // The Q buffer is free for the next tile once this warp's last Q K^T has
     // completed (with no key to visit: at once).
@@ -319,7 +328,15 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     };
     auto softmax = [&](int j) {
       if (j >= first_masked) attn::apply_mask<CAUSAL, kBN / 8>(s, a, row, j * kBN + 2 * (lane % 4));
-      attn::online_softmax<kBN / 8, kPLog2>(s, row_max, row_sum, corr, scale_log2);
+      if constexpr (kFp8) {
+        kv_scales.next(j, n_blocks);
+        const float qk = scale_log2 * kv_scales.k;
+        const float sl[2] = {q_scale[0] * qk, q_scale[1] * qk};
+        attn::online_softmax<kBN / 8, kPLog2>(s, row_max, row_sum, corr, sl);
+        kv_scales.fold_into(corr, j);
+      } else {
+        attn::online_softmax<kBN / 8, kPLog2>(s, row_max, row_sum, corr, scale_log2);
+      }
     };
     auto to_p = [&] {
     #pragma unroll
@@ -390,7 +407,7 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
     hopper::fence_operands(o);
     release(pos.stage);
     pos.advance();
-    attn::store_rows<OutT, HD / 8, kPLog2>(a, o, row_max, row_sum, b, h, row, lane, out_scale);
+    attn::store_rows<OutT, HD / 8, kPLog2>(a, o, row_max, row_sum, b, h, row, lane, kv_scales.v);
   }
   if constexpr (SCHED == kPingPong) {
     if (cw == 0) my_turn();

@@ -1697,7 +1697,7 @@ void attention_tuning(int64_t schedule, int64_t form) {
 namespace {
 
 const char* kFp8AttentionFix =
-    "quantize with lit_kernels.quantize_attention_fp8 (v with transpose=True)";
+    "quantize with lit_kernels.quantize_attention_fp8(x, \"q\" / \"k\" / \"v\")";
 
 // An e4m3 operand: CUDA, on q's device, 4-d, the last dimension
 // contiguous, the other strides whole 16-byte pieces, the start aligned.
@@ -1721,49 +1721,94 @@ void check_fp8_attention_operand(const at::Tensor& t, const at::Tensor& q, const
               " does not start on a 16-byte boundary; ", kFp8AttentionFix);
 }
 
-// A scale: fp32, on q's device, [batch, heads] contiguous.
+// A scale: fp32, on q's device, contiguous [batch, heads, n]: n = seq_q
+// for q (a scale a row), the key blocks for k and v (`what` says which).
 void check_fp8_attention_scale(const at::Tensor& s, const at::Tensor& q, int64_t batch,
-                               int64_t heads, const char* op, const char* arg) {
+                               int64_t heads, int64_t n, const char* what, const char* op,
+                               const char* arg) {
   check_cuda_tensor(s, op, arg);
   TORCH_CHECK(s.scalar_type() == at::kFloat, op, ": ", arg, " has dtype ", s.scalar_type(),
               "; the scales are float32");
   TORCH_CHECK(s.device() == q.device(), op, ": ", arg, " is on ", s.device(), " but q is on ",
               q.device());
-  TORCH_CHECK(s.dim() == 2 && s.size(0) == batch && s.size(1) == heads && s.is_contiguous(), op,
-              ": ", arg, " must be a contiguous [batch, heads] = [", batch, ", ", heads,
-              "] tensor (one scale per head), got ", s.sizes());
+  TORCH_CHECK(s.dim() == 3 && s.size(0) == batch && s.size(1) == heads && s.size(2) == n &&
+                  s.is_contiguous(),
+              op, ": ", arg, " must be a contiguous [", batch, ", ", heads, ", ", n, "] tensor (",
+              what, "), got ", s.sizes(), "; ", kFp8AttentionFix);
 }
 
-}  // namespace
+lit::Fp8AttentionOperand fp8_attention_operand(const std::string& operand, const char* op) {
+  if (operand == "q") return lit::Fp8AttentionOperand::kQuery;
+  if (operand == "k") return lit::Fp8AttentionOperand::kKey;
+  TORCH_CHECK(operand == "v", op, ": operand \"", operand, "\" is not one of \"q\", \"k\", \"v\"");
+  return lit::Fp8AttentionOperand::kValue;
+}
 
-std::tuple<at::Tensor, at::Tensor> quantize_attention_fp8(const at::Tensor& x, bool transpose) {
-  constexpr const char* op = "lit_kernels.quantize_attention_fp8";
-  check_attention_operand(x, x, op, "x");  // 16-bit, [batch, heads, seq, head_dim], 16-byte rows
-  TORCH_CHECK(x.size(3) == lit::kFp8AttentionHeadDim, op, ": x has head_dim ", x.size(3),
+// One operand's checks, outputs and launch parameters; the launch is the caller's.
+struct Fp8AttentionQuantOut {
+  at::Tensor out, scale;
+  lit::Fp8AttentionQuantParams params;
+};
+
+Fp8AttentionQuantOut prepare_fp8_attention_quant(const at::Tensor& x, lit::Fp8AttentionOperand which,
+                                                 const char* op, const char* arg) {
+  check_attention_operand(x, x, op, arg);  // 16-bit, [batch, heads, seq, head_dim], 16-byte rows
+  TORCH_CHECK(x.size(3) == lit::kFp8AttentionHeadDim, op, ": ", arg, " has head_dim ", x.size(3),
               "; FP8 attention takes head_dim 128 (use lit_kernels.attention for others)");
-  TORCH_CHECK(x.size(0) * x.size(1) <= 65535, op, ": x has ", x.size(0) * x.size(1),
-              " heads in all (batch x heads); the quantizer takes at most 65535");
-  const c10::cuda::CUDAGuard guard(x.device());
   const int64_t b = x.size(0), h = x.size(1), s = x.size(2);
   const auto fp8 = x.options().dtype(at::kFloat8_e4m3fn);
-  at::Tensor out = transpose ? at::empty({b, h, 128, lit::fp8_attention_padded_keys(s)}, fp8)
-                             : at::empty({b, h, s, 128}, fp8);
-  if (x.numel() == 0) return {out, at::ones({b, h}, x.options().dtype(at::kFloat))};
-  at::Tensor amax = at::zeros({b, h}, x.options().dtype(at::kFloat));
-  at::Tensor scale = at::empty({b, h}, x.options().dtype(at::kFloat));
-  lit::Fp8AttentionQuantParams p;
+  const bool transpose = which == lit::Fp8AttentionOperand::kValue;
+  Fp8AttentionQuantOut r;
+  r.out = transpose ? at::empty({b, h, 128, lit::fp8_attention_padded_keys(s)}, fp8)
+                    : at::empty({b, h, s, 128}, fp8);
+  const int64_t n = which == lit::Fp8AttentionOperand::kQuery ? s : lit::fp8_attention_key_blocks(s);
+  r.scale = at::empty({b, h, n}, x.options().dtype(at::kFloat));
+  lit::Fp8AttentionQuantParams& p = r.params;
   p.dtype = dtype16(x.scalar_type());
   p.x = x.data_ptr();
   set_strides(p.stride, x);
   p.batch = static_cast<int>(b);
   p.heads = static_cast<int>(h);
   p.seq = static_cast<int>(s);
-  p.transpose = transpose;
-  p.out = static_cast<uint8_t*>(out.data_ptr());
-  p.amax = amax.data_ptr<float>();
-  p.scale = scale.data_ptr<float>();
-  check_launch(lit::fp8_attention_quantize(p, c10::cuda::getCurrentCUDAStream().stream()), op);
-  return {out, scale};
+  p.operand = which;
+  p.out = static_cast<uint8_t*>(r.out.data_ptr());
+  p.scale = r.scale.data_ptr<float>();
+  return r;
+}
+
+void check_quant_heads(int64_t heads, const char* op) {
+  TORCH_CHECK(heads <= 65535, op, ": ", heads, " heads in all (batch x heads of each input); "
+              "the quantizer takes at most 65535");
+}
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor> quantize_attention_fp8(const at::Tensor& x,
+                                                          const std::string& operand) {
+  constexpr const char* op = "lit_kernels.quantize_attention_fp8";
+  Fp8AttentionQuantOut r = prepare_fp8_attention_quant(x, fp8_attention_operand(operand, op), op, "x");
+  check_quant_heads(x.size(0) * x.size(1), op);
+  const c10::cuda::CUDAGuard guard(x.device());
+  check_launch(lit::fp8_attention_quantize(r.params, c10::cuda::getCurrentCUDAStream().stream()), op);
+  return {r.out, r.scale};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+quantize_attention_fp8_qkv(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  constexpr const char* op = "lit_kernels.quantize_attention_fp8_qkv";
+  Fp8AttentionQuantOut rq = prepare_fp8_attention_quant(q, lit::Fp8AttentionOperand::kQuery, op, "q");
+  Fp8AttentionQuantOut rk = prepare_fp8_attention_quant(k, lit::Fp8AttentionOperand::kKey, op, "k");
+  Fp8AttentionQuantOut rv = prepare_fp8_attention_quant(v, lit::Fp8AttentionOperand::kValue, op, "v");
+  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type(), op,
+              ": q, k and v have dtypes ", q.scalar_type(), ", ", k.scalar_type(), " and ",
+              v.scalar_type(), "; they must be one");
+  TORCH_CHECK(k.device() == q.device() && v.device() == q.device(), op,
+              ": q, k and v must be on one device");
+  check_quant_heads(q.size(0) * q.size(1) + k.size(0) * k.size(1) + v.size(0) * v.size(1), op);
+  const c10::cuda::CUDAGuard guard(q.device());
+  const lit::Fp8AttentionQuantParams qkv[3] = {rq.params, rk.params, rv.params};
+  check_launch(lit::fp8_attention_quantize_qkv(qkv, c10::cuda::getCurrentCUDAStream().stream()), op);
+  return {rq.out, rq.scale, rk.out, rk.scale, rv.out, rv.scale};
 }
 
 std::tuple<at::Tensor, at::Tensor> attention_fp8(const at::Tensor& q, const at::Tensor& k,
@@ -1787,10 +1832,14 @@ std::tuple<at::Tensor, at::Tensor> attention_fp8(const at::Tensor& q, const at::
                   v.size(3) == padded,
               op, ": v is ", v.sizes(), " but must be V transposed, [batch, kv_heads, 128, ",
               padded, "] (keys rounded up to 16, in the kernel's key order), as "
-              "lit_kernels.quantize_attention_fp8(v, transpose=True) writes it");
-  check_fp8_attention_scale(q_scale, q, q.size(0), q.size(1), op, "q_scale");
-  check_fp8_attention_scale(k_scale, q, k.size(0), k.size(1), op, "k_scale");
-  check_fp8_attention_scale(v_scale, q, k.size(0), k.size(1), op, "v_scale");
+              "lit_kernels.quantize_attention_fp8(v, \"v\") writes it");
+  const int64_t key_blocks = lit::fp8_attention_key_blocks(k.size(2));
+  check_fp8_attention_scale(q_scale, q, q.size(0), q.size(1), q.size(2), "a scale a query row", op,
+                            "q_scale");
+  check_fp8_attention_scale(k_scale, q, k.size(0), k.size(1), key_blocks,
+                            "a scale a block of 128 keys", op, "k_scale");
+  check_fp8_attention_scale(v_scale, q, k.size(0), k.size(1), key_blocks,
+                            "a scale a block of 128 keys", op, "v_scale");
   const at::ScalarType odt = out_dtype.value_or(at::kBFloat16);
   TORCH_CHECK(odt == at::kBFloat16 || odt == at::kHalf, op, ": out_dtype ", odt,
               " is not supported; use torch.bfloat16 or torch.float16");
@@ -2052,9 +2101,14 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("attention_path", c10::kCPU, &attention_path);
   ops.def("_attention_tuning(int schedule, int form=0) -> ()", &attention_tuning);
   // ---- attention_fp8 ----
-  ops.def("quantize_attention_fp8(Tensor x, bool transpose=False) -> (Tensor, Tensor)");
+  ops.def("quantize_attention_fp8(Tensor x, str operand) -> (Tensor, Tensor)");
   ops.impl("quantize_attention_fp8", c10::kCUDA, &quantize_attention_fp8);
   ops.impl("quantize_attention_fp8", c10::kCPU, &quantize_attention_fp8);
+  ops.def(
+      "quantize_attention_fp8_qkv(Tensor q, Tensor k, Tensor v) -> "
+      "(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)");
+  ops.impl("quantize_attention_fp8_qkv", c10::kCUDA, &quantize_attention_fp8_qkv);
+  ops.impl("quantize_attention_fp8_qkv", c10::kCPU, &quantize_attention_fp8_qkv);
   ops.def(
       "attention_fp8(Tensor q, Tensor k, Tensor v, Tensor q_scale, Tensor k_scale, "
       "Tensor v_scale, bool causal=False, float? scale=None, ScalarType? out_dtype=None, "

@@ -123,7 +123,10 @@ void attention_tuning(int64_t schedule, int64_t form);
 // --- attention_fp8 ---
 #include "../csrc/attention_fp8.h"
 
-std::tuple<at::Tensor, at::Tensor> quantize_attention_fp8(const at::Tensor& x, bool transpose);
+std::tuple<at::Tensor, at::Tensor> quantize_attention_fp8(const at::Tensor& x,
+                                                          const std::string& operand);
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+quantize_attention_fp8_qkv(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
 std::tuple<at::Tensor, at::Tensor> attention_fp8(const at::Tensor& q, const at::Tensor& k,
                                                  const at::Tensor& v, const at::Tensor& q_scale,
                                                  const at::Tensor& k_scale,

@@ -419,14 +419,21 @@ __all__ += ["attention", "attention_path"]
 
 
 # ---- attention_fp8 ----
-def quantize_attention_fp8(x: torch.Tensor, transpose: bool = False
-                           ) -> Tuple[torch.Tensor, torch.Tensor]:
+def quantize_attention_fp8(x: torch.Tensor, operand: str) -> Tuple[torch.Tensor, torch.Tensor]:
     """One of attention's q, k, v ([batch, heads, seq, 128], bf16/fp16) to
-    e4m3 with a float32 scale per (batch, head), [batch, heads]. transpose=True
-    writes V's layout for attention_fp8: [batch, heads, 128, seq rounded up to
-    16], the keys of every 16 in the kernel's order (only this function
-    writes it)."""
-    return ops.quantize_attention_fp8(x, transpose)
+    e4m3 in one pass, with float32 scales: operand "q" a scale per row
+    ([batch, heads, seq]); "k" and "v" a scale per block of 128 keys
+    ([batch, heads, ceil(seq / 128)]), and "v" in V's layout for
+    attention_fp8: [batch, heads, 128, seq rounded up to 16], the keys of
+    every 16 in the kernel's order (only this function writes it)."""
+    return ops.quantize_attention_fp8(x, operand)
+
+
+def quantize_attention_fp8_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
+                               ) -> Tuple[torch.Tensor, ...]:
+    """quantize_attention_fp8 of q ("q"), k ("k") and v ("v") in one launch:
+    (q8, q_scale, k8, k_scale, v8, v_scale), attention_fp8's arguments."""
+    return ops.quantize_attention_fp8_qkv(q, k, v)
 
 
 def attention_fp8(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_scale: torch.Tensor,
@@ -434,8 +441,9 @@ def attention_fp8(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_scale: to
                   scale: Optional[float] = None, out_dtype: torch.dtype = torch.bfloat16,
                   return_lse: bool = False):
     """softmax(scale (q q_scale)(k k_scale)^T) (v v_scale) with e4m3 operands
-    as quantize_attention_fp8 writes them (v transposed), head_dim 128,
-    H100/H200. Returns out (out_dtype), or (out, lse) with return_lse."""
+    and scales as quantize_attention_fp8 writes them (q's a row, k's and v's
+    a block of 128 keys; v transposed), head_dim 128, H100/H200. Returns out
+    (out_dtype), or (out, lse) with return_lse."""
     out, lse = ops.attention_fp8(q, k, v, q_scale, k_scale, v_scale, causal, scale, out_dtype,
                                  return_lse)
     return (out, lse) if return_lse else out
@@ -444,14 +452,13 @@ def attention_fp8(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, q_scale: to
 def fp8_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
                   scale: Optional[float] = None) -> torch.Tensor:
     """attention(q, k, v) on the FP8 tensor cores: q, k, v ([batch, heads,
-    seq, 128], bf16/fp16, grouped-query heads allowed) quantized with a scale
-    per head, the output in q's dtype. Inference only."""
+    seq, 128], bf16/fp16, grouped-query heads allowed) quantized in one pass
+    each (a scale a query row, a scale a block of 128 keys), the output in
+    q's dtype. Inference only."""
     if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
         raise RuntimeError("lit_kernels.fp8_attention is inference-only (it has no backward); "
                            "call it under torch.no_grad() or torch.inference_mode()")
-    q8, sq = ops.quantize_attention_fp8(q, False)
-    k8, sk = ops.quantize_attention_fp8(k, False)
-    v8, sv = ops.quantize_attention_fp8(v, True)
+    q8, sq, k8, sk, v8, sv = ops.quantize_attention_fp8_qkv(q, k, v)
     return ops.attention_fp8(q8, k8, v8, sq, sk, sv, causal, scale, q.dtype, False)[0]
 
 
@@ -506,8 +513,8 @@ def route_diffusers_attention(model: torch.nn.Module, attention) -> int:
     return n
 
 
-__all__ += ["quantize_attention_fp8", "attention_fp8", "fp8_attention", "diffusers_fp8_attention",
-            "route_diffusers_attention"]
+__all__ += ["quantize_attention_fp8", "quantize_attention_fp8_qkv", "attention_fp8", "fp8_attention",
+            "diffusers_fp8_attention", "route_diffusers_attention"]
 # ---- attention_decode ----
 def attention_decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
                      cache_seqlens: torch.Tensor, scale: Optional[float] = None,
@@ -729,12 +736,23 @@ def _attention_fake(q, k, v, causal=False, scale=None, return_lse=False, backend
 
 
 # ---- attention_fp8 ----
-@_register_fake("quantize_attention_fp8")
-def _quantize_attention_fp8_fake(x, transpose=False):
+def _fp8_attention_quantized_like(x, operand):
     b, h, s, d = x.shape
-    shape = (b, h, d, (s + 15) // 16 * 16) if transpose else tuple(x.shape)
+    shape = (b, h, d, (s + 15) // 16 * 16) if operand == "v" else tuple(x.shape)
+    scales = s if operand == "q" else (s + 127) // 128
     return (x.new_empty(shape, dtype=torch.float8_e4m3fn),
-            x.new_empty((b, h), dtype=torch.float32))
+            x.new_empty((b, h, scales), dtype=torch.float32))
+
+
+@_register_fake("quantize_attention_fp8")
+def _quantize_attention_fp8_fake(x, operand):
+    return _fp8_attention_quantized_like(x, operand)
+
+
+@_register_fake("quantize_attention_fp8_qkv")
+def _quantize_attention_fp8_qkv_fake(q, k, v):
+    return (_fp8_attention_quantized_like(q, "q") + _fp8_attention_quantized_like(k, "k")
+            + _fp8_attention_quantized_like(v, "v"))
 
 
 @_register_fake("attention_fp8")
