@@ -72,7 +72,9 @@ struct Fp8BlockScales {
   // equal and the rescale can still be skipped.
   __device__ __forceinline__ void fold_into(float (&corr)[2], int j) const {
     if (j == 0 || v_prev == v) return;
-    const float r = v_prev / v;
+    // Exact for powers of two, and no IEEE division's slow-path call in
+    // the kernel (a call constrains the register allocation around it).
+    const float r = __fdividef(v_prev, v);
     corr[0] *= r;
     corr[1] *= r;
   }
