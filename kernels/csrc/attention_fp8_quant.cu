@@ -61,7 +61,8 @@ __device__ __forceinline__ float pow2_ceil(float s) {
 // gathered in shared memory at their slots and stored as 128 dim rows of
 // the padded keys.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) fp8_attention_quant_kernel(const __grid_constant__ QuantLaunch launch) {
+__global__ void __launch_bounds__(kThreads)
+    fp8_attention_quant_kernel(const __grid_constant__ QuantLaunch launch) {
   __shared__ float scratch[2][32];
   __shared__ alignas(16) uint8_t tile[kD][kRows + 16];  // V's; + 16: rows start on other banks
   int which = 0;
