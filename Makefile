@@ -35,7 +35,7 @@ APT_PACKAGES := build-essential pkg-config libcmark-gfm-dev libcmark-gfm-extensi
 PREFIX  ?= /usr/local
 MANPAGE := $(BUILD)/lit.1
 
-.PHONY: all deps tangle man install check check-tangle check-kernels check-share check-line-directives clean help lint format
+.PHONY: all deps tangle man install check check-tangle check-kernels check-share check-line-directives check-evals clean help lint format
 all: $(LIT) tangle man
 
 deps:
@@ -98,6 +98,10 @@ check-tangle: $(LIT)
 check-kernels:
 	NVCC=$(NVCC) python3 tests/test_kernel_package.py
 
+# The agent evaluation's runner, report and task definitions (no GPU, no torch).
+check-evals:
+	python3 evals/tests/test_evals.py
+
 # nvcc errors in tangled code name the Markdown file and line (#line).
 check-line-directives: $(LIT)
 	LIT=$(LIT) NVCC=$(NVCC) sh tests/nvcc/run.sh
@@ -110,7 +114,7 @@ check-share: $(LIT)
 -include gen/weave.mk
 
 # CI also runs the unit and golden suites under ASan and UBSan (make asan).
-check: all lint check-tangle check-share check-kernels check-line-directives $(CHECK_TARGETS) asan
+check: all lint check-tangle check-share check-kernels check-line-directives check-evals $(CHECK_TARGETS) asan
 	@echo "make check: all suites ran"
 
 # pyflakes over the Python the project ships and runs (tangled scripts and
@@ -118,7 +122,7 @@ check: all lint check-tangle check-share check-kernels check-line-directives $(C
 # it runs only on a GPU, so this is its one check in CI. Debian's pyflakes3,
 # not `python3 -m pyflakes`: the python3 first on PATH may not be Debian's.
 PYFLAKES ?= pyflakes3
-PY_SOURCES = $(shell find kernels tests -name '*.py' -not -path '*/node_modules/*' -not -path 'tests/golden/*')
+PY_SOURCES = $(shell find kernels tests evals -name '*.py' -not -path '*/node_modules/*' -not -path 'tests/golden/*')
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --suppress=missingIncludeSystem -Igen gen/*.c
