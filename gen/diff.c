@@ -174,3 +174,72 @@ lit_hunk *lit_diff(const lit_line *a, size_t na, const lit_line *b, size_t nb, s
   *n = len;
   return hunks;
 }
+
+/* Whether a line of t starts at byte k: k is 0 or follows a newline. */
+static int S_line_start(const char *t, size_t k) { return k == 0 || t[k - 1] == '\n'; }
+
+/* How many newlines t[0..len) holds. */
+static size_t S_count_lines(const char *t, size_t len) {
+  size_t n = 0;
+  for (const char *p = t, *end = t + len; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+    n++;
+  return n;
+}
+
+/* How many bytes a[0..len) and b[0..len) share at their start, or, back
+ * (a and b then point past their ends), at their end: memcmp a block at a
+ * time, then byte by byte in the block that differs. */
+enum { S_BLOCK = 4096 };
+static size_t S_common(const char *a, const char *b, size_t len, int back) {
+  size_t n = 0;
+  while (n + S_BLOCK <= len && memcmp(back ? a - n - S_BLOCK : a + n, back ? b - n - S_BLOCK : b + n, S_BLOCK) == 0)
+    n += S_BLOCK;
+  while (n < len && (back ? a[-1 - (ptrdiff_t)n] == b[-1 - (ptrdiff_t)n] : a[n] == b[n]))
+    n++;
+  return n;
+}
+
+/* Where the line holding byte k of t[0..len) ends: past its newline, or len. */
+static size_t S_line_end(const char *t, size_t len, size_t k) {
+  const char *nl = k < len ? memchr(t + k, '\n', len - k) : NULL;
+  return nl ? (size_t)(nl - t) + 1 : len;
+}
+
+void lit_diff_texts(const char *a, size_t alen, const char *b, size_t blen, lit_text_diff *out) {
+  memset(out, 0, sizeof *out);
+  /* The shared start: the lines that end before the first byte that differs. */
+  size_t p = S_common(a, b, alen < blen ? alen : blen, 0);
+  if (p == alen && p == blen) return; /* the same bytes */
+  size_t start = p;
+  while (start > 0 && a[start - 1] != '\n')
+    start--;
+  /* The shared end, from a line start of both texts, after the line that
+   * holds the first difference (lit_diff's shared start may take that
+   * line: "x" at the end of one text is the line "x\n" of the other). */
+  size_t ra = S_line_end(a, alen, p), rb = S_line_end(b, blen, p);
+  size_t s = S_common(a + alen, b + blen, alen - ra < blen - rb ? alen - ra : blen - rb, 1);
+  size_t ea = alen - s, eb = blen - s;
+  if (!S_line_start(a, ea) || !S_line_start(b, eb)) {
+    size_t k = S_line_end(a, alen, ea);
+    eb += k - ea;
+    ea = k;
+  }
+  /* lit_diff of the lines between, which settles the rest of both ends. */
+  size_t pre = S_count_lines(a, start), na, nb;
+  lit_line *am = lit_lines_split(a + start, ea - start, &na);
+  out->b_lines = lit_lines_split(b + start, eb - start, &nb);
+  out->b_first = pre;
+  out->nb_lines = nb;
+  out->hunks = lit_diff(am, na, out->b_lines, nb, &out->nhunks);
+  for (size_t i = 0; i < out->nhunks; i++) {
+    out->hunks[i].a += pre;
+    out->hunks[i].b += pre;
+  }
+  free(am);
+}
+
+void lit_text_diff_free(lit_text_diff *d) {
+  free(d->hunks);
+  free(d->b_lines);
+  memset(d, 0, sizeof *d);
+}

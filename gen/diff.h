@@ -34,4 +34,20 @@ lit_line *lit_lines_split(const char *text, size_t len, size_t *n);
  * fewer deleted plus inserted lines. */
 lit_hunk *lit_diff(const lit_line *a, size_t na, const lit_line *b, size_t nb, size_t *n);
 
+/* The line diff of two texts, as lit_diff gives it on their split lines
+ * (the same hunks, numbered in the whole texts), but the lines both share
+ * at their start and at their end are found by comparing bytes and never
+ * split: an edit in the middle of a 28 MB file splits the lines between
+ * its first and last difference. Owns hunks and b_lines; free it with
+ * lit_text_diff_free. */
+typedef struct {
+  lit_hunk *hunks; /* NULL when the texts hold the same lines */
+  size_t nhunks;
+  lit_line *b_lines; /* lines [b_first, b_first + nb_lines) of b (borrowed from b): every hunk's new lines */
+  size_t b_first, nb_lines;
+} lit_text_diff;
+
+void lit_diff_texts(const char *a, size_t alen, const char *b, size_t blen, lit_text_diff *out);
+void lit_text_diff_free(lit_text_diff *d);
+
 #endif

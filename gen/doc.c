@@ -374,22 +374,16 @@ lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
   return doc;
 }
 
-/* A copy of block o for doc: its code at `code` (o's own copy when o owns
- * its code), its lines `shift` further down, its segments pointing into
- * the new code, or none when the caller segments it again. */
-static lit_block *S_clone_block(const lit_block *o, lit_doc *doc, const char *code, int shift, int resegment) {
-  lit_block *b = lit_xmalloc(sizeof *b);
+/* Block o copied into b for doc: its strings borrowed, its code at
+ * `code` (o's own copy when o owns its code), its lines `shift` further
+ * down, its segments pointing into the new code, or none when the caller
+ * segments it again. */
+static void S_clone_block(lit_block *b, const lit_block *o, lit_doc *doc, const char *code, int shift, int resegment) {
   *b = *o;
   b->doc = doc;
   b->line += shift;
   b->code_line += shift;
-  b->lang = o->lang ? lit_xstrdup(o->lang) : NULL;
-  b->name = o->name ? lit_xstrdup(o->name) : NULL;
-  b->file = o->file ? lit_xstrdup(o->file) : NULL;
-  b->classes = lit_xcalloc(o->nclasses + 1, sizeof *b->classes);
-  for (size_t k = 0; k < o->nclasses; k++)
-    b->classes[k] = lit_xstrdup(o->classes[k]);
-  b->code = o->code_owned ? lit_xstrndup(o->code, o->code_len) : code;
+  b->code = o->code_owned ? o->code : code;
   if (resegment) {
     b->segs = NULL;
     b->nsegs = 0;
@@ -405,30 +399,32 @@ static lit_block *S_clone_block(const lit_block *o, lit_doc *doc, const char *co
   }
   b->chunk = NULL;
   b->def_index = 0;
-  return b;
 }
 
-static void S_clone_links(lit_doc *doc, const lit_doc *old) {
-  doc->links = lit_xcalloc(old->nlinks + 1, sizeof *doc->links);
-  doc->nlinks = old->nlinks;
-  for (size_t i = 0; i < old->nlinks; i++) {
-    doc->links[i] = old->links[i];
-    doc->links[i].url = lit_xstrdup(old->links[i].url);
-  }
-}
-
-lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order) {
+/* A clone of old for src (taken over): its blocks in one array, not yet
+ * filled, and old's links (their URLs borrowed). */
+static lit_doc *S_clone_doc(const lit_doc *old, lit_source *src, size_t order) {
   lit_doc *doc = lit_xcalloc(1, sizeof *doc);
   doc->src = *src;
   memset(src, 0, sizeof *src);
   doc->order = order;
-  doc->blocks = lit_xcalloc(old->nblocks + 1, sizeof *doc->blocks);
   doc->nblocks = old->nblocks;
+  doc->blocks = lit_xcalloc(old->nblocks + 1, sizeof *doc->blocks);
+  doc->clone_blocks = lit_xcalloc(old->nblocks + 1, sizeof *doc->clone_blocks);
+  for (size_t i = 0; i < old->nblocks; i++)
+    doc->blocks[i] = &doc->clone_blocks[i];
+  doc->nlinks = old->nlinks;
+  doc->links = lit_xcalloc(old->nlinks + 1, sizeof *doc->links);
+  if (old->nlinks) memcpy(doc->links, old->links, old->nlinks * sizeof *doc->links);
+  return doc;
+}
+
+lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order) {
+  lit_doc *doc = S_clone_doc(old, src, order);
   for (size_t i = 0; i < old->nblocks; i++) {
     const lit_block *o = old->blocks[i];
-    doc->blocks[i] = S_clone_block(o, doc, o->code_owned ? NULL : doc->src.text + (o->code - old->src.text), 0, 0);
+    S_clone_block(doc->blocks[i], o, doc, o->code_owned ? NULL : doc->src.text + (o->code - old->src.text), 0, 0);
   }
-  S_clone_links(doc, old);
   return doc;
 }
 
@@ -502,12 +498,7 @@ static int S_edits_fit(const lit_doc *old, const lit_source *src, const lit_doc_
 lit_doc *lit_doc_clone_edited(const lit_doc *old, lit_source *src, size_t order, const lit_doc_edit *edits, size_t n,
                               lit_diags *d) {
   if (n == 0 || !S_edits_fit(old, src, edits, n)) return NULL;
-  lit_doc *doc = lit_xcalloc(1, sizeof *doc);
-  doc->src = *src;
-  memset(src, 0, sizeof *src);
-  doc->order = order;
-  doc->blocks = lit_xcalloc(old->nblocks + 1, sizeof *doc->blocks);
-  doc->nblocks = old->nblocks;
+  lit_doc *doc = S_clone_doc(old, src, order);
   size_t k = 0;  /* the next edit */
   int shift = 0; /* lines the edits above the current block added */
   for (size_t i = 0; i < old->nblocks; i++) {
@@ -516,16 +507,15 @@ lit_doc *lit_doc_clone_edited(const lit_doc *old, lit_source *src, size_t order,
     for (; k < n && edits[k].block == o; k++, edited = 1)
       grow += edits[k].nnew - edits[k].nold;
     const char *code = doc->src.text + S_line_off(&doc->src, o->code_line + shift);
-    lit_block *b = S_clone_block(o, doc, code, shift, edited);
+    lit_block *b = doc->blocks[i];
+    S_clone_block(b, o, doc, code, shift, edited);
     if (edited) {
       b->code_len =
           S_line_off(&doc->src, b->code_line + S_content_lines(o) + grow) - S_line_off(&doc->src, b->code_line);
       if (b->flags & LIT_BLOCK_TANGLED) S_segment(b, d);
     }
-    doc->blocks[i] = b;
     shift += grow;
   }
-  S_clone_links(doc, old);
   /* A link lies outside every block: the edits above it moved it. */
   for (size_t i = 0; i < doc->nlinks; i++)
     for (size_t j = 0; j < n; j++)
@@ -535,6 +525,16 @@ lit_doc *lit_doc_clone_edited(const lit_doc *old, lit_source *src, size_t order,
 
 void lit_doc_free(lit_doc *doc) {
   if (!doc) return;
+  if (doc->clone_blocks) { /* the strings are the original's */
+    for (size_t i = 0; i < doc->nblocks; i++)
+      free(doc->blocks[i]->segs);
+    free(doc->clone_blocks);
+    free(doc->blocks);
+    free(doc->links);
+    lit_source_free(&doc->src);
+    free(doc);
+    return;
+  }
   for (size_t i = 0; i < doc->nblocks; i++) {
     lit_block *b = doc->blocks[i];
     free(b->lang);

@@ -73,6 +73,8 @@ struct lit_doc {
   size_t nblocks;
   lit_link *links;
   size_t nlinks;
+  lit_block *clone_blocks; /* a clone's blocks, in one array; their strings and code and the links' URLs are
+                              the document it was cloned from, which must outlive it. NULL: parsed, owns all */
 };
 
 /* Parses src (taken over by the result: the caller no longer frees it) into
@@ -83,7 +85,8 @@ void lit_doc_free(lit_doc *doc);
 /* The document old, parsed again without parsing: src (taken over) must
  * hold exactly old->src's text, and the result is what lit_doc_parse(src)
  * would give, but for the messages, which old's parse already gave, and the
- * model's links (chunk, target), which the caller's model sets. */
+ * model's links (chunk, target), which the caller's model sets. The clone
+ * borrows old's strings (see clone_blocks): old must outlive it. */
 lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order);
 
 /* One edit of a code block's content: document lines [line, line + nold)
@@ -102,7 +105,8 @@ typedef struct {
  * checked to be byte for byte old's. The result is what lit_doc_parse(src)
  * would give: the blocks and links after an edit moved, the edited blocks'
  * segments made again (their messages to d). NULL, with src untouched,
- * when any condition fails: the caller parses src. */
+ * when any condition fails: the caller parses src. Like
+ * lit_doc_clone_onto's, the result borrows old's strings. */
 lit_doc *lit_doc_clone_edited(const lit_doc *old, lit_source *src, size_t order, const lit_doc_edit *edits, size_t n,
                               lit_diags *d);
 /* Parses n sources (each taken over) into docs[0..n), numbering them from

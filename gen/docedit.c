@@ -9,23 +9,62 @@ typedef struct {
   size_t len, eol; /* eol: 0 (the last line), 1 (LF or CR) or 2 (CRLF) */
 } S_raw;
 
-/* The lines as lit's reader counts them: a line ends at LF, CRLF or a
- * lone CR (source.c turns both into LF, as cmark reads them). */
-static S_raw *S_split(const char *s, size_t len, size_t *n) {
-  size_t cap = 0, count = 0;
-  S_raw *lines = NULL;
-  const char *p = s, *end = s + len;
-  while (p < end) {
-    const char *q = p;
-    while (q < end && *q != '\n' && *q != '\r')
-      q++;
-    size_t eol = q == end ? 0 : (*q == '\r' && q + 1 < end && q[1] == '\n') ? 2 : 1;
-    lines = lit_grow(lines, &cap, count + 1, sizeof *lines);
-    lines[count++] = (S_raw){p, (size_t)(q - p), eol};
-    p = q + eol;
+/* Lines [lo, lo + n) of a document as on disk, as lit's reader counts
+ * them (a line ends at LF, CRLF or a lone CR: source.c turns both into LF,
+ * as cmark reads them); only the lines an edit reads are split. known is
+ * the last line split: past it the document has ended (at_end), or no
+ * edit looks. */
+typedef struct {
+  S_raw *l;
+  size_t lo, n, known;
+  size_t start; /* the byte where line lo starts */
+  int at_end;
+} S_lines;
+
+/* Where the line after the one at s[p] (ending before `end`) starts, and
+ * its ending's length in *eol. */
+static size_t S_next(const char *s, size_t p, size_t len, int lf_only, size_t *q, size_t *eol) {
+  size_t e;
+  if (lf_only) {
+    const char *nl = memchr(s + p, '\n', len - p);
+    e = nl ? (size_t)(nl - s) : len;
+  } else {
+    e = p;
+    while (e < len && s[e] != '\n' && s[e] != '\r')
+      e++;
   }
-  *n = count;
-  return lines;
+  *q = e;
+  *eol = e == len ? 0 : (s[e] == '\r' && e + 1 < len && s[e + 1] == '\n') ? 2 : 1;
+  return e + *eol;
+}
+
+static void S_split(const char *s, size_t len, size_t lo, size_t hi, S_lines *w) {
+  memset(w, 0, sizeof *w);
+  w->lo = lo;
+  int lf_only = memchr(s, '\r', len) == NULL; /* most documents: memchr finds each line's end */
+  size_t p = 0, line = 1, cap = 0, q, eol;
+  for (; line < lo && p < len; line++)
+    p = S_next(s, p, len, lf_only, &q, &eol);
+  w->start = p;
+  for (; line <= hi && p < len; line++) {
+    size_t at = p;
+    p = S_next(s, p, len, lf_only, &q, &eol);
+    w->l = lit_grow(w->l, &cap, w->n + 1, sizeof *w->l);
+    w->l[w->n++] = (S_raw){s + at, q - at, eol};
+  }
+  w->at_end = p >= len;
+  w->known = lo + w->n - 1;
+}
+
+/* Line ln (lo <= ln <= known). */
+static const S_raw *S_at(const S_lines *w, size_t ln) { return &w->l[ln - w->lo]; }
+
+/* The byte where line ln starts (lo <= ln <= known + 1). */
+static size_t S_off(const S_lines *w, const char *s, size_t ln) {
+  if (ln <= w->known) return (size_t)(S_at(w, ln)->s - s);
+  if (w->n == 0) return w->start;
+  const S_raw *r = S_at(w, w->known);
+  return (size_t)(r->s - s) + r->len + r->eol;
 }
 
 static int S_blank(const char *s, size_t len) {
@@ -50,18 +89,19 @@ typedef struct {
   size_t prefix_len;
 } S_block;
 
-static int S_block_read(S_block *k, const lit_block *b, const S_raw *raw, size_t nraw, lit_diags *d) {
+static int S_block_read(S_block *k, const lit_block *b, const S_lines *w, lit_diags *d) {
   memset(k, 0, sizeof *k);
   k->b = b;
   k->code = lit_lines_split(b->code, b->code_len, &k->ncode);
   int have = 0;
   for (size_t i = 0; i < k->ncode; i++) {
     size_t ln = (size_t)b->code_line + i; /* 1-based document line */
-    if (ln > nraw) break;
-    long plen = S_prefix_of(&raw[ln - 1], &k->code[i]);
+    if (ln > w->known) break;
+    const S_raw *r = S_at(w, ln);
+    long plen = S_prefix_of(r, &k->code[i]);
     if (plen < 0 || S_blank(k->code[i].s, k->code[i].len)) continue;
     if (!have || (size_t)plen > k->prefix_len) {
-      k->prefix = raw[ln - 1].s;
+      k->prefix = r->s;
       k->prefix_len = (size_t)plen;
       have = 1;
     }
@@ -69,12 +109,12 @@ static int S_block_read(S_block *k, const lit_block *b, const S_raw *raw, size_t
   if (!have) {
     /* No line of code to copy it from: what stands before the closing fence. */
     size_t fence = (size_t)b->code_line + k->ncode;
-    if (fence > nraw) {
+    if (fence > w->known) {
       lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->col,
                "this block has no closing fence line to put new lines before");
       return -1;
     }
-    const S_raw *r = &raw[fence - 1];
+    const S_raw *r = S_at(w, fence);
     size_t i = 0;
     while (i < r->len && r->s[i] != '`' && r->s[i] != '~')
       i++;
@@ -82,6 +122,16 @@ static int S_block_read(S_block *k, const lit_block *b, const S_raw *raw, size_t
     k->prefix_len = i;
   }
   return 0;
+}
+
+/* Lines of a block's content (its code ends each with a newline). */
+static size_t S_code_lines(const lit_block *b) {
+  size_t n = 0;
+  for (const char *p = b->code, *end = b->code + b->code_len; p < end; n++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    p = nl ? nl + 1 : end;
+  }
+  return n;
 }
 
 static void S_put_line(lit_buf *out, const char *prefix, size_t plen, const lit_line *code, const char *eol) {
@@ -106,66 +156,82 @@ int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit
     raw += 3;
     len -= 3;
   }
-  size_t nraw;
-  S_raw *lines = S_split(raw, len, &nraw);
+  /* The lines the edits read: from the line above the first edit or its
+   * block's first line of code, to the last block's closing fence or the
+   * last edit's last line. The rest is copied as it is. */
+  size_t lo = (size_t)-1, hi = 0, extra = 0;
+  for (size_t i = 0; i < n; i++) {
+    const lit_block *b = edits[i].block;
+    size_t first = (size_t)(edits[i].line < b->code_line ? edits[i].line : b->code_line);
+    size_t last = (size_t)b->code_line + S_code_lines(b), end = (size_t)edits[i].line + (size_t)edits[i].nold;
+    lo = first - 1 < lo ? first - 1 : lo;
+    hi = (end > last ? end : last) > hi ? (end > last ? end : last) : hi;
+    for (size_t k = 0; k < edits[i].nlines; k++)
+      extra += edits[i].lines[k].len + 16;
+  }
+  if (lo < 1) lo = 1;
+  S_lines w;
+  S_split(raw, len, lo, hi, &w);
+  lit_buf_reserve(out, len + extra);
   int failed = 0;
-  size_t next = 0, ln = 1; /* the next edit to make, the next line to copy */
+  size_t next = 0, ln = 1, done = 0; /* the next edit to make, the next line to copy, the bytes copied */
   S_block k;
   memset(&k, 0, sizeof k);
-  while (!failed) {
-    if (next < n && (size_t)edits[next].line == ln) {
-      const lit_docedit *e = &edits[next++];
-      if (k.b != e->block) {
-        free(k.code);
-        if ((failed = S_block_read(&k, e->block, lines, nraw, d) != 0)) break;
-      }
-      /* The lines replaced must still be the block's, as lit read them. */
-      for (int i = 0; i < e->nold && !failed; i++) {
-        size_t at = ln + (size_t)i, ci = at - (size_t)e->block->code_line;
-        size_t slen;
-        const char *s = lit_source_line(&doc->src, (int)at, &slen);
-        if (at > nraw || ci >= k.ncode || !s || slen != lines[at - 1].len || memcmp(s, lines[at - 1].s, slen) != 0) {
-          lit_diag(d, LIT_ERROR, path, (int)at, 1,
-                   "this line changed since lit read the document: run lit stitch again");
-          failed = 1;
-        } else if (S_prefix_of(&lines[at - 1], &k.code[ci]) < 0) {
-          lit_diag(d, LIT_ERROR, path, (int)at, 1,
-                   "lit cannot tell this line's container prefix from its code (a tab is split between them): "
-                   "indent the block with spaces, or make this edit by hand");
-          failed = 1;
-        }
-      }
-      if (failed || nraw == 0) break;
-      /* New lines end as the line they replace, or as the line above them. */
-      const S_raw *like = e->nold > 0 && ln <= nraw ? &lines[ln - 1] : &lines[(ln > 1 ? ln - 2 : 0)];
-      const char *eol = S_eol(like);
-      for (size_t i = 0; i < e->nlines; i++) {
-        const char *prefix = k.prefix;
-        size_t plen = k.prefix_len;
-        if ((int)i < e->nold) { /* a replaced line keeps its own prefix, unless it was blank */
-          const S_raw *r = &lines[ln + i - 1];
-          const lit_line *c = &k.code[ln + i - (size_t)e->block->code_line];
-          if (!S_blank(c->s, c->len)) {
-            prefix = r->s;
-            plen = (size_t)S_prefix_of(r, c);
-          }
-        }
-        S_put_line(out, prefix, plen, &e->lines[i], eol);
-      }
-      ln += (size_t)e->nold;
-      continue;
+  while (!failed && next < n) {
+    const lit_docedit *e = &edits[next];
+    /* The lines up to the edit, as they are. */
+    if ((size_t)e->line < ln || (size_t)e->line > w.known + 1 || (size_t)e->line < w.lo) break;
+    size_t at_edit = S_off(&w, raw, (size_t)e->line);
+    lit_buf_put(out, raw + done, at_edit - done);
+    done = at_edit;
+    ln = (size_t)e->line;
+    next++;
+    if (k.b != e->block) {
+      free(k.code);
+      if ((failed = S_block_read(&k, e->block, &w, d) != 0)) break;
     }
-    if (ln > nraw) break;
-    const S_raw *r = &lines[ln - 1];
-    lit_buf_put(out, r->s, r->len + r->eol);
-    ln++;
+    /* The lines replaced must still be the block's, as lit read them. */
+    for (int i = 0; i < e->nold && !failed; i++) {
+      size_t at = ln + (size_t)i, ci = at - (size_t)e->block->code_line;
+      size_t slen;
+      const char *s = lit_source_line(&doc->src, (int)at, &slen);
+      if (at > w.known || ci >= k.ncode || !s || slen != S_at(&w, at)->len || memcmp(s, S_at(&w, at)->s, slen) != 0) {
+        lit_diag(d, LIT_ERROR, path, (int)at, 1, "this line changed since lit read the document: run lit stitch again");
+        failed = 1;
+      } else if (S_prefix_of(S_at(&w, at), &k.code[ci]) < 0) {
+        lit_diag(d, LIT_ERROR, path, (int)at, 1,
+                 "lit cannot tell this line's container prefix from its code (a tab is split between them): "
+                 "indent the block with spaces, or make this edit by hand");
+        failed = 1;
+      }
+    }
+    if (failed || len == 0) break;
+    /* New lines end as the line they replace, or as the line above them. */
+    const S_raw *like = e->nold > 0 && ln <= w.known ? S_at(&w, ln) : S_at(&w, ln > 1 ? ln - 1 : 1);
+    const char *eol = S_eol(like);
+    for (size_t i = 0; i < e->nlines; i++) {
+      const char *prefix = k.prefix;
+      size_t plen = k.prefix_len;
+      if ((int)i < e->nold) { /* a replaced line keeps its own prefix, unless it was blank */
+        const S_raw *r = S_at(&w, ln + i);
+        const lit_line *c = &k.code[ln + i - (size_t)e->block->code_line];
+        if (!S_blank(c->s, c->len)) {
+          prefix = r->s;
+          plen = (size_t)S_prefix_of(r, c);
+        }
+      }
+      S_put_line(out, prefix, plen, &e->lines[i], eol);
+    }
+    ln += (size_t)e->nold;
+    done = S_off(&w, raw, ln);
   }
   if (!failed && next < n) {
     lit_diag(d, LIT_ERROR, path, edits[next].line, 1, "this document has no line %d to edit: run lit stitch again",
              edits[next].line);
     failed = 1;
   }
+  if (!failed) lit_buf_put(out, raw + done, len - done); /* the lines after the last edit */
   free(k.code);
-  free(lines);
+  free(w.l);
   return failed ? -1 : 0;
 }

@@ -860,8 +860,8 @@ static lit_doc *S_reused_or_parsed(const S_memory *mem, lit_source *src, size_t 
   const long i = S_reuse_index(mem, src->path);
   if (i >= 0) {
     const lit_doc *o = mem->reuse->docs[i];
-    if (o->src.len == src->len && memcmp(o->src.text, src->text, src->len) == 0)
-      return lit_doc_clone_onto(o, src, order);
+    if (o->src.len == src->len && (o->src.text == src->text || memcmp(o->src.text, src->text, src->len) == 0))
+      return lit_doc_clone_onto(o, src, order); /* the same text (borrowed: the same bytes) */
     lit_doc *doc =
         mem->edits && mem->nedits[i] ? lit_doc_clone_edited(o, src, order, mem->edits[i], mem->nedits[i], d) : NULL;
     if (doc) return doc;
@@ -887,11 +887,11 @@ static int S_load_source(lit_source *src, const char *root, const char *path, co
     for (size_t i = 0; i < mem->n; i++)
       if (strcmp(mem->names[i], path) == 0) {
         /* Bytes that are a reused document's own loaded text (lit stitch
-         * lends them) need no second reading: copy its source. */
+         * lends them) need no second reading: borrow its source. */
         const long k = S_reuse_index(mem, path);
         const lit_source *o = k >= 0 ? &mem->reuse->docs[k]->src : NULL;
         if (o && o->text == mem->texts[i] && o->len == mem->lens[i])
-          lit_source_copy(src, o);
+          lit_source_borrow(src, o);
         else
           lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
         return 0;

@@ -227,8 +227,10 @@ int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_
 
 void lit_source_free(lit_source *src) {
   free(src->path);
-  free(src->text);
-  free(src->line_starts);
+  if (!src->borrowed) {
+    free(src->text);
+    free(src->line_starts);
+  }
   for (size_t i = 0; i < src->nmeta; i++) {
     free(src->meta[i].key);
     free(src->meta[i].value);
@@ -237,14 +239,10 @@ void lit_source_free(lit_source *src) {
   memset(src, 0, sizeof *src);
 }
 
-void lit_source_copy(lit_source *dst, const lit_source *src) {
+void lit_source_borrow(lit_source *dst, const lit_source *src) {
   *dst = *src;
+  dst->borrowed = 1;
   dst->path = lit_xstrdup(src->path);
-  dst->text = lit_xmalloc(src->len + 1);
-  memcpy(dst->text, src->text, src->len);
-  dst->text[src->len] = '\0';
-  dst->line_starts = lit_xmalloc((src->nlines + 1) * sizeof *dst->line_starts);
-  if (src->nlines) memcpy(dst->line_starts, src->line_starts, src->nlines * sizeof *dst->line_starts);
   dst->meta = lit_xcalloc(src->nmeta + 1, sizeof *dst->meta);
   for (size_t i = 0; i < src->nmeta; i++) {
     dst->meta[i] = src->meta[i];

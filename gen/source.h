@@ -27,6 +27,7 @@ typedef struct {
   lit_meta_entry *meta;
   size_t nmeta;
   int has_front_matter;
+  int borrowed; /* text and line_starts are another source's (lit_source_borrow): not freed with this one */
 } lit_source;
 
 /* Reads root/relpath. On failure reports the error (naming relpath) and
@@ -40,8 +41,9 @@ int lit_source_read(lit_source *src, const char *root, const char *relpath, lit_
 /* Same, from bytes in memory (for tests and the fuzzer). */
 void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes, size_t len, lit_diags *d);
 void lit_source_free(lit_source *src);
-/* dst becomes a copy of src that owns its own strings. */
-void lit_source_copy(lit_source *dst, const lit_source *src);
+/* dst becomes a copy of src that borrows src's text and line starts (the
+ * bulk of a document: src must outlive dst) and owns the rest. */
+void lit_source_borrow(lit_source *dst, const lit_source *src);
 /* Line `line` (1-based) without its newline; NULL past the end. */
 const char *lit_source_line(const lit_source *src, int line, size_t *len);
 /* Value of a front matter key, or NULL. */

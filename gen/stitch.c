@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "commit.h"
 #include "diff.h"
 #include "docedit.h"
 #include "genfile.h"
+#include "parallel.h"
 #include "paths.h"
 #include "record.h"
 #include "tangle.h"
@@ -18,11 +21,11 @@ typedef struct {
   const lit_file *f;
   lit_buf disk; /* the file as the user left it */
   char disk_hash[LIT_HASH_HEX + 1];
-  lit_genfile g;     /* the tangle whose hash the record holds */
-  lit_line *tl, *dl; /* the lines of g.text and of disk */
-  size_t ntl, ndl;
-  lit_genfile after; /* the stitched documents' tangle */
-  int rewrite;       /* only its #line numbers differ from disk: the stitch writes it too */
+  lit_genfile g;      /* the tangle whose hash the record holds */
+  size_t ntl;         /* the lines of g.text */
+  lit_text_diff diff; /* from g.text to disk; its lines of disk hold every hunk's new lines */
+  lit_genfile after;  /* the stitched documents' tangle */
+  int rewrite;        /* only its #line numbers differ from disk: the stitch writes it too */
 } S_target;
 
 /* One change to one block, from one hunk. */
@@ -267,7 +270,7 @@ static void S_hunk(S_run *r, size_t ti, const lit_hunk *h) {
   const char *prefix = lit_linemap_prefix(t->g.map, o->expansion, &plen);
   lit_line *lines = lit_xmalloc((h->blen + 1) * sizeof *lines);
   for (size_t k = 0; k < h->blen; k++) {
-    lit_line s = t->dl[h->b + k];
+    lit_line s = t->diff.b_lines[h->b - t->diff.b_first + k];
     if (plen && !S_blank(&s)) {
       if (s.len < plen || memcmp(s.s, prefix, plen) != 0) {
         lit_buf ind = LIT_BUF_INIT, w = LIT_BUF_INIT;
@@ -294,40 +297,86 @@ static void S_hunk(S_run *r, size_t ti, const lit_hunk *h) {
 
 /* ---- which files, and their hunks ---- */
 
+/* One generated file read and hashed, and, at the same time on another
+ * core, tangled with its map in the mode the record's hash asks for. */
+typedef struct {
+  const lit_project *p;
+  const lit_file *f;
+  char *full; /* the file's path */
+  lit_buf disk;
+  int err; /* of the read */
+  char hash[LIT_HASH_HEX + 1];
+  const char *want; /* the record's hash of it, or NULL */
+  int tangle;       /* 1: tangle it too */
+  size_t size_hint;
+  lit_genfile g;
+  int matched; /* g has the hash wanted */
+} S_read_job;
+
+static void S_read_work(void *ctx, size_t i) {
+  S_read_job *j = ctx;
+  if (i == 0) {
+    j->err = lit_read_file(j->full, &j->disk);
+    if (!j->err) lit_hash_hex(j->disk.data ? j->disk.data : "", j->disk.len, j->hash);
+  } else {
+    const char *want[1] = {j->want};
+    j->matched = lit_genfile_tangle(j->p, j->f, want, 1, j->size_hint, &j->g);
+  }
+}
+
 /* Adds f as a target if it was edited since lit wrote it (explicit: named
- * on the command line, so each reason to skip it is said). */
+ * on the command line, so each reason to skip it is said). A file named
+ * is most likely edited: its tangle (most of the time a stitch of a large
+ * file takes) runs beside the reading and hashing of it, and is dropped if
+ * the file turns out as lit wrote it; the files of a stitch of every file
+ * are read first, and only those that changed are tangled. */
 static void S_consider(S_run *r, const lit_file *f, int explicit) {
   for (size_t i = 0; i < r->nt; i++)
     if (r->t[i].f == f) return;
   lit_diags *d = r->d;
   const lit_block *blk = f->block;
   const char *doc = blk->doc->src.path;
-  char *full = lit_path_join(r->p->root, f->path);
-  lit_buf disk = LIT_BUF_INIT;
-  int err = lit_read_file(full, &disk);
-  free(full);
+  const lit_record_entry *e = lit_record_find(&r->rec, f->path);
+  S_read_job j;
+  memset(&j, 0, sizeof j);
+  j.p = r->p;
+  j.f = f;
+  j.full = lit_path_join(r->p->root, f->path);
+  j.want = e ? e->hash : NULL;
+  j.tangle = explicit;
+  struct stat st;
+  j.size_hint = stat(j.full, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+  lit_parallel_for(j.tangle ? 2 : 1, S_read_work, &j);
+  free(j.full);
+  lit_buf disk = j.disk;
+  int err = j.err;
   if (err) {
     if (err != ENOENT)
       S_refuse(r, f->path, 0, "cannot read this file: %s", lit_strerror(err));
     else if (explicit)
       S_refuse(r, f->path, 0, "this file does not exist, so there is no edit of it to stitch (lit tangle writes it)");
     lit_buf_free(&disk);
+    if (j.tangle) lit_genfile_free(&j.g);
     return;
   }
   char hash[LIT_HASH_HEX + 1];
-  lit_hash_hex(disk.data ? disk.data : "", disk.len, hash);
-  const lit_record_entry *e = lit_record_find(&r->rec, f->path);
+  memcpy(hash, j.hash, sizeof hash);
   if (e && strcmp(e->hash, hash) == 0) {
     if (explicit && !r->o->quiet)
       lit_diag(d, LIT_NOTE, f->path, 0, 0, "this file is as lit wrote it: nothing to stitch");
     lit_buf_free(&disk);
+    if (j.tangle) lit_genfile_free(&j.g);
     return;
+  }
+  if (!j.tangle) {
+    j.size_hint = disk.len;
+    S_read_work(&j, 1);
   }
   S_target t;
   memset(&t, 0, sizeof t);
   t.f = f;
-  const char *want[1] = {e ? e->hash : NULL};
-  int matched = lit_genfile_tangle(r->p, f, want, 1, disk.len, &t.g);
+  t.g = j.g;
+  int matched = j.matched;
   if (!matched) {
     lit_genfile now;
     const char *disk_want[1] = {hash};
@@ -364,26 +413,25 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
 static void S_diff(S_run *r, size_t ti) {
   S_target *t = &r->t[ti];
   const char *text = t->disk.data ? t->disk.data : "";
-  size_t len = t->disk.len;
-  t->tl = lit_lines_split(t->g.text.data ? t->g.text.data : "", t->g.text.len, &t->ntl);
-  t->dl = lit_lines_split(text, len, &t->ndl);
+  size_t len = t->disk.len, nl;
+  t->ntl = lit_linemap_len(t->g.map);
   /* lit ends every file with exactly one newline: no block holds another. */
   if (len > 0 && text[len - 1] != '\n') {
-    S_refuse(r, t->f->path, t->ndl,
+    free(lit_lines_split(text, len, &nl));
+    S_refuse(r, t->f->path, nl,
              "the file does not end with a newline, and lit ends every file with one: add it and run lit stitch again");
     return;
   }
   if (len > 1 && text[len - 2] == '\n') {
-    S_refuse(r, t->f->path, t->ndl,
+    free(lit_lines_split(text, len, &nl));
+    S_refuse(r, t->f->path, nl,
              "the file ends with a blank line, and lit ends every file with a single newline (no block can hold a "
              "line after it): remove the blank lines at the end and run lit stitch again");
     return;
   }
-  size_t nh;
-  lit_hunk *h = lit_diff(t->tl, t->ntl, t->dl, t->ndl, &nh);
-  for (size_t i = 0; i < nh; i++)
-    S_hunk(r, ti, &h[i]);
-  free(h);
+  lit_diff_texts(t->g.text.data ? t->g.text.data : "", t->g.text.len, text, len, &t->diff);
+  for (size_t i = 0; i < t->diff.nhunks; i++)
+    S_hunk(r, ti, &t->diff.hunks[i]);
 }
 
 /* ---- the edits, checked against each other ---- */
@@ -455,11 +503,12 @@ static int S_directive(const lit_line *l, size_t *num, size_t *end) {
  * disk only in the numbers of its #line directives. */
 static int S_only_directives(const S_target *t) {
   if (!t->after.line_directives) return 0;
-  size_t n;
+  size_t n, ndl;
   lit_line *al = lit_lines_split(t->after.text.data ? t->after.text.data : "", t->after.text.len, &n);
-  int same = n == t->ndl;
+  lit_line *dl = lit_lines_split(t->disk.data ? t->disk.data : "", t->disk.len, &ndl);
+  int same = n == ndl;
   for (size_t i = 0; i < n && same; i++) {
-    const lit_line *a = &al[i], *b = &t->dl[i];
+    const lit_line *a = &al[i], *b = &dl[i];
     if (lit_linemap_at(t->after.map, i)->kind == LIT_LINE_DIRECTIVE) {
       size_t na, ea, nb, eb; /* where each number starts and ends */
       same = S_directive(a, &na, &ea) && S_directive(b, &nb, &eb) && na == nb && memcmp(a->s, b->s, na) == 0 &&
@@ -469,17 +518,20 @@ static int S_only_directives(const S_target *t) {
     }
   }
   free(al);
+  free(dl);
   return same;
 }
 
 /* A stitched file that the new documents do not give back: say where,
  * and why if lit can tell (a chunk included twice, one copy edited). */
 static void S_not_reproduced(S_run *r, const S_target *t) {
-  size_t n;
+  size_t n, ndl;
   lit_line *al = lit_lines_split(t->after.text.data ? t->after.text.data : "", t->after.text.len, &n);
+  lit_line *dl = lit_lines_split(t->disk.data ? t->disk.data : "", t->disk.len, &ndl);
   size_t k = 0;
-  while (k < n && k < t->ndl && al[k].len == t->dl[k].len && memcmp(al[k].s, t->dl[k].s, al[k].len) == 0)
+  while (k < n && k < ndl && al[k].len == dl[k].len && memcmp(al[k].s, dl[k].s, al[k].len) == 0)
     k++;
+  free(dl);
   for (size_t i = 0; i < r->ne; i++) {
     const S_edit *e = &r->e[i];
     if (&r->t[e->target] != t || !lit_linemap_repeated(t->g.map, e->block)) continue;
@@ -803,8 +855,7 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
     lit_buf_free(&r.t[i].disk);
     lit_genfile_free(&r.t[i].g);
     lit_genfile_free(&r.t[i].after);
-    free(r.t[i].tl);
-    free(r.t[i].dl);
+    lit_text_diff_free(&r.t[i].diff);
   }
   free(r.t);
   for (size_t i = 0; i < r.ne; i++)

@@ -154,6 +154,62 @@ START_TEST(test_long_file_one_edit) {
 }
 END_TEST
 
+/* lit_diff_texts gives lit_diff's hunks on the split texts, and the new
+ * lines of each among its lines of b: random texts of few distinct lines,
+ * with and without a last newline. */
+START_TEST(test_texts_as_lines) {
+  static const char *const words[] = {"a", "b", "ab", ""};
+  unsigned seed = 777;
+  for (int round = 0; round < 3000; round++) {
+    lit_buf ta = LIT_BUF_INIT, tb = LIT_BUF_INIT;
+    /* Some texts share long runs of lines at both ends (the byte
+     * comparison goes a block at a time there). */
+    size_t head = S_rand(&seed) % 16 == 0 ? S_rand(&seed) % 2000 : 0,
+           tail = S_rand(&seed) % 16 == 0 ? S_rand(&seed) % 2000 : 0;
+    for (size_t i = 0; i < head; i++) {
+      lit_buf_printf(&ta, "h%zu\n", i);
+      lit_buf_printf(&tb, "h%zu\n", i);
+    }
+    size_t n0 = S_rand(&seed) % 12;
+    for (size_t i = 0; i < n0; i++) {
+      const char *w = words[S_rand(&seed) % 4];
+      lit_buf_printf(&ta, "%s\n", w);
+      unsigned r = S_rand(&seed) % 6;
+      if (r == 0) continue;
+      lit_buf_printf(&tb, "%s\n", r == 1 ? words[S_rand(&seed) % 4] : w);
+      if (r == 2) lit_buf_printf(&tb, "%s\n", words[S_rand(&seed) % 4]);
+    }
+    for (size_t i = 0; i < tail; i++) {
+      lit_buf_printf(&ta, "t%zu\n", i);
+      lit_buf_printf(&tb, "t%zu\n", i);
+    }
+    if (S_rand(&seed) % 3 == 0) lit_buf_puts(&ta, words[S_rand(&seed) % 3]);
+    if (S_rand(&seed) % 3 == 0) lit_buf_puts(&tb, words[S_rand(&seed) % 3]);
+    const char *a = ta.data ? ta.data : "", *b = tb.data ? tb.data : "";
+    size_t na, nb, nh;
+    lit_line *la = lit_lines_split(a, ta.len, &na), *lb = lit_lines_split(b, tb.len, &nb);
+    lit_hunk *h = lit_diff(la, na, lb, nb, &nh);
+    lit_text_diff td;
+    lit_diff_texts(a, ta.len, b, tb.len, &td);
+    ck_assert_msg(td.nhunks == nh, "round %d: %zu hunks, want %zu", round, td.nhunks, nh);
+    for (size_t k = 0; k < nh; k++) {
+      ck_assert_msg(memcmp(&td.hunks[k], &h[k], sizeof h[k]) == 0, "round %d: hunk %zu differs", round, k);
+      ck_assert(h[k].b >= td.b_first && h[k].b + h[k].blen <= td.b_first + td.nb_lines);
+      for (size_t j = h[k].b; j < h[k].b + h[k].blen; j++) {
+        const lit_line *x = &td.b_lines[j - td.b_first];
+        ck_assert(x->s == lb[j].s && x->len == lb[j].len);
+      }
+    }
+    lit_text_diff_free(&td);
+    free(la);
+    free(lb);
+    free(h);
+    lit_buf_free(&ta);
+    lit_buf_free(&tb);
+  }
+}
+END_TEST
+
 Suite *diff_suite(void) {
   Suite *s = suite_create("diff");
   TCase *tc = tcase_create("diff");
@@ -161,6 +217,7 @@ Suite *diff_suite(void) {
   tcase_add_loop_test(tc, test_table, 0, sizeof S_cases / sizeof S_cases[0]);
   tcase_add_test(tc, test_random_shortest);
   tcase_add_test(tc, test_long_file_one_edit);
+  tcase_add_test(tc, test_texts_as_lines);
   suite_add_tcase(s, tc);
   return s;
 }
