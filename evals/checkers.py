@@ -16,8 +16,6 @@ agents that write it, and judges nothing.
 import json
 import os
 
-VERDICT_KEYS = ("correct", "fast", "speedup", "notes")
-
 
 def normalize(verdict):
     """A verdict with every key present and typed, fast implying correct."""

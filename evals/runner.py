@@ -36,12 +36,12 @@ def prompt_text(task):
                      f"dtype {' or '.join(spec['dtypes'])}, on the GPU")
     shown = "; ".join(", ".join(f"{k} = {v}" for k, v in s.items()) for s in task["shapes"]["shown"])
     tol = ", ".join(f"{k} {v}" for k, v in sorted(check["tolerance"].items()))
+    timed = ("must be no slower than the better of" if check.get("fast", "faster") == "no-slower"
+             else "is timed against")
     lines += ["", f"Sizes to expect, for example: {shown}. Other sizes will be tested too.",
-              f"It must match a float64 reference within a relative error of {tol}, and is timed against "
+              f"It must match a float64 reference within a relative error of {tol}, and {timed} "
               "eager PyTorch and torch.compile of the same computation.",
               f"Time budget: {check['time_budget_s']} s."]
-    if check.get("fast", "faster") == "no-slower":
-        lines[-2] = lines[-2].replace("is timed against", "must be no slower than the better of")
     return "\n".join(lines) + "\n"
 
 

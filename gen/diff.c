@@ -6,14 +6,19 @@
 
 #include "util.h"
 
-lit_line *lit_lines_split(const char *text, size_t len, size_t *n) {
-  *n = 0;
-  if (len == 0) return NULL;
+size_t lit_lines_count(const char *text, size_t len) {
   size_t count = 0;
   for (const char *p = text, *end = text + len; p < end; count++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     p = nl ? nl + 1 : end;
   }
+  return count;
+}
+
+lit_line *lit_lines_split(const char *text, size_t len, size_t *n) {
+  *n = 0;
+  if (len == 0) return NULL;
+  size_t count = lit_lines_count(text, len);
   lit_line *lines = lit_xmalloc(count * sizeof *lines);
   const char *p = text, *end = text + len;
   for (size_t i = 0; i < count; i++) {
@@ -178,14 +183,6 @@ lit_hunk *lit_diff(const lit_line *a, size_t na, const lit_line *b, size_t nb, s
 /* Whether a line of t starts at byte k: k is 0 or follows a newline. */
 static int S_line_start(const char *t, size_t k) { return k == 0 || t[k - 1] == '\n'; }
 
-/* How many newlines t[0..len) holds. */
-static size_t S_count_lines(const char *t, size_t len) {
-  size_t n = 0;
-  for (const char *p = t, *end = t + len; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
-    n++;
-  return n;
-}
-
 /* How many bytes a[0..len) and b[0..len) share at their start, or, back
  * (a and b then point past their ends), at their end: memcmp a block at a
  * time, then byte by byte in the block that differs. */
@@ -225,7 +222,7 @@ void lit_diff_texts(const char *a, size_t alen, const char *b, size_t blen, lit_
     ea = k;
   }
   /* lit_diff of the lines between, which settles the rest of both ends. */
-  size_t pre = S_count_lines(a, start), na, nb;
+  size_t pre = lit_lines_count(a, start), na, nb; /* a[0..start) ends at a newline */
   lit_line *am = lit_lines_split(a + start, ea - start, &na);
   out->b_lines = lit_lines_split(b + start, eb - start, &nb);
   out->b_first = pre;

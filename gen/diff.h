@@ -27,6 +27,8 @@ typedef struct {
  * one counts too (so "x" and "x\n" are both one line). Points into text;
  * the caller frees the array (NULL when there are no lines). */
 lit_line *lit_lines_split(const char *text, size_t len, size_t *n);
+/* How many lines lit_lines_split gives, without splitting. */
+size_t lit_lines_count(const char *text, size_t len);
 
 /* The hunks turning a into b, in order, none touching another (an equal
  * line separates two). The caller frees the array (NULL when a equals b,

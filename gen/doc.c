@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attrs.h"
+#include "diff.h"
 #include "lang.h"
 #include "parallel.h"
 #include "util.h"
@@ -452,15 +453,8 @@ static int S_fence_like(const char *s, size_t len) {
   return len - i >= 3 && (s[i] == '`' || s[i] == '~') && s[i + 1] == s[i] && s[i + 2] == s[i];
 }
 
-/* Lines of a block's content (its code ends each with a newline). */
-static int S_content_lines(const lit_block *b) {
-  int n = 0;
-  for (const char *p = b->code, *end = b->code + b->code_len; p < end; n++) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    p = nl ? nl + 1 : end;
-  }
-  return n;
-}
+/* Lines of a block's content. */
+static int S_content_lines(const lit_block *b) { return (int)lit_lines_count(b->code, b->code_len); }
 
 /* Whether the edits keep old's structure, src being old's text with them
  * made: each inside a top-level block's content, in order, no new line

@@ -124,16 +124,6 @@ static int S_block_read(S_block *k, const lit_block *b, const S_lines *w, lit_di
   return 0;
 }
 
-/* Lines of a block's content (its code ends each with a newline). */
-static size_t S_code_lines(const lit_block *b) {
-  size_t n = 0;
-  for (const char *p = b->code, *end = b->code + b->code_len; p < end; n++) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    p = nl ? nl + 1 : end;
-  }
-  return n;
-}
-
 static void S_put_line(lit_buf *out, const char *prefix, size_t plen, const lit_line *code, const char *eol) {
   if (code->len == 0)
     while (plen > 0 && (prefix[plen - 1] == ' ' || prefix[plen - 1] == '\t'))
@@ -163,9 +153,11 @@ int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit
   for (size_t i = 0; i < n; i++) {
     const lit_block *b = edits[i].block;
     size_t first = (size_t)(edits[i].line < b->code_line ? edits[i].line : b->code_line);
-    size_t last = (size_t)b->code_line + S_code_lines(b), end = (size_t)edits[i].line + (size_t)edits[i].nold;
-    lo = first - 1 < lo ? first - 1 : lo;
-    hi = (end > last ? end : last) > hi ? (end > last ? end : last) : hi;
+    size_t fence = (size_t)b->code_line + lit_lines_count(b->code, b->code_len);
+    size_t last = (size_t)edits[i].line + (size_t)edits[i].nold;
+    if (last < fence) last = fence;
+    if (first - 1 < lo) lo = first - 1;
+    if (last > hi) hi = last;
     for (size_t k = 0; k < edits[i].nlines; k++)
       extra += edits[i].lines[k].len + 16;
   }

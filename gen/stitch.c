@@ -413,18 +413,16 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
 static void S_diff(S_run *r, size_t ti) {
   S_target *t = &r->t[ti];
   const char *text = t->disk.data ? t->disk.data : "";
-  size_t len = t->disk.len, nl;
+  size_t len = t->disk.len;
   t->ntl = lit_linemap_len(t->g.map);
   /* lit ends every file with exactly one newline: no block holds another. */
   if (len > 0 && text[len - 1] != '\n') {
-    free(lit_lines_split(text, len, &nl));
-    S_refuse(r, t->f->path, nl,
+    S_refuse(r, t->f->path, lit_lines_count(text, len),
              "the file does not end with a newline, and lit ends every file with one: add it and run lit stitch again");
     return;
   }
   if (len > 1 && text[len - 2] == '\n') {
-    free(lit_lines_split(text, len, &nl));
-    S_refuse(r, t->f->path, nl,
+    S_refuse(r, t->f->path, lit_lines_count(text, len),
              "the file ends with a blank line, and lit ends every file with a single newline (no block can hold a "
              "line after it): remove the blank lines at the end and run lit stitch again");
     return;

@@ -96,6 +96,7 @@ def the_prompt_holds_no_hidden_shape():
     for t in shipped():
         text = runner.prompt_text(t)
         assert t["interface"]["function"] in text
+        assert ("no slower" in text) == (t["check"].get("fast") == "no-slower"), t["name"]
         for s in t["shapes"]["hidden"]:
             shown = ", ".join(f"{k} = {v}" for k, v in s.items())
             assert shown not in text, (t["name"], shown)

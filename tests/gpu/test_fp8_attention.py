@@ -37,6 +37,12 @@ def slot_of_key(k):
     return k - j + 4 * ((j % 8) // 2) + j % 2 + (2 if j >= 8 else 0)
 
 
+def rows_of(scale, operand, s):
+    """The scale of each of s rows: q's are per row already; k's and v's,
+    one a block of 128 rows, repeated over the block."""
+    return scale if operand == "q" else scale.repeat_interleave(BLOCK, dim=2)[:, :, :s]
+
+
 def ref_quant(x, operand):
     """x [B, H, S, 128] to e4m3 with the operand's scales: "q" one a row
     ([B, H, S]), "k" and "v" one a block of 128 rows ([B, H, ceil(S / 128)]);
@@ -47,18 +53,17 @@ def ref_quant(x, operand):
     xf = x.float()
     if operand == "q":
         amax = xf.abs().amax(dim=3).clamp_min(1e-12)  # [B, H, S]
-        per_row = amax
     else:
         nb = (s + BLOCK - 1) // BLOCK
         padded = F.pad(xf, (0, 0, 0, nb * BLOCK - s))
         amax = padded.abs().reshape(b, h, nb, BLOCK * d).amax(dim=3).clamp_min(1e-12)
-        per_row = amax.repeat_interleave(BLOCK, dim=2)[:, :, :s]
     scale = amax / torch.full_like(amax, 448.0)
     if operand == "v":
         mant, exp = torch.frexp(scale)  # scale = mant 2^exp, mant in [0.5, 1)
         scale = torch.ldexp(torch.ones_like(scale), torch.where(mant == 0.5, exp - 1, exp))
-        inv = (1.0 / scale).repeat_interleave(BLOCK, dim=2)[:, :, :s]
+        inv = rows_of(1.0 / scale, operand, s)
     else:
+        per_row = rows_of(amax, operand, s)
         inv = torch.full_like(per_row, 448.0) / per_row
     q = (xf * inv[..., None]).clamp(-448, 448).to(E4M3)
     return q, scale
@@ -66,9 +71,7 @@ def ref_quant(x, operand):
 
 def dequant(x8, scale, operand):
     """The e4m3 values [B, H, S, 128] times their scales, in float64."""
-    s = x8.shape[2]
-    per_row = scale if operand == "q" else scale.repeat_interleave(BLOCK, dim=2)[:, :, :s]
-    return x8.double() * per_row.double()[..., None]
+    return x8.double() * rows_of(scale, operand, x8.shape[2]).double()[..., None]
 
 
 def untranspose_v(vt, seq):
