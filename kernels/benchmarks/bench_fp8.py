@@ -3,7 +3,8 @@
 # Edit that document, not this file: `make tangle` rewrites it.
 """The FP8 GEMM against torch._scaled_mm and bf16 torch.mm, its accumulation
 error against float64, its fused epilogues against torch.compile, and the
-FP8 quantizers against the copy ceiling and torch.compile, in one process.
+FP8 quantizers against the copy ceiling and torch.compile, and the GEMM at
+the shapes of the models' layers, in one process.
 
     python3 kernels/benchmarks/bench_fp8.py --out references/results/fp8_h100.json [--quick]
 
@@ -267,11 +268,66 @@ def bench_quant(bench, lk, quick):
         bench.write()
 
 
+# (model, layer, M, N, K, bias, activation): the FP8 layers of the
+# compiled models (Flux-shaped 4,096 image + 512 text tokens, Wan
+# 2.1-shaped 8,190 tokens, Qwen3-8B-shaped prefill of 4,096 tokens).
+MODEL_SHAPES = [
+    ("flux", "image q, k, v", 4096, 9216, 3072, True, None),
+    ("flux", "image attention out", 4096, 3072, 3072, True, None),
+    ("flux", "image feed-forward in", 4096, 12288, 3072, True, "gelu_tanh"),
+    ("flux", "image feed-forward out", 4096, 3072, 12288, True, None),
+    ("flux", "text q, k, v", 512, 9216, 3072, True, None),
+    ("flux", "single block MLP in", 4608, 12288, 3072, True, "gelu_tanh"),
+    ("flux", "single block out", 4608, 3072, 15360, True, None),
+    ("wan", "q, k, v, out (each)", 8190, 5120, 5120, True, None),
+    ("wan", "feed-forward in", 8190, 13824, 5120, True, None),
+    ("wan", "feed-forward out", 8190, 5120, 13824, True, None),
+    ("qwen3", "q, k, v", 4096, 6144, 4096, False, None),
+    ("qwen3", "attention out", 4096, 4096, 4096, False, None),
+    ("qwen3", "MLP out", 4096, 4096, 12288, False, None),
+]
+
+
+def bench_model_shapes(bench, lk, quick):
+    for model, layer, m, n, k, bias, act in MODEL_SHAPES[:2] if quick else MODEL_SHAPES:
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = (torch.randn(n, k, device="cuda") / k ** 0.5).to(torch.bfloat16)
+        xr, sx = quant_rows(x)
+        wr, sw = quant_rows(w)
+        sw = sw.t().contiguous().t()  # [N, 1] whose .t() is the contiguous [1, N] cuBLASLt wants
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16) if bias else None
+        ref = (xr.double() * sx.double()) @ (wr.double() * sw.double()).t()
+        ref_epi = ref + b.double() if bias else ref
+        if act == "gelu_tanh":
+            ref_epi = F.gelu(ref_epi, approximate="tanh")
+        forms = [
+            ("scaled_mm_fast", lambda: torch._scaled_mm(xr, wr.t(), sx, sw.t(), out_dtype=torch.bfloat16,
+                                                        use_fast_accum=True), ref),
+            ("lit", lambda: lk.fp8_gemm(xr, wr.t(), sx, sw.t()), ref),
+            ("lit_epilogue", lambda: lk.fp8_gemm(xr, wr.t(), sx, sw.t(), b, act or "none"), ref_epi),
+        ]
+        entries = []
+        for impl, fn, want in forms:
+            err = rel_err(fn(), want)
+            assert err < 1e-2, f"{model} {layer} {impl}: relative error {err:.2e}"
+            entries.append({"impl": impl, "fn": fn, "err": err})
+        recs = bench.measure_set(group="models", shape=(m, n, k), dtype=torch.bfloat16, entries=entries,
+                                 nbytes=m * k + k * n + 2 * m * n, graph=False)
+        tflops(recs, 2.0 * m * n * k)
+        for rec in recs.values():
+            rec.update({"model": model, "layer": layer, "bias": bias, "act": act or "none"})
+        print(f"# models {model} {layer} {m}x{n}x{k} " + " ".join(
+            f"{i}={r.get('tflops', float('nan')):.0f}" for i, r in recs.items()), flush=True)
+        x = w = xr = wr = ref = ref_epi = None
+        torch.cuda.empty_cache()
+        bench.write()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="fp8_bench.json")
     ap.add_argument("--quick", action="store_true", help="a few cases of each part")
-    ap.add_argument("--parts", default="gemm,error,epilogue,quant")
+    ap.add_argument("--parts", default="gemm,error,epilogue,quant,models")
     args = ap.parse_args()
     lk = load_package()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -280,7 +336,7 @@ def main():
     bench = Bench(args.out, op="fp8")
     parts = args.parts.split(",")
     for part, fn in (("gemm", bench_gemm), ("error", bench_error), ("epilogue", bench_epilogues),
-                     ("quant", bench_quant)):
+                     ("quant", bench_quant), ("models", bench_model_shapes)):
         if part in parts:
             fn(bench, lk, args.quick)
     bench.write()

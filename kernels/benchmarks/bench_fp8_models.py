@@ -137,9 +137,10 @@ def build_wan():
     return model, inputs, run, to32
 
 
-def time_split(fn):
+def time_split(fn, top=None):
     """One profiled call of fn: GPU milliseconds in attention kernels, matrix
-    products, and everything else, by kernel name."""
+    products, and everything else, by kernel name. With a list `top`, also
+    appends the 25 kernels that took longest ({"kernel", "ms", "calls"})."""
     from torch.profiler import ProfilerActivity, profile
     fn()
     torch.cuda.synchronize()
@@ -158,6 +159,11 @@ def time_split(fn):
             split["matmul"] += us / 1e3
         else:
             split["other"] += us / 1e3
+        if top is not None:
+            top.append({"kernel": e.key[:160], "ms": us / 1e3, "calls": e.count})
+    if top is not None:
+        top.sort(key=lambda r: -r["ms"])
+        del top[25:]
     return split
 
 
@@ -233,7 +239,9 @@ def measure(name, lk, rounds, record):
     fastest = min(timed, key=lambda k: rows[k]["ms"]) if timed else None
     with torch.no_grad():
         for k in {"stock", fastest} - {None}:
-            rows[k]["time_split_ms"] = time_split(fns[k])
+            top = []
+            rows[k]["time_split_ms"] = time_split(fns[k], top)
+            rows[k]["top_kernels"] = top
     record({"model": name, "plain_recipe_linears": swapped, "rows": rows, "fastest": fastest})
     print(f"# {name} " + " ".join(f"{k}={r.get('ms', float('nan')):.2f}ms" for k, r in rows.items()),
           flush=True)
@@ -246,14 +254,25 @@ def main():
     ap.add_argument("--models", default="flux,qwen3")
     ap.add_argument("--diffusers-src", default=None)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other models' entries of an existing --out (one run a model)")
     args = ap.parse_args()
     if args.diffusers_src:
         sys.path.insert(0, args.diffusers_src)
     lk = load_package()
     torch._dynamo.config.cache_size_limit = 64
-    data = {"op": "fp8_models", "env": env_info(), "models": []}
+    env = env_info()
+    data = {"op": "fp8_models", "env": env, "models": []}
+    if args.merge and os.path.exists(args.out):
+        with open(args.out) as f:
+            old = json.load(f)
+        ran = {name.strip() for name in args.models.split(",")}
+        data["models"] = [e for e in old.get("models", []) if e["model"] not in ran]
+        if any(old.get("env", {}).get(k) != env.get(k) for k in ("gpu", "torch", "cuda", "driver")):
+            raise SystemExit(f"--merge: {args.out} was measured on another GPU or software stack")
 
     def record(entry):
+        entry["date_utc"] = env.get("date_utc")  # each model's own run
         data["models"].append(entry)
         with open(args.out, "w") as f:
             json.dump(data, f, indent=1)

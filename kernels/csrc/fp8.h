@@ -93,7 +93,7 @@ struct QuantRowsParams {
   const void* up = nullptr;  // kActMul: the up rows, up_stride apart
   int64_t up_stride = 0;
   const void* weight = nullptr;  // kRms, kLayer: [hidden] or nullptr
-  const void* bias = nullptr;    // kLayer: [hidden] or nullptr
+  const void* bias = nullptr;    // kLayer, kAct (added before the activation): [hidden] or nullptr
   ModulationRows mod_scale;      // kRms, kLayer: ptr nullptr for none
   ModulationRows mod_shift;      // with mod_scale
   int64_t tokens = 1;            // rows per sample (the modulation's row mapping)

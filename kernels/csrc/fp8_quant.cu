@@ -96,9 +96,14 @@ __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool
       float u[8];
       if constexpr (PRO == static_cast<int>(QuantPrologue::kActMul)) {
         load_f32<T, 8>(up + 8 * (threadIdx.x + i * T_), u);
+      } else if (p.bias != nullptr) {  // kAct: the bias of the GEMM before, added here
+        load_f32<T, 8>(static_cast<const T*>(p.bias) + 8 * (threadIdx.x + i * T_), u);
       }
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
+        if constexpr (PRO == static_cast<int>(QuantPrologue::kAct)) {
+          if (p.bias != nullptr) v[i][e] += u[e];
+        }
         v[i][e] = act_f<ACT, T>(v[i][e]);
         if constexpr (PRO == static_cast<int>(QuantPrologue::kActMul)) v[i][e] *= u[e];
       }

@@ -1502,6 +1502,17 @@ std::tuple<at::Tensor, at::Tensor> run_quant(lit::QuantRowsParams& p, const at::
   return {o.q, o.scale};
 }
 
+// A norm's weight or bias, or an activation's bias: affine_ptr's checks,
+// and a 16-byte aligned start, since the quantizers load it as 16-byte
+// vectors (a slice such as w[1:] would fault).
+const void* quant_affine_ptr(const c10::optional<at::Tensor>& t, const at::Tensor& x, int64_t hidden,
+                             const char* op, const char* name) {
+  const void* ptr = affine_ptr(t, x, hidden, op, name);
+  TORCH_CHECK(ptr == nullptr || reinterpret_cast<uintptr_t>(ptr) % 16 == 0, op, ": ", name,
+              " must start on a 16-byte boundary; pass a fresh tensor (.clone())");
+  return ptr;
+}
+
 lit::Act quant_activation(const std::string& a, const char* op) {
   TORCH_CHECK(a == "silu" || a == "gelu" || a == "gelu_tanh", op,
               ": activation must be 'silu', 'gelu' or 'gelu_tanh', got '", a, "'");
@@ -1527,7 +1538,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_quant_fp8(const at::Tensor& x,
   lit::QuantRowsParams p;
   p.x_stride = row_stride_of(x, op, "x");
   p.prologue = lit::QuantPrologue::kRms;
-  p.weight = affine_ptr(weight, x, x.size(-1), op, "weight");
+  p.weight = quant_affine_ptr(weight, x, x.size(-1), op, "weight");
   p.eps = static_cast<float>(eps);
   return run_quant(p, x, dt, group, op);
 }
@@ -1542,8 +1553,8 @@ std::tuple<at::Tensor, at::Tensor> layer_norm_quant_fp8(const at::Tensor& x,
   lit::QuantRowsParams p;
   p.x_stride = row_stride_of(x, op, "x");
   p.prologue = lit::QuantPrologue::kLayer;
-  p.weight = affine_ptr(weight, x, x.size(-1), op, "weight");
-  p.bias = affine_ptr(bias, x, x.size(-1), op, "bias");
+  p.weight = quant_affine_ptr(weight, x, x.size(-1), op, "weight");
+  p.bias = quant_affine_ptr(bias, x, x.size(-1), op, "bias");
   p.eps = static_cast<float>(eps);
   return run_quant(p, x, dt, group, op);
 }
@@ -1560,8 +1571,8 @@ std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
   p.x_stride = r.D;
   p.prologue = norm_kind(norm, op) == lit::NormKind::kRms ? lit::QuantPrologue::kRms
                                                          : lit::QuantPrologue::kLayer;
-  p.weight = affine_ptr(weight, x, r.D, op, "weight");
-  p.bias = affine_ptr(bias, x, r.D, op, "bias");
+  p.weight = quant_affine_ptr(weight, x, r.D, op, "weight");
+  p.bias = quant_affine_ptr(bias, x, r.D, op, "bias");
   p.mod_scale = modulation_rows(scale, x, r, op, "scale");
   p.mod_shift = modulation_rows(shift, x, r, op, "shift");
   p.tokens = r.S;
@@ -1570,13 +1581,14 @@ std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
 }
 
 std::tuple<at::Tensor, at::Tensor> act_quant_fp8(const at::Tensor& x, const std::string& activation,
-                                                 bool group) {
+                                                 bool group, const c10::optional<at::Tensor>& bias) {
   const char* op = "lit_kernels.act_quant_fp8";
   const lit::DType dt = quant_input(x, op, "x");
   lit::QuantRowsParams p;
   p.x_stride = row_stride_of(x, op, "x");
   p.prologue = lit::QuantPrologue::kAct;
   p.act = quant_activation(activation, op);
+  p.bias = quant_affine_ptr(bias, x, x.size(-1), op, "bias");
   return run_quant(p, x, dt, group, op);
 }
 
@@ -2077,7 +2089,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "str norm, float eps, bool group=False) -> (Tensor, Tensor)");
   ops.impl("norm_modulate_quant_fp8", c10::kCUDA, &norm_modulate_quant_fp8);
   ops.impl("norm_modulate_quant_fp8", c10::kCPU, &norm_modulate_quant_fp8);
-  ops.def("act_quant_fp8(Tensor x, str activation, bool group=False) -> (Tensor, Tensor)");
+  ops.def("act_quant_fp8(Tensor x, str activation, bool group=False, Tensor? bias=None) -> (Tensor, Tensor)");
   ops.impl("act_quant_fp8", c10::kCUDA, &act_quant_fp8);
   ops.impl("act_quant_fp8", c10::kCPU, &act_quant_fp8);
   ops.def(

@@ -101,7 +101,7 @@ std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
     const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias,
     const std::string& norm, double eps, bool group);
 std::tuple<at::Tensor, at::Tensor> act_quant_fp8(const at::Tensor& x, const std::string& activation,
-                                                 bool group);
+                                                 bool group, const c10::optional<at::Tensor>& bias);
 std::tuple<at::Tensor, at::Tensor> act_and_mul_quant_fp8(const at::Tensor& gate,
                                                          const at::Tensor& up,
                                                          const std::string& activation, bool group);

@@ -23,6 +23,7 @@ for g in ("token", "group"):
     check(f"rms {g}", *lk.rms_norm_quant_fp8(x, r(x.shape[-1]), 1e-6, g))
     check(f"layer {g}", *lk.layer_norm_quant_fp8(x, r(x.shape[-1]), r(x.shape[-1]), 1e-5, g))
     check(f"act {g}", *lk.act_quant_fp8(x, "gelu_tanh", g))
+    check(f"act + bias {g}", *lk.act_quant_fp8(x, "gelu_tanh", g, r(x.shape[-1])))
     gu = r(37, 2 * 2816)
     check(f"act_and_mul {g}", *lk.act_and_mul_quant_fp8(gu[:, :2816], gu[:, 2816:], "silu", g))
 xm = r(2, 40, 3072)

@@ -365,6 +365,30 @@ def test_act_quant(activation):
     check_fused(q, s, ACTS[activation](gate.double()) * up.double(), True, f"{activation} * up")
 
 
+@pytest.mark.parametrize("activation", ["gelu_tanh", "silu"])
+@pytest.mark.parametrize("group", [False, True])
+def test_act_quant_bias(activation, group):
+    """act(x + bias): the bias a GEMM left out, added by the quantizer."""
+    x = rand((300, 3072), torch.bfloat16, scale=2.0)
+    b = rand((3072,), torch.bfloat16)
+    q, s = lk.act_quant_fp8(x, activation, "group" if group else "token", b)
+    check_fused(q, s, ACTS[activation](x.double() + b.double()), group, f"{activation} + bias")
+    q0, s0 = lk.act_quant_fp8(x, activation, "group" if group else "token")
+    assert not torch.equal(q0.view(torch.uint8), q.view(torch.uint8)), "the bias was not added"
+
+
+def test_quantizers_refuse_unaligned_vectors():
+    """A weight or bias that starts off a 16-byte boundary (a slice) is
+    refused by name, never read as 16-byte vectors."""
+    x = rand((8, 1024), torch.bfloat16)
+    odd = rand((1025,), torch.bfloat16)[1:]
+    raises("bias must start on a 16-byte boundary", lk.act_quant_fp8, x, "gelu_tanh", "token", odd)
+    raises("weight must start on a 16-byte boundary", lk.rms_norm_quant_fp8, x, odd)
+    raises("bias must start on a 16-byte boundary", lk.layer_norm_quant_fp8, x, None, odd)
+    raises("shape", lk.act_quant_fp8, x, "gelu_tanh", "token", rand((512,), torch.bfloat16))
+    raises("dtype", lk.act_quant_fp8, x, "gelu_tanh", "token", rand((1024,), torch.float16))
+
+
 @pytest.mark.parametrize("shape", [(128, 128), (300, 4112), (4096, 1024)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_weight_quantizers(shape):
@@ -396,6 +420,52 @@ def test_fp8_linear(scaling):
     assert rel_err(y, ref) < 0.06, rel_err(y, ref)
     q, s = lk.quantize_fp8(x, "group" if scaling == "block" else "token")
     assert torch.equal(layer.forward_fp8(q, s, torch.bfloat16), y)
+    # the bias left to the caller: the same sum, rounded once more
+    no_bias = layer.forward_fp8(q, s, torch.bfloat16, add_bias=False)
+    assert rel_err(no_bias.double() + lin.bias.double(), y.double()) < 1e-2
+    assert rel_err(no_bias, y) > 1e-2, "add_bias=False still added the bias"
+
+
+def _tiny_flux():
+    from diffusers import FluxTransformer2DModel
+    torch.manual_seed(0)
+    return FluxTransformer2DModel(patch_size=1, in_channels=64, num_layers=1, num_single_layers=1,
+                                  attention_head_dim=128, num_attention_heads=2, joint_attention_dim=256,
+                                  pooled_projection_dim=64, guidance_embeds=False,
+                                  axes_dims_rope=(16, 56, 56)).cuda().eval()
+
+
+def test_patch_flux_eager_and_compiled():
+    """patch_flux on a small Flux transformer: its output is as close to the
+    fp32 model's as FP8 allows, eagerly and under torch.compile (where the
+    biases and the single block's GELU move out of the GEMMs), and the two
+    agree with each other."""
+    import importlib.util
+    if importlib.util.find_spec("diffusers") is None:
+        pytest.skip("diffusers is not importable")
+    from lit_kernels import fp8
+
+    g = torch.Generator(device="cuda").manual_seed(1)
+    img, txt = 256, 64
+    inputs = dict(hidden_states=torch.randn(1, img, 64, device="cuda", generator=g),
+                  encoder_hidden_states=torch.randn(1, txt, 256, device="cuda", generator=g),
+                  pooled_projections=torch.randn(1, 64, device="cuda", generator=g),
+                  timestep=torch.tensor([0.5], device="cuda"),
+                  img_ids=torch.stack(torch.meshgrid(torch.zeros(1), torch.arange(16.0), torch.arange(16.0),
+                                                     indexing="ij"), -1).reshape(-1, 3).cuda(),
+                  txt_ids=torch.zeros(txt, 3, device="cuda"), return_dict=False)
+    with torch.no_grad():
+        ref = _tiny_flux()(**inputs)[0].double()
+        model = _tiny_flux().to(torch.bfloat16)
+        x16 = {k: v.to(torch.bfloat16) if torch.is_tensor(v) and k not in ("img_ids", "txt_ids") else v
+               for k, v in inputs.items()}
+        assert fp8.patch_flux(model) == 2
+        eager = model(**x16)[0]
+        compiled = torch.compile(model, fullgraph=False)(**x16)[0]
+    for name, out in (("eager", eager), ("compiled", compiled)):
+        assert torch.isfinite(out).all(), name
+        assert rel_err(out, ref) < 0.03, f"{name}: {rel_err(out, ref):.3e} from the fp32 model"
+    assert rel_err(compiled, eager) < 0.01, rel_err(compiled, eager)
 
 
 def test_quantize_linears_swaps_block_layers():

@@ -360,10 +360,11 @@ def norm_modulate_quant_fp8(x: torch.Tensor, scale: torch.Tensor, shift: torch.T
                                        _fp8_group(granularity))
 
 
-def act_quant_fp8(x: torch.Tensor, activation: str = "gelu_tanh",
-                  granularity: str = "token") -> Tuple[torch.Tensor, torch.Tensor]:
-    """quantize_fp8(act(x)), act "gelu", "gelu_tanh" or "silu"."""
-    return ops.act_quant_fp8(x, activation, _fp8_group(granularity))
+def act_quant_fp8(x: torch.Tensor, activation: str = "gelu_tanh", granularity: str = "token",
+                  bias: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+    """quantize_fp8(act(x + bias)), act "gelu", "gelu_tanh" or "silu"; bias
+    [hidden] of x's dtype or None (the bias of a GEMM whose output x is)."""
+    return ops.act_quant_fp8(x, activation, _fp8_group(granularity), bias)
 
 
 def act_and_mul_quant_fp8(gate: torch.Tensor, up: torch.Tensor, activation: str = "silu",
@@ -715,7 +716,7 @@ def _norm_modulate_quant_fp8_fake(x, scale, shift, weight, bias, norm, eps, grou
 
 
 @_register_fake("act_quant_fp8")
-def _act_quant_fp8_fake(x, activation, group=False):
+def _act_quant_fp8_fake(x, activation, group=False, bias=None):
     return _quant_fake(x, group)
 
 

@@ -70,13 +70,14 @@ class FP8Linear(nn.Module):
         q, s = quantize_fp8(x, "group" if self.scaling == "block" else "token")
         return self.forward_fp8(q, s, x.dtype)
 
-    def forward_fp8(self, q: torch.Tensor, scale: torch.Tensor,
-                    out_dtype: torch.dtype = torch.bfloat16, epilogue: str = "none") -> torch.Tensor:
+    def forward_fp8(self, q: torch.Tensor, scale: torch.Tensor, out_dtype: torch.dtype = torch.bfloat16,
+                    epilogue: str = "none", add_bias: bool = True) -> torch.Tensor:
         """The layer on an input already in e4m3 (q [..., K], scale [..., 1]
-        or [..., groups] as the quantizers return them)."""
+        or [..., groups] as the quantizers return them). add_bias=False
+        leaves the bias to the caller, which adds it where it costs nothing."""
         rows = q.reshape(-1, self.in_features)
         y = fp8_gemm(rows, self.weight.t(), scale.reshape(rows.shape[0], -1), self.weight_scale.t(),
-                     self.bias, epilogue, out_dtype, accumulate=self.accumulate)
+                     self.bias if add_bias else None, epilogue, out_dtype, accumulate=self.accumulate)
         return y.reshape(*q.shape[:-1], y.shape[-1])
 
     def extra_repr(self) -> str:
@@ -108,7 +109,9 @@ __all__ = ["FP8Linear", "TRANSFORMER_BLOCKS", "eligible", "quantize_linears"]
 # ---- whole blocks: norms that write FP8, GEMMs that share an input ----
 import inspect  # noqa: E402
 
-from . import norm_modulate_quant_fp8, rms_norm_quant_fp8  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from . import act_quant_fp8, norm_modulate_quant_fp8, rms_norm_quant_fp8  # noqa: E402
 
 
 def merged(linears, scaling: str = "row", accumulate: str = "fast") -> FP8Linear:
@@ -223,9 +226,32 @@ def _heads(x, attn, norm):
     return norm(x) if norm is not None else x
 
 
+def _linear_fp8(layer, q, s, dt):
+    """An FP8Linear on an FP8 input; compiled, its bias is added after the
+    GEMM, where Inductor fuses it into the next element-wise kernel."""
+    if layer.bias is None or not torch.compiler.is_compiling():
+        return layer.forward_fp8(q, s, dt)
+    return layer.forward_fp8(q, s, dt, add_bias=False) + layer.bias
+
+
+def _granularity(layer):
+    return "group" if layer.scaling == "block" else "token"
+
+
+def _linear(layer, x):
+    """An FP8Linear on a 16-bit input: quantize, then _linear_fp8."""
+    q, s = quantize_fp8(x, _granularity(layer))
+    return _linear_fp8(layer, q, s, x.dtype)
+
+
 def _ff_fp8(ff, q, s, dt):
-    """A diffusers FeedForward with a tanh-GELU first layer, from an FP8 input."""
-    return ff.net[2](ff.net[0].proj.forward_fp8(q, s, dt, epilogue="gelu_tanh"))
+    """A diffusers FeedForward with a tanh-GELU first layer, from an FP8
+    input: the first GEMM's bias and GELU go into the quantization of its
+    output, which the second GEMM needs anyway."""
+    up, down = ff.net[0].proj, ff.net[2]
+    h = up.forward_fp8(q, s, dt, add_bias=False)
+    hq, hs = act_quant_fp8(h, "gelu_tanh", _granularity(down), up.bias)
+    return _linear_fp8(down, hq, hs, dt)
 
 
 def _check_ff(ff):
@@ -262,8 +288,8 @@ def patch_flux_double(block, attention=None) -> None:
                                          eps=n1.norm.eps)
         cq, cs = norm_modulate_quant_fp8(encoder_hidden_states, c_scale[:, None], c_shift[:, None],
                                          norm="layer", eps=n1c.norm.eps)
-        q, k, v = attn.lit_qkv.forward_fp8(xq, xs, dt).chunk(3, dim=-1)
-        eq, ek, ev = attn.lit_add_qkv.forward_fp8(cq, cs, dt).chunk(3, dim=-1)
+        q, k, v = _linear_fp8(attn.lit_qkv, xq, xs, dt).chunk(3, dim=-1)
+        eq, ek, ev = _linear_fp8(attn.lit_add_qkv, cq, cs, dt).chunk(3, dim=-1)
         q = torch.cat([_heads(eq, attn, attn.norm_added_q), _heads(q, attn, attn.norm_q)], dim=1)
         k = torch.cat([_heads(ek, attn, attn.norm_added_k), _heads(k, attn, attn.norm_k)], dim=1)
         v = torch.cat([_heads(ev, attn, None), _heads(v, attn, None)], dim=1)
@@ -273,8 +299,9 @@ def patch_flux_double(block, attention=None) -> None:
         o = _attend(q, k, v, attention).flatten(2, 3).to(dt)
         text = encoder_hidden_states.shape[1]
         co, o = o[:, :text], o[:, text:]
-        hidden_states = hidden_states + gate.unsqueeze(1) * attn.to_out[0](o.contiguous())
-        encoder_hidden_states = encoder_hidden_states + c_gate.unsqueeze(1) * attn.to_add_out(co.contiguous())
+        hidden_states = hidden_states + gate.unsqueeze(1) * _linear(attn.to_out[0], o.contiguous())
+        encoder_hidden_states = encoder_hidden_states + c_gate.unsqueeze(1) * _linear(attn.to_add_out,
+                                                                                      co.contiguous())
         fq, fs = norm_modulate_quant_fp8(hidden_states, scale_mlp[:, None], shift_mlp[:, None],
                                          norm="layer", eps=block.norm2.eps)
         hidden_states = hidden_states + gate_mlp.unsqueeze(1) * _ff_fp8(block.ff, fq, fs, dt)
@@ -311,14 +338,17 @@ def patch_flux_single(block, attention=None) -> None:
         shift, scale, gate = norm.linear(norm.silu(temb)).chunk(3, dim=1)
         xq, xs = norm_modulate_quant_fp8(hidden_states, scale[:, None], shift[:, None], norm="layer",
                                          eps=norm.norm.eps)
-        mlp = block.proj_mlp.forward_fp8(xq, xs, dt, epilogue="gelu_tanh")
-        q, k, v = attn.lit_qkv.forward_fp8(xq, xs, dt).chunk(3, dim=-1)
+        if torch.compiler.is_compiling():
+            mlp = F.gelu(_linear_fp8(block.proj_mlp, xq, xs, dt), approximate="tanh")
+        else:
+            mlp = block.proj_mlp.forward_fp8(xq, xs, dt, epilogue="gelu_tanh")
+        q, k, v = _linear_fp8(attn.lit_qkv, xq, xs, dt).chunk(3, dim=-1)
         q, k, v = _heads(q, attn, attn.norm_q), _heads(k, attn, attn.norm_k), _heads(v, attn, None)
         if image_rotary_emb is not None:
             q = apply_rotary_emb(q, image_rotary_emb, sequence_dim=1)
             k = apply_rotary_emb(k, image_rotary_emb, sequence_dim=1)
         o = _attend(q, k, v, attention).flatten(2, 3).to(dt)
-        hidden_states = hidden_states + gate.unsqueeze(1) * block.proj_out(torch.cat([o, mlp], dim=2))
+        hidden_states = hidden_states + gate.unsqueeze(1) * _linear(block.proj_out, torch.cat([o, mlp], dim=2))
         if hidden_states.dtype == torch.float16:
             hidden_states = hidden_states.clip(-65504, 65504)
         return hidden_states[:, :text], hidden_states[:, text:]
