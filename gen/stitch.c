@@ -835,8 +835,12 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
       }
       free(edits);
     }
+    double t0 = lit_now();
     if (!r.failed) q = S_verify(&r, texts, dedits, ndedits);
+    double t1 = lit_now();
     if (q && !r.failed) S_commit(&r, texts, changed);
+    if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
+      fprintf(stderr, "lit: stitch: verify %.1f ms, commit %.1f ms\n", (t1 - t0) * 1e3, (lit_now() - t1) * 1e3);
     if (q && !r.failed && !o->quiet) S_report(&r, q, changed);
   }
   lit_project_free(q);
