@@ -104,10 +104,11 @@ typedef struct {
   lit_record rec;  /* what lit wrote last time */
   lit_record next; /* what this run leaves */
   lit_outputs_stats st;
-  int failed;  /* an error: nothing will be written */
-  int stopped; /* a staged copy could not be written: the disk is full or failing, so the run ends there */
-  int differs; /* --check: a difference was reported */
-  char **removed;
+  int failed;         /* an error: nothing will be written */
+  int stopped;        /* a staged copy could not be written: the disk is full or failing, so the run ends there */
+  int differs;        /* --check: a difference was reported */
+  char **removed;     /* full paths, for the notes */
+  char **removed_rel; /* the same, relative to the project root */
   size_t nremoved;
 } S_run;
 
@@ -280,6 +281,8 @@ static void S_orphans(S_run *r) {
       } else {
         lit_commit_remove(r->t, e->path);
         r->removed = lit_xrealloc(r->removed, (r->nremoved + 1) * sizeof(char *));
+        r->removed_rel = lit_xrealloc(r->removed_rel, (r->nremoved + 1) * sizeof(char *));
+        r->removed_rel[r->nremoved] = lit_xstrdup(e->path);
         r->removed[r->nremoved++] = full;
         full = NULL;
       }
@@ -312,6 +315,28 @@ static void S_record(S_run *r) {
   lit_buf_free(&new_text);
 }
 
+/* The folders below its output folder that a removed file leaves empty:
+ * lit made them to hold what it wrote, and an empty one is only a trace of
+ * that. rmdir takes a folder only when it is empty, so the climb stops at
+ * the first that still holds anything, and never reaches the output folder
+ * itself (tangle_roots end in '/'; rel was checked to lie inside one). */
+static void S_prune_dirs(const lit_project *p, const char *rel) {
+  size_t stop = 0;
+  for (size_t i = 0; i < p->nroots; i++) {
+    size_t n = strlen(p->tangle_roots[i]);
+    if (n > 1 && strncmp(rel, p->tangle_roots[i], n) == 0 && n - 1 > stop) stop = n - 1;
+  }
+  char *dir = lit_xstrdup(rel);
+  for (char *slash = strrchr(dir, '/'); slash && (size_t)(slash - dir) > stop; slash = strrchr(dir, '/')) {
+    *slash = '\0';
+    char *full = lit_path_join(p->root, dir);
+    int gone = rmdir(full) == 0;
+    free(full);
+    if (!gone) break;
+  }
+  free(dir);
+}
+
 /* What the run comes to: under --check, the differences; else the commit. */
 static lit_status S_commit(S_run *r) {
   if (r->o->check) return r->failed && !r->differs ? LIT_FAILED : r->differs ? LIT_DIFFERS : LIT_OK;
@@ -321,6 +346,8 @@ static lit_status S_commit(S_run *r) {
     r->st.written = 0;
     return result;
   }
+  for (size_t i = 0; i < r->nremoved; i++)
+    S_prune_dirs(r->p, r->removed_rel[i]);
   if (!r->o->quiet)
     for (size_t i = 0; i < r->nremoved; i++)
       lit_diag(r->d, LIT_NOTE, NULL, 0, 0, "removed %s (its block was deleted)", r->removed[i]);
@@ -353,9 +380,12 @@ lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_
     S_record(&r);
   }
   lit_status result = S_commit(&r);
-  for (size_t i = 0; i < r.nremoved; i++)
+  for (size_t i = 0; i < r.nremoved; i++) {
     free(r.removed[i]);
+    free(r.removed_rel[i]);
+  }
   free(r.removed);
+  free(r.removed_rel);
   lit_commit_free(r.t);
   lit_record_free(&r.rec);
   lit_record_free(&r.next);

@@ -181,6 +181,46 @@ START_TEST(test_foreign_file) {
 }
 END_TEST
 
+/* 1 if dir/rel is a folder. */
+static int S_is_dir(const char *dir, const char *rel) {
+  char *full = lit_xasprintf("%s/%s", dir, rel);
+  struct stat st;
+  int r = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+  free(full);
+  return r;
+}
+
+/* A removed file's folders go when it leaves them empty, up to but not
+ * including the output folder; a folder that holds anything else stays. */
+START_TEST(test_orphans_leave_no_empty_folders) {
+  char *dir = S_project();
+  ck_write(dir, "index.md",
+           INDEX_A "```{.c file=out/deep/er/c.c}\nint c;\n```\n\n```{.c file=out/keep/d.c}\nint d;\n```\n");
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
+  free(r.diags);
+  ck_write(dir, "out/keep/user.txt", "not lit's\n");
+  ck_write(dir, "index.md", INDEX_A "```{.c file=out/deep/er/c.c}\nint c;\n```\n"); /* out/keep/d.c is gone */
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
+  ck_assert_uint_eq(r.st.removed, 1);
+  free(r.diags);
+  ck_assert(S_is_dir(dir, "out/keep")); /* it holds user.txt */
+  ck_assert(S_is_dir(dir, "out"));
+  ck_write(dir, "index.md", INDEX_A); /* now out/deep/er/c.c goes too */
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
+  free(r.diags);
+  ck_assert(!S_is_dir(dir, "out/deep/er"));
+  ck_assert(!S_is_dir(dir, "out/deep"));
+  ck_assert(S_is_dir(dir, "out")); /* the output folder itself is never climbed past */
+  char *user = ck_read(dir, "out/keep/user.txt");
+  ck_assert_str_eq(user, "not lit's\n");
+  free(user);
+  ck_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_orphans) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 0, 0);
@@ -249,7 +289,8 @@ END_TEST
 /* A failure after new folders were made removes them again. */
 START_TEST(test_failed_write_new_folders) {
   char *dir = ck_tempdir();
-  ck_write(dir, "index.md", "---\ntangle-roots: out\n---\n```{.c file=out/n/m/a.c}\nx\n```\n```{.c file=out/z.c}\ny\n```\n");
+  ck_write(dir, "index.md",
+           "---\ntangle-roots: out\n---\n```{.c file=out/n/m/a.c}\nx\n```\n```{.c file=out/z.c}\ny\n```\n");
   setenv("LIT_TEST_FAIL_WRITE", "out/z.c", 1);
   S_outcome r = S_run(dir, 0, 0);
   unsetenv("LIT_TEST_FAIL_WRITE");
@@ -265,8 +306,9 @@ END_TEST
 
 START_TEST(test_executable_script) {
   char *dir = ck_tempdir();
-  ck_write(dir, "index.md", "---\ntangle-roots: out\n---\n```{.sh file=out/r.sh}\n#!/bin/sh\necho\n```\n"
-                            "```{.sh file=out/s.sh}\necho\n```\n");
+  ck_write(dir, "index.md",
+           "---\ntangle-roots: out\n---\n```{.sh file=out/r.sh}\n#!/bin/sh\necho\n```\n"
+           "```{.sh file=out/s.sh}\necho\n```\n");
   S_outcome r = S_run(dir, 0, 0);
   ck_assert_int_eq(r.result, LIT_OK);
   free(r.diags);
@@ -289,6 +331,7 @@ Suite *outputs_suite(void) {
   tcase_add_test(tc, test_hand_edit);
   tcase_add_test(tc, test_foreign_file);
   tcase_add_test(tc, test_orphans);
+  tcase_add_test(tc, test_orphans_leave_no_empty_folders);
   tcase_add_test(tc, test_failed_write);
   tcase_add_test(tc, test_failed_write_new_folders);
   tcase_add_test(tc, test_executable_script);

@@ -7,4 +7,4 @@ def reference(q, cos, sin):
     q, cos, sin = q.double(), cos.double()[:, None, :], sin.double()[:, None, :]
     half = q.shape[-1] // 2
     rotated = torch.cat([-q[..., half:], q[..., :half]], dim=-1)
-    return q * cos + rotated * sin
+    return (q * cos + rotated * sin) / q.shape[-1] ** 0.5
