@@ -104,11 +104,10 @@ typedef struct {
   lit_record rec;  /* what lit wrote last time */
   lit_record next; /* what this run leaves */
   lit_outputs_stats st;
-  int failed;         /* an error: nothing will be written */
-  int stopped;        /* a staged copy could not be written: the disk is full or failing, so the run ends there */
-  int differs;        /* --check: a difference was reported */
-  char **removed;     /* full paths, for the notes */
-  char **removed_rel; /* the same, relative to the project root */
+  int failed;     /* an error: nothing will be written */
+  int stopped;    /* a staged copy could not be written: the disk is full or failing, so the run ends there */
+  int differs;    /* --check: a difference was reported */
+  char **removed; /* relative to the project root */
   size_t nremoved;
 } S_run;
 
@@ -281,10 +280,7 @@ static void S_orphans(S_run *r) {
       } else {
         lit_commit_remove(r->t, e->path);
         r->removed = lit_xrealloc(r->removed, (r->nremoved + 1) * sizeof(char *));
-        r->removed_rel = lit_xrealloc(r->removed_rel, (r->nremoved + 1) * sizeof(char *));
-        r->removed_rel[r->nremoved] = lit_xstrdup(e->path);
-        r->removed[r->nremoved++] = full;
-        full = NULL;
+        r->removed[r->nremoved++] = lit_xstrdup(e->path);
       }
     }
     free(full);
@@ -318,17 +314,13 @@ static void S_record(S_run *r) {
 /* The folders below its output folder that a removed file leaves empty:
  * lit made them to hold what it wrote, and an empty one is only a trace of
  * that. rmdir takes a folder only when it is empty, so the climb stops at
- * the first that still holds anything, and never reaches the output folder
- * itself (tangle_roots end in '/'; rel was checked to lie inside one). */
+ * the first that still holds anything, and at an output folder, which it
+ * never removes (rel was checked to lie inside one). */
 static void S_prune_dirs(const lit_project *p, const char *rel) {
-  size_t stop = 0;
-  for (size_t i = 0; i < p->nroots; i++) {
-    size_t n = strlen(p->tangle_roots[i]);
-    if (n > 1 && strncmp(rel, p->tangle_roots[i], n) == 0 && n - 1 > stop) stop = n - 1;
-  }
   char *dir = lit_xstrdup(rel);
-  for (char *slash = strrchr(dir, '/'); slash && (size_t)(slash - dir) > stop; slash = strrchr(dir, '/')) {
+  for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
     *slash = '\0';
+    if (lit_path_is_root(dir, (size_t)(slash - dir), p->tangle_roots, p->nroots)) break;
     char *full = lit_path_join(p->root, dir);
     int gone = rmdir(full) == 0;
     free(full);
@@ -347,10 +339,13 @@ static lit_status S_commit(S_run *r) {
     return result;
   }
   for (size_t i = 0; i < r->nremoved; i++)
-    S_prune_dirs(r->p, r->removed_rel[i]);
+    S_prune_dirs(r->p, r->removed[i]);
   if (!r->o->quiet)
-    for (size_t i = 0; i < r->nremoved; i++)
-      lit_diag(r->d, LIT_NOTE, NULL, 0, 0, "removed %s (its block was deleted)", r->removed[i]);
+    for (size_t i = 0; i < r->nremoved; i++) {
+      char *full = lit_path_join(r->p->root, r->removed[i]);
+      lit_diag(r->d, LIT_NOTE, NULL, 0, 0, "removed %s (its block was deleted)", full);
+      free(full);
+    }
   return result;
 }
 
@@ -380,12 +375,9 @@ lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_
     S_record(&r);
   }
   lit_status result = S_commit(&r);
-  for (size_t i = 0; i < r.nremoved; i++) {
+  for (size_t i = 0; i < r.nremoved; i++)
     free(r.removed[i]);
-    free(r.removed_rel[i]);
-  }
   free(r.removed);
-  free(r.removed_rel);
   lit_commit_free(r.t);
   lit_record_free(&r.rec);
   lit_record_free(&r.next);

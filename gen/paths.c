@@ -18,6 +18,12 @@ static const char *S_root_of(const char *path, char *const *roots, size_t nroots
   return NULL;
 }
 
+int lit_path_is_root(const char *folder, size_t len, char *const *roots, size_t nroots) {
+  for (size_t i = 0; i < nroots; i++)
+    if (strncmp(roots[i], folder, len) == 0 && strcmp(roots[i] + len, "/") == 0) return 1;
+  return 0;
+}
+
 const char *lit_path_check_plain(const char *path) {
   if (!path[0]) return "the path is empty";
   if (path[0] == '/') return "the path is absolute; give it relative to the repository root";

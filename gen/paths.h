@@ -13,6 +13,9 @@
  * '.', '..' or empty components, no backslash or control character), else a
  * static reason. */
 const char *lit_path_check_plain(const char *path);
+/* 1 if the folder folder[0..len) (no trailing '/') is one of the output
+ * folders roots, which end in '/'. */
+int lit_path_is_root(const char *folder, size_t len, char *const *roots, size_t nroots);
 /* Returns NULL if path is plain and inside an output folder, else a static reason. */
 const char *lit_path_check_syntax(const char *path, char *const *roots, size_t nroots);
 /* Returns NULL if, on disk under project_root, path stays inside its output

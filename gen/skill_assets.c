@@ -128,9 +128,7 @@ int lit_skill_assets_add(const lit_project *p, lit_tree *tree, lit_diags *d) {
   size_t n = strlen(folder);
   while (n && folder[n - 1] == '/')
     n--;
-  int root = 0;
-  for (size_t i = 0; i < p->nroots && !root; i++)
-    root = strncmp(p->tangle_roots[i], folder, n) == 0 && strcmp(p->tangle_roots[i] + n, "/") == 0;
+  int root = lit_path_is_root(folder, n, p->tangle_roots, p->nroots);
   int status = 0;
   if (!n || !root) {
     lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets must name one of the tangle-roots, not '%s'", folder);

@@ -66,8 +66,13 @@ class FP8Linear(nn.Module):
             layer.bias.data.copy_(linear.bias.detach().to(dtype))
         return layer
 
+    @property
+    def granularity(self) -> str:
+        """The quantizers' granularity for this layer's input."""
+        return "group" if self.scaling == "block" else "token"
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        q, s = quantize_fp8(x, "group" if self.scaling == "block" else "token")
+        q, s = quantize_fp8(x, self.granularity)
         return self.forward_fp8(q, s, x.dtype)
 
     def forward_fp8(self, q: torch.Tensor, scale: torch.Tensor, out_dtype: torch.dtype = torch.bfloat16,
@@ -234,13 +239,9 @@ def _linear_fp8(layer, q, s, dt):
     return layer.forward_fp8(q, s, dt, add_bias=False) + layer.bias
 
 
-def _granularity(layer):
-    return "group" if layer.scaling == "block" else "token"
-
-
 def _linear(layer, x):
     """An FP8Linear on a 16-bit input: quantize, then _linear_fp8."""
-    q, s = quantize_fp8(x, _granularity(layer))
+    q, s = quantize_fp8(x, layer.granularity)
     return _linear_fp8(layer, q, s, x.dtype)
 
 
@@ -250,7 +251,7 @@ def _ff_fp8(ff, q, s, dt):
     output, which the second GEMM needs anyway."""
     up, down = ff.net[0].proj, ff.net[2]
     h = up.forward_fp8(q, s, dt, add_bias=False)
-    hq, hs = act_quant_fp8(h, "gelu_tanh", _granularity(down), up.bias)
+    hq, hs = act_quant_fp8(h, "gelu_tanh", down.granularity, up.bias)
     return _linear_fp8(down, hq, hs, dt)
 
 
