@@ -339,6 +339,11 @@ def main():
                      ("quant", bench_quant), ("models", bench_model_shapes)):
         if part in parts:
             fn(bench, lk, args.quick)
+            # A part that forces a schedule or a block size leaves the rules
+            # in place for the next one: a hook left set would silently time
+            # the next part's "rule" rows on the forced kernel.
+            lk.ops._fp8_gemm_tuning(0)
+            lk.ops._fp8_quant_tuning(0)
     bench.write()
     return 0
 

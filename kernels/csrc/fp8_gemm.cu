@@ -31,17 +31,23 @@ constexpr int kFast = 0, kPromote = 1, kBlock = 2, kPingPong = 3;
 // Cooperative, each consumer warpgroup owns 64 rows of a tile: kFast keeps
 // the bf16 kernel's 128 x 256 (128 accumulators a thread), the promoting
 // modes take 128 x 128 (64 for the partial, 64 for the sum). Ping-pong, a
-// warpgroup owns a whole 128 x 128 tile (two halves of 64 accumulators).
-// Every ring is 192 KB.
+// warpgroup owns a whole 128 x 128 tile (two halves of 64 accumulators)
+// and stores it through a 32 KB staging tile the two warpgroups take in
+// turn: its ring has five stages, the others six (promoting) or four.
+constexpr int kOutBoxBytes = 128 * 128;  // a TMA store's box: 128 rows of 128 bytes
+
 template <int MODE>
 struct Fp8Tile {
   static constexpr int kBM = 128, kBK = 128;
   static constexpr int kBN = MODE == kFast ? 256 : 128;
-  static constexpr int kStages = MODE == kFast ? 4 : 6;
+  static constexpr int kStages = MODE == kFast ? 4 : MODE == kPingPong ? 5 : 6;
   static constexpr int kAcc = kBN / 2;  // accumulators a thread, per set (per half, ping-pong)
   static constexpr int kABytes = kBM * kBK, kBBytes = kBN * kBK;
   // The warps that read each stage, whose releases empty it.
   static constexpr int kReaders = MODE == kPingPong ? 4 : 8;
+  // Ping-pong's staging tile: 128 rows of 128 16-bit outputs, as two TMA
+  // boxes of 64 columns (128 bytes a row).
+  static constexpr int kOutBytes = MODE == kPingPong ? 2 * kOutBoxBytes : 0;
 };
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
@@ -60,8 +66,8 @@ struct alignas(1024) Fp8Stages {  // 1024: the 128-byte swizzle repeats every 8 
   uint8_t a[Fp8Tile<MODE>::kStages][Fp8Tile<MODE>::kABytes];
   uint8_t b[Fp8Tile<MODE>::kStages][Fp8Tile<MODE>::kBBytes];
 };
-template <int MODE>
-constexpr int kSmemBytes = sizeof(Fp8Stages<MODE>) + 1024;  // + slack to align the base
+template <int MODE>  // the ring, the staging tile after it, slack to align the base
+constexpr int kSmemBytes = sizeof(Fp8Stages<MODE>) + Fp8Tile<MODE>::kOutBytes + 1024;
 static_assert(kSmemBytes<kFast> + 4096 <= 227 * 1024 && kSmemBytes<kPingPong> + 4096 <= 227 * 1024,
               "the ring and the epilogue's staging exceed a CTA's shared memory");
 
@@ -109,6 +115,61 @@ __device__ __forceinline__ void store_tile(const EpilogueArgs& e, const float (&
   }
 }
 
+// Ping-pong: writes a warpgroup's 128 x 128 tile (gated: 128 x 64) into
+// the staging tile at out_s (shared space, 1024-byte aligned) in the TMA
+// store's layout: boxes of 128 rows x 64 columns, the 16-byte chunk c of
+// row r at chunk c ^ (r % 8). acc[h] holds rows 64 h + 16 warp + (lane / 4)
+// and + 8; col_scale and bias are the tile's staged columns, row_scale
+// [h][0 or 1] this thread's four rows' scales. Each stmatrix writes two
+// 8-column groups of the warp's 16 rows of one half.
+template <typename T, bool GATED, int ACT>
+__device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc)[2][64],
+                                               const float* bias, const float* col_scale,
+                                               const float (&row_scale)[2][2], Act act, int warp,
+                                               int lane) {
+  constexpr int kGroups = GATED ? 8 : 16;  // 8-column groups of output
+  constexpr int kUp = 32, kUpCol = 64;     // gated: the up projection's accumulators, columns
+  const int t = lane & 3;
+  // The row this lane addresses: row lane % 8 of matrix lane / 8, whose
+  // bit 0 picks rows + 8 and bit 1 the second group of the pair.
+  const int m = lane >> 3, r8 = lane & 7;
+  const uint32_t lane_row = out_s + static_cast<uint32_t>(16 * warp + 8 * (m & 1) + r8) * 128;
+  const int sw = (m >> 1) ^ r8;  // group 2p + (m >> 1) lands in chunk (2p % 8) ^ sw
+  auto pair = [](const float* p) { return *reinterpret_cast<const float2*>(p); };
+#pragma unroll
+  for (int p = 0; p < kGroups / 2; ++p) {
+    uint32_t w[2][4];  // [half][matrix]
+#pragma unroll
+    for (int jj = 0; jj < 2; ++jj) {
+      const int j = 2 * p + jj, c = 8 * j + 2 * t;
+      const float2 cs = pair(col_scale + c);
+      const float2 cu = GATED ? pair(col_scale + c + kUpCol) : cs;
+      const float2 b = bias != nullptr ? pair(bias + c) : make_float2(0.f, 0.f);
+      const float2 bu = GATED && bias != nullptr ? pair(bias + c + kUpCol) : b;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int i = 4 * j + 2 * r;
+          const float rs = row_scale[h][r];
+          const float g0 = acc[h][i] * (rs * cs.x) + b.x, g1 = acc[h][i + 1] * (rs * cs.y) + b.y;
+          float u0 = 0.f, u1 = 0.f;
+          if constexpr (GATED) {
+            u0 = acc[h][i + kUp] * (rs * cu.x) + bu.x;
+            u1 = acc[h][i + kUp + 1] * (rs * cu.y) + bu.y;
+          }
+          w[h][2 * jj + r] = epilogue_word<T, GATED, ACT>(act, g0, g1, u0, u1, nullptr, nullptr);
+        }
+      }
+    }
+    const uint32_t chunk = static_cast<uint32_t>(((2 * p) & 7) ^ sw) << 4;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      hopper::stmatrix_x4(lane_row + h * 64 * 128 + (p >> 2) * 128 * 128 + chunk, w[h]);
+    }
+  }
+}
+
 // The tile's column scales, staged like its bias: gated, the gate's then
 // the up projection's. Columns past n read 0.
 template <bool GATED>
@@ -126,7 +187,8 @@ template <typename T, bool GATED, int MODE, int ACT, int CLUSTER>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b,
-                    const __grid_constant__ CUtensorMap map_b_up, const Fp8Args g) {
+                    const __grid_constant__ CUtensorMap map_b_up,
+                    const __grid_constant__ CUtensorMap map_out, const Fp8Args g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tile = Fp8Tile<MODE>;
   constexpr int kBBoxRows = kFp8BBoxRows<MODE, GATED, CLUSTER>;
@@ -151,6 +213,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto desc_b = [&](int stage) {
     return hopper::desc_sw128(buf_s + offsetof(Fp8Stages<MODE>, b) + stage * Tile::kBBytes);
   };
+  // Ping-pong's staging tile, after the ring (a multiple of 1024 bytes).
+  [[maybe_unused]] const uint32_t out_s = buf_s + sizeof(Fp8Stages<MODE>);
+  [[maybe_unused]] const uint8_t* out = reinterpret_cast<const uint8_t*>(&buf) + sizeof(Fp8Stages<MODE>);
 
   // A cluster of CLUSTER CTAs takes units of CLUSTER tiles stacked in
   // rows, which share one B tile: CTA `rank` takes the unit's tile row
@@ -222,10 +287,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads).
   auto warpgroup_sync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory"); };
   if constexpr (MODE == kPingPong) {
-    // Named barrier 3 + w: warpgroup w's turn to issue a main loop.
+    // Named barrier 3 + w: warpgroup w's turn to issue a main loop; 5 + w:
+    // its turn to write the staging tile (the other's store has read it).
     auto my_turn = [&] { asm volatile("bar.sync %0, 256;\n" ::"r"(3 + cw) : "memory"); };
     auto their_turn = [&] { asm volatile("bar.arrive %0, 256;\n" ::"r"(4 - cw) : "memory"); };
-    if (cw == 1) their_turn();  // warpgroup 0 goes first
+    auto my_staging = [&] { asm volatile("bar.sync %0, 256;\n" ::"r"(5 + cw) : "memory"); };
+    auto their_staging = [&] { asm volatile("bar.arrive %0, 256;\n" ::"r"(6 - cw) : "memory"); };
+    if (cw == 1) {  // warpgroup 0 goes first, in both
+      their_turn();
+      their_staging();
+    }
     const int mine = (tiles - first + step - 1) / step;  // the CTA's tiles
     hopper::RingPos<Tile::kStages> pos;
     pos.advance(cw * g.k_blocks);  // warpgroup 1 starts after warpgroup 0's first tile
@@ -267,20 +338,37 @@ __global__ void __launch_bounds__(kThreads, 1)
       hopper::fence_operands(acc[0]);
       hopper::fence_operands(acc[1]);
       if (prev >= 0) ring.template release<CLUSTER>(prev, lane);
-      warpgroup_sync();  // every thread's staged bias and scales are visible
+      float row_scale[2][2];  // [half][row, row + 8]
     #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int row = m0 + 64 * h + warp * 16 + (lane >> 2);
-        const float row_scale[2] = {row < g.epi.m ? g.sa.ptr[row * g.sa.stride_i] : 0.f,
-                                    row + 8 < g.epi.m ? g.sa.ptr[(row + 8) * g.sa.stride_i] : 0.f};
-        store_tile<T, GATED, Tile::kBN, ACT>(g.epi, acc[h], row, col, bias ? s_bias[cw] : nullptr,
-                                             s_scale[cw], row_scale);
+    #pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = m0 + 64 * h + warp * 16 + 8 * r + (lane >> 2);
+          row_scale[h][r] = row < g.epi.m ? g.sa.ptr[row * g.sa.stride_i] : 0.f;
+        }
       }
-      warpgroup_sync();  // read by all before the next tile stages its own
+      warpgroup_sync();  // every thread's staged bias and scales are visible
+      my_staging();
+      stage_out_tile<T, GATED, ACT>(out_s, acc, bias ? s_bias[cw] : nullptr, s_scale[cw], row_scale,
+                                    g.epi.act, warp, lane);
+      hopper::fence_async_shared();
+      warpgroup_sync();  // the tile is written; the staged bias and scales are read
+      if (tid == 0) {
+    #pragma unroll
+        for (int b = 0; b < tile_cols / 64; ++b) {
+          hopper::store_box(&map_out, col + 64 * b, m0, out + b * kOutBoxBytes);
+        }
+        hopper::store_commit();
+        hopper::store_wait_read();
+      }
+      their_staging();  // thread 0 arrives once the copy engine has read the tile
       pos.advance(g.k_blocks);  // the other warpgroup's tile
     }
-    // The last hand-over went to warpgroup mine % 2, which has no tile left.
-    if (cw == mine % 2) my_turn();
+    // The last hand-overs went to warpgroup mine % 2, which has no tile left.
+    if (cw == mine % 2) {
+      my_turn();
+      my_staging();
+    }
   } else {
     hopper::RingPos<Tile::kStages> pos;
     float acc[Tile::kAcc];
@@ -404,7 +492,7 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
   static_assert(Tile::kReaders == 4 * (MODE == kPingPong ? 1 : kConsumers),
                 "a stage's releases: every warp of the warpgroups that read it");
   constexpr int kBBoxRows = kFp8BBoxRows<MODE, GATED, CLUSTER>;
-  CUtensorMap map_a, map_b, map_b_up;
+  CUtensorMap map_a, map_b, map_b_up, map_out;
   const DType e4m3 = DType::Float8E4M3;
   cudaError_t err = hopper::make_tensor_map_sw128(&map_a, e4m3, p.a, p.m, p.k, p.lda, Tile::kBM);
   if (err == cudaSuccess) {
@@ -414,6 +502,12 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
     err = GATED ? hopper::make_tensor_map_sw128(&map_b_up, e4m3, p.b_up, p.n, p.k, p.ldb_up,
                                                 kBBoxRows)
                 : hopper::make_tensor_map_sw128(&map_b_up, e4m3, p.b, p.n, p.k, p.ldb, kBBoxRows);
+  }
+  if (err == cudaSuccess) {  // ping-pong's TMA store: boxes of 128 rows x 64 columns
+    const DType out_dtype = std::is_same_v<T, __half> ? DType::Float16 : DType::BFloat16;
+    err = MODE == kPingPong
+              ? hopper::make_tensor_map_sw128(&map_out, out_dtype, p.out, p.m, p.n, p.ldo, Tile::kBM)
+              : hopper::make_tensor_map_sw128(&map_out, e4m3, p.a, p.m, p.k, p.lda, Tile::kBM);
   }
   if (err != cudaSuccess) return err;
 
@@ -441,7 +535,7 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
   if (err != cudaSuccess) return err;
   if constexpr (CLUSTER == 1) {
     const int grid = static_cast<int>(std::min<int64_t>(tiles, d.sm_count));
-    kernel<<<grid, kThreads, kSmemBytes<MODE>, stream>>>(map_a, map_b, map_b_up, g);
+    kernel<<<grid, kThreads, kSmemBytes<MODE>, stream>>>(map_a, map_b, map_b_up, map_out, g);
   } else {
     // Clusters resident at once (a cluster's CTAs share a GPC).
     int clusters = 0;
@@ -451,7 +545,7 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
     if (err != cudaSuccess) return err;
     if (clusters < 1) return cudaErrorNotSupported;
     cfg.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(tiles, clusters) * CLUSTER));
-    err = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_b_up, g);
+    err = cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_b_up, map_out, g);
     if (err != cudaSuccess) return err;
   }
   return cudaGetLastError();
@@ -470,16 +564,28 @@ double wave_efficiency(int64_t tiles, int sm_count) {
   return waves == 0 ? 1.0 : static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
-// The fast accumulation's schedule. The cooperative 128 x 256 tile moves
-// less through L2 a FLOP and wins when its tiles fill the waves as well
-// as the ping-pong 128 x 128 ones do; when they leave more of the last
-// wave idle (few or ragged tiles), ping-pong's finer tiles win.
+// The fast accumulation's schedule. Where one tiling fills the waves of
+// SMs better (by more than 0.02 of wave efficiency), it wins: ping-pong's
+// finer tiles when there are few or ragged ones. At level efficiency the
+// length of K decides: up to 32 k-blocks the epilogue is a large share of
+// a tile's time and ping-pong hides it behind the other warpgroup's main
+// loop; beyond, the cooperative 128 x 256 tile, which moves less through
+// L2 for each FLOP, is faster.
+// Ping-pong stores through TMA, which needs the output's base and row
+// stride in multiples of 16 bytes; any other output takes the cooperative
+// schedule, whichever the rule or the hook would pick.
+bool tma_store_ok(const Fp8GemmParams& p) { return p.ldo % 8 == 0 && aligned16(p.out); }
+
 bool use_pingpong(const Fp8GemmParams& p, int sm_count) {
+  if (!tma_store_ok(p)) return false;
   if (g_schedule != 0) return g_schedule == 2;
   const int64_t rows = ceil_div(p.m, 128);  // p.n: the output's columns (gated: half of B's rows)
   const int64_t coop = rows * ceil_div(p.n, p.gated ? 128 : 256);
   const int64_t pingpong = rows * ceil_div(p.n, p.gated ? 64 : 128);
-  return wave_efficiency(pingpong, sm_count) > wave_efficiency(coop, sm_count) + 0.02;
+  const double lead = wave_efficiency(pingpong, sm_count) - wave_efficiency(coop, sm_count);
+  if (lead > 0.02) return true;
+  if (lead < -0.02) return false;
+  return ceil_div(p.k, 128) <= 32;
 }
 
 template <typename T, bool GATED>
@@ -493,7 +599,7 @@ cudaError_t launch_mode(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_
       // Clusters of two sharing B by multicast, for the benchmark's
       // comparison (hook 4: cooperative, 5: ping-pong).
       if (g_schedule == 4) return launch<T, false, kFast, A, 2>(p, d, stream);
-      if (g_schedule == 5) return launch<T, false, kPingPong, A, 2>(p, d, stream);
+      if (g_schedule == 5 && tma_store_ok(p)) return launch<T, false, kPingPong, A, 2>(p, d, stream);
     }
     return pingpong ? launch<T, GATED, kPingPong, A>(p, d, stream)
                     : launch<T, GATED, kFast, A>(p, d, stream);

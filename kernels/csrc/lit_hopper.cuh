@@ -204,6 +204,37 @@ struct Ring {
   }
 };
 
+// ------------------------------------------------------ the TMA store --
+// Four 8 x 8 matrices of 16-bit pairs from a warp into shared memory
+// (shared-space addresses). Lane l gives the address of row l % 8 of
+// matrix l / 8; word j of lane l is (row l / 4, columns 2 (l % 4) and
+// 2 (l % 4) + 1) of matrix j: the mma and wgmma accumulator layout.
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&w)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+               "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
+}
+
+// This thread's shared-memory writes, made visible to the copy engine.
+__device__ __forceinline__ void fence_async_shared() {
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+}
+
+// A TMA store of the box at (x, y) (innermost first) of a 2-d tensor map
+// from shared memory; what falls outside the map's matrix is not written.
+// Then store_commit() closes the issuing thread's group of stores.
+__device__ __forceinline__ void store_box(const CUtensorMap* map, int x, int y, const void* src) {
+  const int32_t c[2] = {x, y};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, c, src);
+}
+__device__ __forceinline__ void store_commit() { cuda::ptx::cp_async_bulk_commit_group(); }
+
+// The issuing thread: wait until the copy engine has read every committed
+// store's shared memory, which may then be written again.
+__device__ __forceinline__ void store_wait_read() {
+  cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+}
+
 // ---------------------------------------------- register reallocation --
 // A warpgroup gives registers back to the SM's pool (dec) or takes them
 // (inc); all 128 threads execute it. Needs a register cap at kernel entry
