@@ -31,23 +31,31 @@ constexpr int kFast = 0, kPromote = 1, kBlock = 2, kPingPong = 3;
 // Cooperative, each consumer warpgroup owns 64 rows of a tile: kFast keeps
 // the bf16 kernel's 128 x 256 (128 accumulators a thread), the promoting
 // modes take 128 x 128 (64 for the partial, 64 for the sum). Ping-pong, a
-// warpgroup owns a whole 128 x 128 tile (two halves of 64 accumulators)
-// and stores it through a 32 KB staging tile the two warpgroups take in
-// turn: its ring has five stages, the others six (promoting) or four.
-constexpr int kOutBoxBytes = 128 * 128;  // a TMA store's box: 128 rows of 128 bytes
+// warpgroup owns a whole 128 x 128 tile (two halves of 64 accumulators).
+// The fast schedules store through a staging tile (64 KB cooperative, 32
+// KB ping-pong), which leaves room for three and five stages; the
+// promoting modes store from registers and keep six.
+constexpr int kOutBoxBytes = 128 * 128;  // 128 rows of 128 bytes: ping-pong's TMA box, two of the cooperative
+// A staging box's rows: ping-pong's warpgroups each store a 128-row tile,
+// the cooperative ones 64 rows each.
+template <int MODE>
+constexpr int kOutBoxRows = MODE == kPingPong ? 128 : 64;
 
 template <int MODE>
 struct Fp8Tile {
   static constexpr int kBM = 128, kBK = 128;
   static constexpr int kBN = MODE == kFast ? 256 : 128;
-  static constexpr int kStages = MODE == kFast ? 4 : MODE == kPingPong ? 5 : 6;
+  static constexpr int kStages = MODE == kFast ? 3 : MODE == kPingPong ? 5 : 6;
   static constexpr int kAcc = kBN / 2;  // accumulators a thread, per set (per half, ping-pong)
   static constexpr int kABytes = kBM * kBK, kBBytes = kBN * kBK;
   // The warps that read each stage, whose releases empty it.
   static constexpr int kReaders = MODE == kPingPong ? 4 : 8;
-  // Ping-pong's staging tile: 128 rows of 128 16-bit outputs, as two TMA
-  // boxes of 64 columns (128 bytes a row).
-  static constexpr int kOutBytes = MODE == kPingPong ? 2 * kOutBoxBytes : 0;
+  // The fast schedules' staging tile of 16-bit outputs: ping-pong's 128
+  // x 128 (shared by its warpgroups), the cooperative 128 x 256 (64 rows a
+  // warpgroup), in TMA boxes of 64 columns (128 bytes a row).
+  static constexpr int kOutBytes = MODE == kPingPong ? 2 * kOutBoxBytes
+                                   : MODE == kFast   ? 4 * kOutBoxBytes
+                                                     : 0;
 };
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
@@ -115,20 +123,23 @@ __device__ __forceinline__ void store_tile(const EpilogueArgs& e, const float (&
   }
 }
 
-// Ping-pong: writes a warpgroup's 128 x 128 tile (gated: 128 x 64) into
-// the staging tile at out_s (shared space, 1024-byte aligned) in the TMA
-// store's layout: boxes of 128 rows x 64 columns, the 16-byte chunk c of
-// row r at chunk c ^ (r % 8). acc[h] holds rows 64 h + 16 warp + (lane / 4)
-// and + 8; col_scale and bias are the tile's staged columns, row_scale
-// [h][0 or 1] this thread's four rows' scales. Each stmatrix writes two
-// 8-column groups of the warp's 16 rows of one half.
-template <typename T, bool GATED, int ACT>
-__device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc)[2][64],
+// Writes a warpgroup's outputs into its staging tile at out_s (shared
+// space, 1024-byte aligned) in the TMA store's layout: boxes of BOX_ROWS
+// rows x 64 columns, the 16-byte chunk c of row r at chunk c ^ (r % 8).
+// acc[h] (HALVES halves of 64 rows, ACC accumulators each) holds rows
+// 64 h + 16 warp + (lane / 4) and + 8 of ACC / 2 columns (gated: ACC / 4
+// outputs, the up projection's accumulators ACC / 2 on); col_scale and
+// bias are the tile's staged columns, row_scale[h][0 or 1] this thread's
+// rows' scales. Ping-pong: 2 halves of 64, boxes of 128 rows; cooperative:
+// 1 half of 128, boxes of 64 rows. Each stmatrix writes two 8-column
+// groups of the warp's 16 rows of one half.
+template <typename T, bool GATED, int ACT, int HALVES, int ACC, int BOX_ROWS>
+__device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc)[HALVES][ACC],
                                                const float* bias, const float* col_scale,
-                                               const float (&row_scale)[2][2], Act act, int warp,
-                                               int lane) {
-  constexpr int kGroups = GATED ? 8 : 16;  // 8-column groups of output
-  constexpr int kUp = 32, kUpCol = 64;     // gated: the up projection's accumulators, columns
+                                               const float (&row_scale)[HALVES][2], Act act,
+                                               int warp, int lane) {
+  constexpr int kGroups = GATED ? ACC / 8 : ACC / 4;  // 8-column groups of output
+  constexpr int kUp = ACC / 2, kUpCol = ACC;  // gated: the up projection's accumulators, columns
   const int t = lane & 3;
   // The row this lane addresses: row lane % 8 of matrix lane / 8, whose
   // bit 0 picks rows + 8 and bit 1 the second group of the pair.
@@ -138,7 +149,7 @@ __device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc
   auto pair = [](const float* p) { return *reinterpret_cast<const float2*>(p); };
 #pragma unroll
   for (int p = 0; p < kGroups / 2; ++p) {
-    uint32_t w[2][4];  // [half][matrix]
+    uint32_t w[HALVES][4];  // [half][matrix]
 #pragma unroll
     for (int jj = 0; jj < 2; ++jj) {
       const int j = 2 * p + jj, c = 8 * j + 2 * t;
@@ -147,7 +158,7 @@ __device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc
       const float2 b = bias != nullptr ? pair(bias + c) : make_float2(0.f, 0.f);
       const float2 bu = GATED && bias != nullptr ? pair(bias + c + kUpCol) : b;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < HALVES; ++h) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
           const int i = 4 * j + 2 * r;
@@ -164,8 +175,8 @@ __device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc
     }
     const uint32_t chunk = static_cast<uint32_t>(((2 * p) & 7) ^ sw) << 4;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      hopper::stmatrix_x4(lane_row + h * 64 * 128 + (p >> 2) * 128 * 128 + chunk, w[h]);
+    for (int h = 0; h < HALVES; ++h) {
+      hopper::stmatrix_x4(lane_row + h * 64 * 128 + (p >> 2) * BOX_ROWS * 128 + chunk, w[h]);
     }
   }
 }
@@ -213,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto desc_b = [&](int stage) {
     return hopper::desc_sw128(buf_s + offsetof(Fp8Stages<MODE>, b) + stage * Tile::kBBytes);
   };
-  // Ping-pong's staging tile, after the ring (a multiple of 1024 bytes).
+  // The fast schedules' staging tile, after the ring (a multiple of 1024 bytes).
   [[maybe_unused]] const uint32_t out_s = buf_s + sizeof(Fp8Stages<MODE>);
   [[maybe_unused]] const uint8_t* out = reinterpret_cast<const uint8_t*>(&buf) + sizeof(Fp8Stages<MODE>);
 
@@ -349,8 +360,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       warpgroup_sync();  // every thread's staged bias and scales are visible
       my_staging();
-      stage_out_tile<T, GATED, ACT>(out_s, acc, bias ? s_bias[cw] : nullptr, s_scale[cw], row_scale,
-                                    g.epi.act, warp, lane);
+      stage_out_tile<T, GATED, ACT, 2, Tile::kAcc, kOutBoxRows<MODE>>(
+          out_s, acc, bias ? s_bias[cw] : nullptr, s_scale[cw], row_scale, g.epi.act, warp, lane);
       hopper::fence_async_shared();
       warpgroup_sync();  // the tile is written; the staged bias and scales are read
       if (tid == 0) {
@@ -474,11 +485,36 @@ __global__ void __launch_bounds__(kThreads, 1)
     #pragma unroll
         for (int h = 0; h < 2; ++h) row_scale[h] = row_ok[h] ? g.sa.ptr[row_off[h]] : 0.f;
       }
-      warpgroup_sync();  // every thread's staged bias and scales are visible
-      store_tile<T, GATED, Tile::kBN, ACT>(g.epi, acc, row, col, bias ? s_bias[cw] : nullptr,
-                                           MODE != kBlock ? s_scale[cw] : nullptr, row_scale);
-      warpgroup_sync();  // read by all before the next tile stages its own
+      if constexpr (MODE == kFast) {
+        // This warpgroup's 64 rows through its half of the staging tile: four
+        // boxes of 64 x 64. Its thread 0 first waits for the previous tile's
+        // store to have read them, long done by now.
+        if (tid == 0) hopper::store_wait_read();
+        warpgroup_sync();  // every thread's staged bias and scales are visible; the staging is free
+        const float rs[1][2] = {{row_scale[0], row_scale[1]}};
+        stage_out_tile<T, GATED, ACT, 1, Tile::kAcc, kOutBoxRows<MODE>>(
+            out_s + cw * 2 * kOutBoxBytes, reinterpret_cast<const float(&)[1][Tile::kAcc]>(acc),
+            bias ? s_bias[cw] : nullptr, s_scale[cw], rs, g.epi.act, warp, lane);
+        hopper::fence_async_shared();
+        warpgroup_sync();  // the tile is written; the staged bias and scales are read
+        if (tid == 0) {
+          const int m0 = (tm * CLUSTER + rank) * Tile::kBM + cw * 64;
+    #pragma unroll
+          for (int b = 0; b < tile_cols / 64; ++b) {
+            hopper::store_box(&map_out, col + 64 * b, m0, out + (cw * 4 + b) * (kOutBoxBytes / 2));
+          }
+          hopper::store_commit();
+        }
+      } else {
+        warpgroup_sync();  // every thread's staged bias and scales are visible
+        store_tile<T, GATED, Tile::kBN, ACT>(g.epi, acc, row, col, bias ? s_bias[cw] : nullptr,
+                                             MODE != kBlock ? s_scale[cw] : nullptr, row_scale);
+        warpgroup_sync();  // read by all before the next tile stages its own
+      }
     }
+    // The copy engine reads the staging tile until the last store's group
+    // completes; the CTA's shared memory must outlive that.
+    if (MODE == kFast && tid == 0) hopper::store_wait_read();
   }
   if constexpr (CLUSTER > 1) cluster_sync();
 #endif
@@ -503,12 +539,13 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
                                                 kBBoxRows)
                 : hopper::make_tensor_map_sw128(&map_b_up, e4m3, p.b, p.n, p.k, p.ldb, kBBoxRows);
   }
-  if (err == cudaSuccess) {  // ping-pong's TMA store: boxes of 128 rows x 64 columns
+  if (err == cudaSuccess) {  // the fast schedules' TMA store: boxes of 128 or 64 rows x 64 columns
     [[maybe_unused]] const DType out_dtype = std::is_same_v<T, __half> ? DType::Float16 : DType::BFloat16;
-    if constexpr (MODE == kPingPong) {
-      err = hopper::make_tensor_map_sw128(&map_out, out_dtype, p.out, p.m, p.n, p.ldo, Tile::kBM);
+    if constexpr (Tile::kOutBytes > 0) {
+      err = hopper::make_tensor_map_sw128(&map_out, out_dtype, p.out, p.m, p.n, p.ldo,
+                                          kOutBoxRows<MODE>);
     } else {
-      map_out = map_a;  // unused: the other schedules store from registers
+      map_out = map_a;  // unused: the promoting schedules store from registers
     }
   }
   if (err != cudaSuccess) return err;
@@ -566,29 +603,24 @@ double wave_efficiency(int64_t tiles, int sm_count) {
   return waves == 0 ? 1.0 : static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
-// The fast accumulation's schedule. Where one tiling fills the waves of
-// SMs better (by more than 0.02 of wave efficiency), it wins: ping-pong's
-// finer tiles when there are few or ragged ones. At level efficiency the
-// length of K decides: up to 32 k-blocks the epilogue is a large share of
-// a tile's time and ping-pong hides it behind the other warpgroup's main
-// loop; beyond, the cooperative 128 x 256 tile, which moves less through
-// L2 for each FLOP, is faster.
-// Ping-pong stores through TMA, which needs the output's base and row
-// stride in multiples of 16 bytes; any other output takes the cooperative
-// schedule, whichever the rule or the hook would pick.
-bool tma_store_ok(const Fp8GemmParams& p) { return p.ldo % 8 == 0 && aligned16(p.out); }
-
+// The fast accumulation's schedule. The cooperative 128 x 256 tile moves
+// less through L2 for each FLOP and, with its epilogue stored through TMA,
+// wins wherever its tiles fill the waves of SMs as well as ping-pong's
+// 128 x 128 ones do; ping-pong's finer tiles win where they fill them
+// better (by more than 0.02 of wave efficiency): few or ragged tiles.
 bool use_pingpong(const Fp8GemmParams& p, int sm_count) {
-  if (!tma_store_ok(p)) return false;
   if (g_schedule != 0) return g_schedule == 2;
   const int64_t rows = ceil_div(p.m, 128);  // p.n: the output's columns (gated: half of B's rows)
   const int64_t coop = rows * ceil_div(p.n, p.gated ? 128 : 256);
   const int64_t pingpong = rows * ceil_div(p.n, p.gated ? 64 : 128);
-  const double lead = wave_efficiency(pingpong, sm_count) - wave_efficiency(coop, sm_count);
-  if (lead > 0.02) return true;
-  if (lead < -0.02) return false;
-  return ceil_div(p.k, 128) <= 32;
+  return wave_efficiency(pingpong, sm_count) > wave_efficiency(coop, sm_count) + 0.02;
 }
+
+// Both fast schedules store through TMA, which needs the output's base and
+// row stride in multiples of 16 bytes (an output of N % 8 != 0 columns,
+// say); such an output takes the promoted schedule, which stores from
+// registers and sums K in fp32: a little slower, never less accurate.
+bool tma_store_ok(const Fp8GemmParams& p) { return p.ldo % 8 == 0 && aligned16(p.out); }
 
 template <typename T, bool GATED>
 cudaError_t launch_mode(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
@@ -596,12 +628,12 @@ cudaError_t launch_mode(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_
   return with_act(p.act, [&](auto act) -> cudaError_t {
     constexpr int A = decltype(act)::value;
     if (p.scaling == Fp8Scaling::kBlock) return launch<T, GATED, kBlock, A>(p, d, stream);
-    if (p.promote) return launch<T, GATED, kPromote, A>(p, d, stream);
+    if (p.promote || !tma_store_ok(p)) return launch<T, GATED, kPromote, A>(p, d, stream);
     if constexpr (!GATED && A == static_cast<int>(Act::kIdentity)) {
       // Clusters of two sharing B by multicast, for the benchmark's
       // comparison (hook 4: cooperative, 5: ping-pong).
       if (g_schedule == 4) return launch<T, false, kFast, A, 2>(p, d, stream);
-      if (g_schedule == 5 && tma_store_ok(p)) return launch<T, false, kPingPong, A, 2>(p, d, stream);
+      if (g_schedule == 5) return launch<T, false, kPingPong, A, 2>(p, d, stream);
     }
     return pingpong ? launch<T, GATED, kPingPong, A>(p, d, stream)
                     : launch<T, GATED, kFast, A>(p, d, stream);
