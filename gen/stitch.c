@@ -572,7 +572,7 @@ static void S_not_reproduced(S_run *r, const S_target *t) {
 /* The new documents, loaded from memory and tangled: every stitched file
  * must come back byte for byte (or with new #line numbers). Returns the
  * project (the caller frees it), or NULL after refusing. */
-static lit_project *S_verify(S_run *r, lit_buf *texts, lit_doc_edit *const *edits, const size_t *nedits) {
+static lit_project *S_verify(S_run *r, const lit_buf *texts, lit_doc_edit *const *edits, const size_t *nedits) {
   const lit_project *p = r->p;
   const char **names = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
   const char **bytes = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
@@ -651,15 +651,43 @@ static void S_write_error(S_run *r, lit_commit *c, const char *rel, int err) {
   r->failed = 1;
 }
 
-/* Stages the changed documents, the files whose #line numbers moved and
- * the record, and commits them: all, or none. */
-static void S_commit(S_run *r, const lit_buf *texts, const int *changed) {
-  const lit_project *p = r->p;
-  lit_commit *c = lit_commit_new(p->root, p->journal_path);
-  for (size_t i = 0; i < p->ndocs && !r->failed; i++) {
-    int err = changed[i] ? S_stage(c, p->docs[i]->src.path, &texts[i]) : 0;
-    if (err) S_write_error(r, c, p->docs[i]->src.path, err);
+/* The verification and the staging of the stitched documents, side by
+ * side on two cores: staging writes only hidden temporaries, which
+ * lit_commit_free removes if the verification refuses. The staging job
+ * touches nothing but c and its own fields (diagnostics are reported after
+ * the join); both only read texts. */
+typedef struct {
+  S_run *r;
+  const lit_buf *texts;
+  const int *changed;
+  lit_doc_edit *const *edits;
+  const size_t *nedits;
+  lit_project *q; /* the verification's model, or NULL */
+  lit_commit *c;
+  int err;        /* the errno that stopped the staging, or 0 */
+  size_t err_doc; /* and the document it was staging */
+} S_overlap;
+
+static void S_overlap_job(void *ctx, size_t i) {
+  S_overlap *o = ctx;
+  if (i == 0) {
+    o->q = S_verify(o->r, o->texts, o->edits, o->nedits);
+    return;
   }
+  const lit_project *p = o->r->p;
+  for (size_t k = 0; k < p->ndocs && !o->err; k++)
+    if (o->changed[k]) {
+      o->err = S_stage(o->c, p->docs[k]->src.path, &o->texts[k]);
+      o->err_doc = k;
+    }
+}
+
+/* With the changed documents staged in c (or err from staging them),
+ * stages the files whose #line numbers moved and the record, and commits
+ * them: all, or none. */
+static void S_commit(S_run *r, lit_commit *c, int err, size_t err_doc) {
+  const lit_project *p = r->p;
+  if (err) S_write_error(r, c, p->docs[err_doc]->src.path, err);
   for (size_t i = 0; i < r->nt && !r->failed; i++) {
     int err = r->t[i].rewrite ? S_stage(c, r->t[i].f->path, &r->t[i].after.text) : 0;
     if (err) S_write_error(r, c, r->t[i].f->path, err);
@@ -676,7 +704,6 @@ static void S_commit(S_run *r, const lit_buf *texts, const int *changed) {
   lit_buf_free(&old_text);
   lit_buf_free(&new_text);
   if (!r->failed && lit_commit_run(c, NULL, r->d) != LIT_OK) r->failed = 1;
-  lit_commit_free(c);
 }
 
 /* ---- the run ---- */
@@ -836,11 +863,15 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
       free(edits);
     }
     double t0 = lit_now();
-    if (!r.failed) q = S_verify(&r, texts, dedits, ndedits);
+    S_overlap ov = {&r, texts, changed, dedits, ndedits, NULL, lit_commit_new(p->root, p->journal_path), 0, 0};
+    if (!r.failed) lit_parallel_for(2, S_overlap_job, &ov);
+    q = ov.q;
     double t1 = lit_now();
-    if (q && !r.failed) S_commit(&r, texts, changed);
+    if (q && !r.failed) S_commit(&r, ov.c, ov.err, ov.err_doc);
+    lit_commit_free(ov.c);
     if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
-      fprintf(stderr, "lit: stitch: verify %.1f ms, commit %.1f ms\n", (t1 - t0) * 1e3, (lit_now() - t1) * 1e3);
+      fprintf(stderr, "lit: stitch: verify and stage %.1f ms, commit %.1f ms\n", (t1 - t0) * 1e3,
+              (lit_now() - t1) * 1e3);
     if (q && !r.failed && !o->quiet) S_report(&r, q, changed);
   }
   lit_project_free(q);
