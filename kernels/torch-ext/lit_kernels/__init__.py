@@ -313,7 +313,8 @@ def fp8_gemm(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: t
     (1 x 128 and 128 x 128 blocks). epilogue as in gemm; bias [N] of
     out_dtype (bfloat16 or float16). accumulate: "fast" (the tensor cores
     accumulate all of K) or "promoted" (fp32 every 128 of K; block scales
-    always are).
+    always are, and so is an N that is not a multiple of 8, whose rows the
+    fast kernels' TMA store cannot write).
     """
     return ops.fp8_gemm(a, b, scale_a, scale_b, bias, epilogue, out_dtype, accumulate)
 
