@@ -10,6 +10,7 @@ torch. Prints one line per test and ends with "N passed, N failed"."""
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +84,25 @@ def each_rule_rejects_what_breaks_it():
         for what, mutate, word in RULES:
             errs = broken(mutate, tmp)
             assert any(word in e for e in errs), f"{what}: {errs}"
+
+
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+                "twenty", "twenty-one", "twenty-two", "twenty-three", "twenty-four", "twenty-five", "twenty-six",
+                "twenty-seven", "twenty-eight", "twenty-nine", "thirty"]
+
+
+@test
+def the_document_counts_the_shipped_tasks():
+    """evaluating-agents.md says how many tasks there are, in words: a task
+    added or removed must change that sentence too."""
+    doc = os.path.join(ROOT, "references", "evaluating-agents.md")
+    with open(doc) as f:
+        text = " ".join(f.read().split())
+    said = re.findall(r"and the ([a-z-]+) tasks of", text)
+    assert said, "no 'and the N tasks of' sentence in " + doc
+    n = len(shipped())
+    assert said == [NUMBER_WORDS[n]], (said, n)
 
 
 @test
