@@ -171,7 +171,7 @@ fi
 cp "$TMP/repo/edited.cuh" "$TMP/repo/kernels/csrc/lit_common.cuh"
 cp "$TMP/repo/edited.py" "$TMP/repo/kernels/scripts/transformers_injection.py"
 run 0 "repository stitch: lit stitch of two edited files" stitch --root "$TMP/repo"
-has "repository stitch: the constant is in kernel-package.md" "$TMP/repo/references/kernel-package.md" "& 0xfu) == 0"
+has "repository stitch: the constant is in kernel-vocabulary.md" "$TMP/repo/references/kernel-vocabulary.md" "& 0xfu) == 0"
 has "repository stitch: the shared chunk's line is in transformers-injection.md" \
   "$TMP/repo/references/transformers-injection.md" '"lit_kernels"  # a local build'
 has "repository stitch: the other script that includes the chunk is named" "$TMP/err" "kernels/scripts/ltx_kernel_injection.py"
