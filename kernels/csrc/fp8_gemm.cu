@@ -181,6 +181,17 @@ __device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc
   }
 }
 
+// One thread: the TMA stores of a warpgroup's staged tile, `cols` output
+// columns from (col, row) on, in boxes of BOX_ROWS x 64 laid out one after
+// the other from src, committed as one group.
+template <int BOX_ROWS>
+__device__ __forceinline__ void store_staged(const CUtensorMap* map, const uint8_t* src, int col, int row,
+                                             int cols) {
+#pragma unroll
+  for (int b = 0; b < cols / 64; ++b) hopper::store_box(map, col + 64 * b, row, src + b * BOX_ROWS * 128);
+  hopper::store_commit();
+}
+
 // The tile's column scales, staged like its bias: gated, the gate's then
 // the up projection's. Columns past n read 0.
 template <bool GATED>
@@ -365,11 +376,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       hopper::fence_async_shared();
       warpgroup_sync();  // the tile is written; the staged bias and scales are read
       if (tid == 0) {
-    #pragma unroll
-        for (int b = 0; b < tile_cols / 64; ++b) {
-          hopper::store_box(&map_out, col + 64 * b, m0, out + b * kOutBoxBytes);
-        }
-        hopper::store_commit();
+        store_staged<kOutBoxRows<MODE>>(&map_out, out, col, m0, tile_cols);
         hopper::store_wait_read();
       }
       their_staging();  // thread 0 arrives once the copy engine has read the tile
@@ -498,12 +505,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         hopper::fence_async_shared();
         warpgroup_sync();  // the tile is written; the staged bias and scales are read
         if (tid == 0) {
-          const int m0 = (tm * CLUSTER + rank) * Tile::kBM + cw * 64;
-    #pragma unroll
-          for (int b = 0; b < tile_cols / 64; ++b) {
-            hopper::store_box(&map_out, col + 64 * b, m0, out + (cw * 4 + b) * (kOutBoxBytes / 2));
-          }
-          hopper::store_commit();
+          store_staged<kOutBoxRows<MODE>>(&map_out, out + cw * 2 * kOutBoxBytes, col,
+                                          (tm * CLUSTER + rank) * Tile::kBM + cw * 64, tile_cols);
         }
       } else {
         warpgroup_sync();  // every thread's staged bias and scales are visible
@@ -540,8 +543,8 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
                 : hopper::make_tensor_map_sw128(&map_b_up, e4m3, p.b, p.n, p.k, p.ldb, kBBoxRows);
   }
   if (err == cudaSuccess) {  // the fast schedules' TMA store: boxes of 128 or 64 rows x 64 columns
-    [[maybe_unused]] const DType out_dtype = std::is_same_v<T, __half> ? DType::Float16 : DType::BFloat16;
     if constexpr (Tile::kOutBytes > 0) {
+      const DType out_dtype = std::is_same_v<T, __half> ? DType::Float16 : DType::BFloat16;
       err = hopper::make_tensor_map_sw128(&map_out, out_dtype, p.out, p.m, p.n, p.ldo,
                                           kOutBoxRows<MODE>);
     } else {
