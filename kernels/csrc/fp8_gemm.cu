@@ -32,9 +32,9 @@ constexpr int kFast = 0, kPromote = 1, kBlock = 2, kPingPong = 3;
 // the bf16 kernel's 128 x 256 (128 accumulators a thread), the promoting
 // modes take 128 x 128 (64 for the partial, 64 for the sum). Ping-pong, a
 // warpgroup owns a whole 128 x 128 tile (two halves of 64 accumulators).
-// The fast schedules store through a staging tile (64 KB cooperative, 32
-// KB ping-pong), which leaves room for three and five stages; the
-// promoting modes store from registers and keep six.
+// Every mode stores through a staging tile (64 KB for the 128 x 256 tile,
+// 32 KB for the 128 x 128 ones), which leaves room for three and five
+// stages.
 constexpr int kOutBoxBytes = 128 * 128;  // 128 rows of 128 bytes: ping-pong's TMA box, two of the cooperative
 // A staging box's rows: ping-pong's warpgroups each store a 128-row tile,
 // the cooperative ones 64 rows each.
@@ -45,17 +45,15 @@ template <int MODE>
 struct Fp8Tile {
   static constexpr int kBM = 128, kBK = 128;
   static constexpr int kBN = MODE == kFast ? 256 : 128;
-  static constexpr int kStages = MODE == kFast ? 3 : MODE == kPingPong ? 5 : 6;
+  static constexpr int kStages = MODE == kFast ? 3 : 5;
   static constexpr int kAcc = kBN / 2;  // accumulators a thread, per set (per half, ping-pong)
   static constexpr int kABytes = kBM * kBK, kBBytes = kBN * kBK;
   // The warps that read each stage, whose releases empty it.
   static constexpr int kReaders = MODE == kPingPong ? 4 : 8;
-  // The fast schedules' staging tile of 16-bit outputs: ping-pong's 128
-  // x 128 (shared by its warpgroups), the cooperative 128 x 256 (64 rows a
-  // warpgroup), in TMA boxes of 64 columns (128 bytes a row).
-  static constexpr int kOutBytes = MODE == kPingPong ? 2 * kOutBoxBytes
-                                   : MODE == kFast   ? 4 * kOutBoxBytes
-                                                     : 0;
+  // The staging tile of 16-bit outputs, in TMA boxes of 64 columns (128
+  // bytes a row): the whole tile, 64 rows a warpgroup in the cooperative
+  // modes; ping-pong's warpgroups take it in turn.
+  static constexpr int kOutBytes = (MODE == kFast ? 4 : 2) * kOutBoxBytes;
 };
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
@@ -76,7 +74,8 @@ struct alignas(1024) Fp8Stages {  // 1024: the 128-byte swizzle repeats every 8 
 };
 template <int MODE>  // the ring, the staging tile after it, slack to align the base
 constexpr int kSmemBytes = sizeof(Fp8Stages<MODE>) + Fp8Tile<MODE>::kOutBytes + 1024;
-static_assert(kSmemBytes<kFast> + 4096 <= 227 * 1024 && kSmemBytes<kPingPong> + 4096 <= 227 * 1024,
+static_assert(kSmemBytes<kFast> + 4096 <= 227 * 1024 && kSmemBytes<kPingPong> + 4096 <= 227 * 1024 &&
+                  kSmemBytes<kPromote> + 4096 <= 227 * 1024,
               "the ring and the epilogue's staging exceed a CTA's shared memory");
 
 struct Fp8Args {
@@ -85,6 +84,10 @@ struct Fp8Args {
   int group;            // tile_coords' group of tile rows
   Fp8Scales sa, sb, sb_up;
   EpilogueArgs epi;
+  // The output takes the TMA store (base and row stride multiples of 16
+  // bytes). Always, in the fast schedules; else the promoting modes store
+  // from registers.
+  bool staged;
 };
 
 // Writes the tile from acc: this thread's rows are row and row + 8, the
@@ -129,10 +132,12 @@ __device__ __forceinline__ void store_tile(const EpilogueArgs& e, const float (&
 // acc[h] (HALVES halves of 64 rows, ACC accumulators each) holds rows
 // 64 h + 16 warp + (lane / 4) and + 8 of ACC / 2 columns (gated: ACC / 4
 // outputs, the up projection's accumulators ACC / 2 on); col_scale and
-// bias are the tile's staged columns, row_scale[h][0 or 1] this thread's
+// bias are the tile's staged columns (col_scale nullptr in block mode,
+// whose main loop applied the scales), row_scale[h][0 or 1] this thread's
 // rows' scales. Ping-pong: 2 halves of 64, boxes of 128 rows; cooperative:
-// 1 half of 128, boxes of 64 rows. Each stmatrix writes two 8-column
-// groups of the warp's 16 rows of one half.
+// 1 half of 128 (the fast tile) or 64 (the promoting modes'), boxes of 64
+// rows. Each stmatrix writes two 8-column groups of the warp's 16 rows of
+// one half.
 template <typename T, bool GATED, int ACT, int HALVES, int ACC, int BOX_ROWS>
 __device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc)[HALVES][ACC],
                                                const float* bias, const float* col_scale,
@@ -153,8 +158,8 @@ __device__ __forceinline__ void stage_out_tile(uint32_t out_s, const float (&acc
 #pragma unroll
     for (int jj = 0; jj < 2; ++jj) {
       const int j = 2 * p + jj, c = 8 * j + 2 * t;
-      const float2 cs = pair(col_scale + c);
-      const float2 cu = GATED ? pair(col_scale + c + kUpCol) : cs;
+      const float2 cs = col_scale != nullptr ? pair(col_scale + c) : make_float2(1.f, 1.f);
+      const float2 cu = GATED && col_scale != nullptr ? pair(col_scale + c + kUpCol) : cs;
       const float2 b = bias != nullptr ? pair(bias + c) : make_float2(0.f, 0.f);
       const float2 bu = GATED && bias != nullptr ? pair(bias + c + kUpCol) : b;
 #pragma unroll
@@ -390,6 +395,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     hopper::RingPos<Tile::kStages> pos;
     float acc[Tile::kAcc];
+    const bool staged = MODE == kFast || g.staged;
     for (int t = first; t < tiles; t += step) {
       int tm, tn;
       tile_coords(t, g.tiles_m, g.tiles_n, g.group, tm, tn);
@@ -434,28 +440,32 @@ __global__ void __launch_bounds__(kThreads, 1)
         float part[Tile::kAcc];
         #pragma unroll
         for (int i = 0; i < Tile::kAcc; ++i) acc[i] = 0.f;
-        // Block mode: this thread's scales of the next k-block (rows row and
-        // row + 8, the tile's n-block of the gate and of the up projection),
-        // read through pointers stepped a k-block at a time.
+        // Block mode: this thread's scales (rows row and row + 8, the tile's
+        // n-block of the gate and of the up projection) two k-blocks ahead of
+        // their use, in two sets the k-blocks take in turn, read through
+        // pointers stepped a k-block at a time.
         const float* ps[4] = {g.sa.ptr + row_off[0], g.sa.ptr + row_off[1],
                               g.sb.ptr + static_cast<int64_t>(nblk) * g.sb.stride_i,
                               g.sb_up.ptr + static_cast<int64_t>(nblk) * g.sb_up.stride_i};
-        float s[4] = {1.f, 1.f, 1.f, 1.f};
-        auto load_scales = [&] {
+        float s[2][4] = {{1.f, 1.f, 1.f, 1.f}, {1.f, 1.f, 1.f, 1.f}};
+        auto load_scales = [&](float (&into)[4]) {
           if constexpr (MODE == kBlock) {
-            s[0] = row_ok[0] ? *ps[0] : 0.f;
-            s[1] = row_ok[1] ? *ps[1] : 0.f;
-            s[2] = *ps[2];
-            s[3] = GATED ? *ps[3] : s[2];
+            into[0] = row_ok[0] ? *ps[0] : 0.f;
+            into[1] = row_ok[1] ? *ps[1] : 0.f;
+            into[2] = *ps[2];
+            into[3] = GATED ? *ps[3] : into[2];
             ps[0] += g.sa.stride_j;
             ps[1] += g.sa.stride_j;
             ps[2] += g.sb.stride_j;
             ps[3] += g.sb_up.stride_j;
           }
         };
-        load_scales();  // k >= 16: the host launches no GEMM without a k-block
+        load_scales(s[0]);  // k >= 16: the host launches no GEMM without a k-block
+        if (g.k_blocks > 1) load_scales(s[1]);
         ring.wait(pos);
-        for (int kb = 0; kb < g.k_blocks; ++kb) {
+        // One k-block, whose scales are `sc`; it reloads `sc` with those of the
+        // k-block two on.
+        auto k_block = [&](int kb, float (&sc)[4]) {
           const uint64_t da = desc_a(pos.stage, cw * 64);
           const uint64_t db = desc_b(pos.stage);
           hopper::fence_operands(part);
@@ -466,15 +476,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           hopper::wgmma_commit();
           // While the products run: this k-block's factors ([gate or up][row
-          // half]) from the scales loaded a k-block ago, then the next k-block's
-          // scales and stage.
-          const float f[2][2] = {{s[0] * s[2], s[1] * s[2]}, {s[0] * s[3], s[1] * s[3]}};
+          // half]), then the scales two k-blocks on and the next stage.
+          const float f[2][2] = {{sc[0] * sc[2], sc[1] * sc[2]}, {sc[0] * sc[3], sc[1] * sc[3]}};
+          if (kb + 2 < g.k_blocks) load_scales(sc);
           hopper::RingPos<Tile::kStages> next = pos;
           next.advance();
-          if (kb + 1 < g.k_blocks) {
-            load_scales();
-            ring.wait(next);
-          }
+          if (kb + 1 < g.k_blocks) ring.wait(next);
           hopper::wgmma_wait<0>();
           hopper::fence_operands(part);
           ring.template release<CLUSTER>(pos.stage, lane);
@@ -484,7 +491,15 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc[i] = MODE == kBlock ? fmaf(part[i], f[half][(i >> 1) & 1], acc[i]) : acc[i] + part[i];
           }
           pos = next;
+        };
+        // Written out two at a time, so that each k-block names its set of
+        // scales at compile time.
+        int kb = 0;
+        for (; kb + 1 < g.k_blocks; kb += 2) {
+          k_block(kb, s[0]);
+          k_block(kb + 1, s[1]);
         }
+        if (kb < g.k_blocks) k_block(kb, s[0]);
       }
 
       float row_scale[2] = {1.f, 1.f};
@@ -492,23 +507,26 @@ __global__ void __launch_bounds__(kThreads, 1)
     #pragma unroll
         for (int h = 0; h < 2; ++h) row_scale[h] = row_ok[h] ? g.sa.ptr[row_off[h]] : 0.f;
       }
-      if constexpr (MODE == kFast) {
-        // This warpgroup's 64 rows through its half of the staging tile: four
-        // boxes of 64 x 64. Its thread 0 first waits for the previous tile's
-        // store to have read them, long done by now.
+      if (staged) {
+        // This warpgroup's 64 rows through its half of the staging tile, in
+        // boxes of 64 x 64 (four for the fast tile, two for the promoting
+        // modes'). Its thread 0 first waits for the previous tile's store to
+        // have read them, long done by now.
+        constexpr int kHalf = Tile::kOutBytes / 2;
         if (tid == 0) hopper::store_wait_read();
         warpgroup_sync();  // every thread's staged bias and scales are visible; the staging is free
         const float rs[1][2] = {{row_scale[0], row_scale[1]}};
         stage_out_tile<T, GATED, ACT, 1, Tile::kAcc, kOutBoxRows<MODE>>(
-            out_s + cw * 2 * kOutBoxBytes, reinterpret_cast<const float(&)[1][Tile::kAcc]>(acc),
-            bias ? s_bias[cw] : nullptr, s_scale[cw], rs, g.epi.act, warp, lane);
+            out_s + cw * kHalf, reinterpret_cast<const float(&)[1][Tile::kAcc]>(acc),
+            bias ? s_bias[cw] : nullptr, MODE != kBlock ? s_scale[cw] : nullptr, rs, g.epi.act, warp,
+            lane);
         hopper::fence_async_shared();
         warpgroup_sync();  // the tile is written; the staged bias and scales are read
         if (tid == 0) {
-          store_staged<kOutBoxRows<MODE>>(&map_out, out + cw * 2 * kOutBoxBytes, col,
+          store_staged<kOutBoxRows<MODE>>(&map_out, out + cw * kHalf, col,
                                           (tm * CLUSTER + rank) * Tile::kBM + cw * 64, tile_cols);
         }
-      } else {
+      } else if constexpr (MODE != kFast) {
         warpgroup_sync();  // every thread's staged bias and scales are visible
         store_tile<T, GATED, Tile::kBN, ACT>(g.epi, acc, row, col, bias ? s_bias[cw] : nullptr,
                                              MODE != kBlock ? s_scale[cw] : nullptr, row_scale);
@@ -517,11 +535,17 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     // The copy engine reads the staging tile until the last store's group
     // completes; the CTA's shared memory must outlive that.
-    if (MODE == kFast && tid == 0) hopper::store_wait_read();
+    if (staged && tid == 0) hopper::store_wait_read();
   }
   if constexpr (CLUSTER > 1) cluster_sync();
 #endif
 }
+
+// The TMA store needs the output's base and row stride in multiples of 16
+// bytes. An output without them (N % 8 != 0 columns, say) takes the
+// promoted mode, which then stores from registers and sums K in fp32: a
+// little slower, never less accurate.
+bool tma_store_ok(const Fp8GemmParams& p) { return p.ldo % 8 == 0 && aligned16(p.out); }
 
 template <typename T, bool GATED, int MODE, int ACT, int CLUSTER = 1>
 cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
@@ -542,13 +566,14 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
                                                 kBBoxRows)
                 : hopper::make_tensor_map_sw128(&map_b_up, e4m3, p.b, p.n, p.k, p.ldb, kBBoxRows);
   }
-  if (err == cudaSuccess) {  // the fast schedules' TMA store: boxes of 128 or 64 rows x 64 columns
-    if constexpr (Tile::kOutBytes > 0) {
+  const bool staged = tma_store_ok(p);  // the fast modes are launched only then
+  if (err == cudaSuccess) {  // the TMA store: boxes of 128 or 64 rows x 64 columns
+    if (staged) {
       const DType out_dtype = std::is_same_v<T, __half> ? DType::Float16 : DType::BFloat16;
       err = hopper::make_tensor_map_sw128(&map_out, out_dtype, p.out, p.m, p.n, p.ldo,
                                           kOutBoxRows<MODE>);
     } else {
-      map_out = map_a;  // unused: the promoting schedules store from registers
+      map_out = map_a;  // unused: the promoting modes store from registers
     }
   }
   if (err != cudaSuccess) return err;
@@ -569,6 +594,7 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
   g.epi.n = static_cast<int>(p.n);
   g.epi.act = p.act;
   g.epi.vec_store = p.ldo % 8 == 0 && aligned16(p.out);
+  g.staged = staged;
   const int64_t tiles = static_cast<int64_t>(g.tiles_m) * g.tiles_n;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
 
@@ -618,12 +644,6 @@ bool use_pingpong(const Fp8GemmParams& p, int sm_count) {
   const int64_t pingpong = rows * ceil_div(p.n, p.gated ? 64 : 128);
   return wave_efficiency(pingpong, sm_count) > wave_efficiency(coop, sm_count) + 0.02;
 }
-
-// Both fast schedules store through TMA, which needs the output's base and
-// row stride in multiples of 16 bytes (an output of N % 8 != 0 columns,
-// say); such an output takes the promoted schedule, which stores from
-// registers and sums K in fp32: a little slower, never less accurate.
-bool tma_store_ok(const Fp8GemmParams& p) { return p.ldo % 8 == 0 && aligned16(p.out); }
 
 template <typename T, bool GATED>
 cudaError_t launch_mode(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {

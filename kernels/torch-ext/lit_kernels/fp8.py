@@ -231,18 +231,10 @@ def _heads(x, attn, norm):
     return norm(x) if norm is not None else x
 
 
-def _linear_fp8(layer, q, s, dt):
-    """An FP8Linear on an FP8 input; compiled, its bias is added after the
-    GEMM, where Inductor fuses it into the next element-wise kernel."""
-    if layer.bias is None or not torch.compiler.is_compiling():
-        return layer.forward_fp8(q, s, dt)
-    return layer.forward_fp8(q, s, dt, add_bias=False) + layer.bias
-
-
 def _linear(layer, x):
-    """An FP8Linear on a 16-bit input: quantize, then _linear_fp8."""
+    """An FP8Linear on a 16-bit input: quantize, then the FP8 GEMM."""
     q, s = quantize_fp8(x, layer.granularity)
-    return _linear_fp8(layer, q, s, x.dtype)
+    return layer.forward_fp8(q, s, x.dtype)
 
 
 def _ff_fp8(ff, q, s, dt):
@@ -252,7 +244,7 @@ def _ff_fp8(ff, q, s, dt):
     up, down = ff.net[0].proj, ff.net[2]
     h = up.forward_fp8(q, s, dt, add_bias=False)
     hq, hs = act_quant_fp8(h, "gelu_tanh", down.granularity, up.bias)
-    return _linear_fp8(down, hq, hs, dt)
+    return down.forward_fp8(hq, hs, dt)
 
 
 def _check_ff(ff):
@@ -289,8 +281,8 @@ def patch_flux_double(block, attention=None) -> None:
                                          eps=n1.norm.eps)
         cq, cs = norm_modulate_quant_fp8(encoder_hidden_states, c_scale[:, None], c_shift[:, None],
                                          norm="layer", eps=n1c.norm.eps)
-        q, k, v = _linear_fp8(attn.lit_qkv, xq, xs, dt).chunk(3, dim=-1)
-        eq, ek, ev = _linear_fp8(attn.lit_add_qkv, cq, cs, dt).chunk(3, dim=-1)
+        q, k, v = attn.lit_qkv.forward_fp8(xq, xs, dt).chunk(3, dim=-1)
+        eq, ek, ev = attn.lit_add_qkv.forward_fp8(cq, cs, dt).chunk(3, dim=-1)
         q = torch.cat([_heads(eq, attn, attn.norm_added_q), _heads(q, attn, attn.norm_q)], dim=1)
         k = torch.cat([_heads(ek, attn, attn.norm_added_k), _heads(k, attn, attn.norm_k)], dim=1)
         v = torch.cat([_heads(ev, attn, None), _heads(v, attn, None)], dim=1)
@@ -340,10 +332,10 @@ def patch_flux_single(block, attention=None) -> None:
         xq, xs = norm_modulate_quant_fp8(hidden_states, scale[:, None], shift[:, None], norm="layer",
                                          eps=norm.norm.eps)
         if torch.compiler.is_compiling():
-            mlp = F.gelu(_linear_fp8(block.proj_mlp, xq, xs, dt), approximate="tanh")
+            mlp = F.gelu(block.proj_mlp.forward_fp8(xq, xs, dt), approximate="tanh")
         else:
             mlp = block.proj_mlp.forward_fp8(xq, xs, dt, epilogue="gelu_tanh")
-        q, k, v = _linear_fp8(attn.lit_qkv, xq, xs, dt).chunk(3, dim=-1)
+        q, k, v = attn.lit_qkv.forward_fp8(xq, xs, dt).chunk(3, dim=-1)
         q, k, v = _heads(q, attn, attn.norm_q), _heads(k, attn, attn.norm_k), _heads(v, attn, None)
         if image_rotary_emb is not None:
             q = apply_rotary_emb(q, image_rotary_emb, sequence_dim=1)
