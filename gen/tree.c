@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fault.h"
+#include "hash.h"
 #include "util.h"
 
 void lit_tree_add(lit_tree *t, const char *path, char *data, size_t len) {
@@ -83,19 +84,50 @@ static int S_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || er
 
 /* ---- what lit wrote in a folder ---- */
 
-/* The paths a folder's manifest names (the manifest included), or, for a
- * folder an earlier version wrote without one, only the names the new tree
- * writes (and the guard and manifest.txt): what an old manifest.txt lists
- * is not trusted, since anyone can write one. 0, or -1 if neither marks
- * the folder as lit's. */
+/* How S_owned marks a path: a folder above a listed file; a file whose
+ * name alone makes it lit's (what the new tree writes, in a folder of an
+ * earlier version); and, from S_KIND_HASH on, a file that is lit's only
+ * while its bytes hash to the digest at text + (kind - S_KIND_HASH). */
+enum { S_KIND_FOLDER = 0, S_KIND_NAME = 1, S_KIND_HASH = 2 };
+
+/* 1 if line opens with a digest and the two spaces before its path. */
+static int S_hashed_line(const char *line) {
+  for (int i = 0; i < LIT_HASH_HEX; i++)
+    if (!((line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'f'))) return 0;
+  return line[LIT_HASH_HEX] == ' ' && line[LIT_HASH_HEX + 1] == ' ' && line[LIT_HASH_HEX + 2];
+}
+
+/* Marks path (a key the index borrows) as `kind`, and every folder above
+ * it as lit's; folder keys are copied into keys. */
+static void S_own(lit_index *owned, char *path, size_t kind, char ***keys, size_t *nkeys) {
+  lit_index_put(owned, path, kind);
+  for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+    size_t len = (size_t)(slash - path), v;
+    if (lit_index_get(owned, path, len, &v)) continue;
+    *keys = lit_xrealloc(*keys, (*nkeys + 1) * sizeof(char *));
+    (*keys)[*nkeys] = lit_xstrndup(path, len);
+    lit_index_put(owned, (*keys)[(*nkeys)++], S_KIND_FOLDER);
+  }
+}
+
+/* The paths lit may replace in target, read from its manifest. A manifest
+ * line is a digest and a path: that file is lit's while its bytes still
+ * hash to it, so neither a file changed since nor a name someone added to
+ * the manifest is taken for lit's. A line of a path alone (the manifests
+ * of earlier versions) vouches only for a name the new tree writes too,
+ * or for any name when there is no tree (lit_tree_check_owned). A folder
+ * without a manifest that an earlier version wrote, known by its guard,
+ * gives up only the names the new tree writes (and the guard and an old
+ * bundle's manifest.txt): what that manifest.txt lists is not trusted,
+ * since anyone can write one. text holds the keys the index borrows.
+ * 0, or -1 if neither marks the folder as lit's. */
 static int S_owned(const lit_tree *t, const char *target, const char *guard, lit_index *owned, lit_buf *text,
                    char ***keys, size_t *nkeys) {
   char *man = lit_xasprintf("%s/%s", target, LIT_TREE_MANIFEST);
   int err = lit_read_file(man, text);
   free(man);
-  if (!err) {
-    lit_buf_puts(text, "\n" LIT_TREE_MANIFEST "\n");
-  } else {
+  int from_manifest = !err;
+  if (!from_manifest) {
     char *g = guard ? lit_xasprintf("%s/%s", target, guard) : NULL;
     struct stat st;
     int legacy = g && lstat(g, &st) == 0;
@@ -106,32 +138,45 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
     for (size_t i = 0; i < t->n; i++)
       lit_buf_printf(text, "%s\n", t->files[i].path);
     lit_buf_printf(text, "%s\nmanifest.txt\n", guard);
+  } else {
+    lit_buf_putc(text, '\n');
   }
-  /* Every listed file (1), and every folder above one (0), is lit's. The
-   * index borrows its keys: each lives in keys until the check is done. */
+  lit_index writes = LIT_INDEX_INIT; /* borrows the tree's paths */
+  for (size_t i = 0; i < t->n; i++)
+    lit_index_put(&writes, t->files[i].path, 1);
   for (char *line = text->data, *nl; line && *line; line = nl + 1) {
     nl = strchr(line, '\n');
     if (!nl) break;
     *nl = '\0';
     if (!*line) continue;
-    lit_index_put(owned, line, 1);
-    for (const char *slash = strchr(line, '/'); slash; slash = strchr(slash + 1, '/')) {
-      size_t len = (size_t)(slash - line), v;
-      if (lit_index_get(owned, line, len, &v)) continue;
-      *keys = lit_xrealloc(*keys, (*nkeys + 1) * sizeof(char *));
-      (*keys)[*nkeys] = lit_xstrndup(line, len);
-      lit_index_put(owned, (*keys)[(*nkeys)++], 0);
+    size_t v;
+    if (!from_manifest) {
+      S_own(owned, line, S_KIND_NAME, keys, nkeys);
+    } else if (S_hashed_line(line)) {
+      S_own(owned, line + LIT_HASH_HEX + 2, S_KIND_HASH + (size_t)(line - text->data), keys, nkeys);
+    } else if (t->n == 0 || lit_index_get(&writes, line, strlen(line), &v)) {
+      S_own(owned, line, S_KIND_NAME, keys, nkeys);
     }
   }
+  lit_index_free(&writes);
   return 0;
 }
 
 typedef struct {
   const lit_index *owned;
+  const char *digests; /* the manifest's text, where S_KIND_HASH kinds point */
   lit_diags *d;
   const char *target;
   size_t found;
 } S_foreign_walk;
+
+/* 1 if the file at full, listed as `kind`, is still what lit wrote. */
+static int S_still_lits(const S_foreign_walk *w, const char *full, const struct stat *st, size_t kind) {
+  if (kind < S_KIND_HASH) return 1;
+  char hex[LIT_HASH_HEX + 1];
+  return S_ISREG(st->st_mode) && lit_hash_file(full, hex) == 0 &&
+         memcmp(hex, w->digests + (kind - S_KIND_HASH), LIT_HASH_HEX) == 0;
+}
 
 /* Reports every entry under target/rel that lit did not write. */
 static void S_find_foreign(S_foreign_walk *w, const char *rel) {
@@ -148,14 +193,20 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
     struct stat st;
     size_t kind;
     int listed = lit_index_get(w->owned, sub, strlen(sub), &kind);
-    int is_dir = lstat(full, &st) == 0 && S_ISDIR(st.st_mode);
-    if (listed && is_dir && kind == 0) {
+    int there = lstat(full, &st) == 0, is_dir = there && S_ISDIR(st.st_mode);
+    if (listed && is_dir && kind == S_KIND_FOLDER) {
       S_find_foreign(w, sub);
-    } else if (!listed || is_dir) {
+    } else if (!listed || is_dir || !there) {
       if (w->found++ < 5)
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "lit did not write this %s, and replacing %s would delete it: move it out, or pick another folder",
                  is_dir ? "folder" : "file", w->target);
+    } else if (!S_still_lits(w, full, &st, kind)) {
+      if (w->found++ < 5)
+        lit_diag(w->d, LIT_ERROR, full, 0, 0,
+                 "changed since lit wrote it, and replacing %s would lose the change: move it out, or pick another "
+                 "folder",
+                 w->target);
     }
     free(full);
     free(sub);
@@ -185,7 +236,7 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
              LIT_TREE_MANIFEST);
     r = -1;
   } else {
-    S_foreign_walk w = {&owned, d, target, 0};
+    S_foreign_walk w = {&owned, text.data, d, target, 0};
     S_find_foreign(&w, "");
     if (w.found > 5) lit_diag(d, LIT_NOTE, target, 0, 0, "and %zu more files lit did not write", w.found - 5);
     r = w.found ? -1 : 0;
@@ -239,8 +290,11 @@ static char *S_manifest(const lit_tree *t) {
   sorted.n = t->n;
   lit_tree_sort(&sorted);
   lit_buf b = LIT_BUF_INIT;
-  for (size_t i = 0; i < sorted.n; i++)
-    lit_buf_printf(&b, "%s\n", sorted.files[i].path);
+  char hex[LIT_HASH_HEX + 1];
+  for (size_t i = 0; i < sorted.n; i++) {
+    lit_hash_hex(sorted.files[i].data, sorted.files[i].len, hex);
+    lit_buf_printf(&b, "%s  %s\n", hex, sorted.files[i].path);
+  }
   free(sorted.files);
   return lit_buf_detach(&b);
 }

@@ -9,8 +9,9 @@
  * the new one, whole; the next run cleans up what a killed one left.
  *
  * Each installed folder holds a manifest, LIT_TREE_MANIFEST, naming every
- * file lit wrote there. A folder is replaced only if everything in it is
- * named there: lit never deletes a file it did not write.
+ * file lit wrote there with the hash of the bytes it wrote. A folder is
+ * replaced only if everything in it is named there and still holds those
+ * bytes: lit never deletes a file it did not write, or one changed since.
  *
  * Ownership: a tree owns its paths and bytes; lit_tree_free releases them. */
 #ifndef LIT_TREE_H
@@ -20,7 +21,8 @@
 
 #include "diag.h"
 
-/* The manifest of an installed folder: one path a line. */
+/* The manifest of an installed folder: a line a file, its lit_hash_hex
+ * digest, two spaces and its path (the layout of sha256sum's lists). */
 #define LIT_TREE_MANIFEST ".lit-manifest"
 
 typedef struct {
@@ -46,7 +48,9 @@ void lit_tree_sort(lit_tree *t);
 
 /* Makes dir hold exactly the tree's files (and its manifest). An existing
  * dir is replaced only if it is empty or everything in it is named by its
- * manifest; a folder an earlier version wrote, without a manifest, is
+ * manifest with the bytes it holds (a manifest of an earlier version,
+ * names without digests, vouches only for the names the tree writes too);
+ * a folder an earlier version wrote, without a manifest, is
  * recognised by `guard` (a file every such output had, such as chunks.html
  * for the book), and then only the names the tree writes (with the guard
  * and an old bundle's manifest.txt) are lit's; what that manifest.txt

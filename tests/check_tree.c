@@ -1,6 +1,7 @@
 /* check_tree.c: output folders built in memory, installed and compared. */
 #include "check_lit.h"
 
+#include "hash.h"
 #include "tree.h"
 
 START_TEST(test_tree_install_and_compare) {
@@ -28,14 +29,28 @@ START_TEST(test_tree_install_and_compare) {
   char *msgs = ck_diags_text(d);
   ck_assert_ptr_nonnull(strstr(msgs, "extra.txt: error: lit did not write this file"));
   free(msgs);
-  /* without it, the folder (its manifest names every other file) is replaced */
+  /* without it, the changed a.html still stops it: lit did not write those bytes */
   char *extra_path = lit_xasprintf("%s/extra.txt", out);
   ck_assert_int_eq(unlink(extra_path), 0);
   free(extra_path);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  char *changed = ck_read(out, "a.html");
+  ck_assert_str_eq(changed, "changed");
+  free(changed);
+  msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "a.html: error: changed since lit wrote it"));
+  free(msgs);
+  /* with lit's bytes back, the folder (its manifest names every file) is replaced */
+  ck_write(out, "a.html", "A");
   ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
   ck_assert_uint_eq(lit_tree_compare(&t, out, d), 0);
   char *man = ck_read(out, LIT_TREE_MANIFEST);
-  ck_assert_str_eq(man, "a.html\nsub/b.css\n");
+  char ha[LIT_HASH_HEX + 1], hb[LIT_HASH_HEX + 1];
+  lit_hash_hex("A", 1, ha);
+  lit_hash_hex("BB", 2, hb);
+  char *want = lit_xasprintf("%s  a.html\n%s  sub/b.css\n", ha, hb);
+  ck_assert_str_eq(man, want);
+  free(want);
   free(man);
   /* a folder of other work is never replaced */
   char *other = lit_xasprintf("%s/other", dir);
@@ -94,12 +109,75 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
 }
 END_TEST
 
+/* A manifest is checked, not believed: a name someone added to it, a
+ * digest that does not match the file, or a link where lit wrote a file
+ * stops the install, and each stays as it was. */
+START_TEST(test_tree_manifest_checked) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/book", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
+  char *lits = ck_read(out, LIT_TREE_MANIFEST);
+  /* a name alone, for a file the new tree does not write */
+  ck_write(out, "notes.txt", "a user's");
+  char *text = lit_xasprintf("%snotes.txt\n", lits);
+  ck_write(out, LIT_TREE_MANIFEST, text);
+  free(text);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  /* a digest of other bytes */
+  text = lit_xasprintf("%s00000000000000000000000000000000  notes.txt\n", lits);
+  ck_write(out, LIT_TREE_MANIFEST, text);
+  free(text);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  char *kept = ck_read(out, "notes.txt");
+  ck_assert_str_eq(kept, "a user's");
+  free(kept);
+  char *msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "notes.txt: error: lit did not write this file"));
+  ck_assert_ptr_nonnull(strstr(msgs, "notes.txt: error: changed since lit wrote it"));
+  free(msgs);
+  /* a link in place of a file lit wrote, to a file with the same bytes */
+  char *notes = lit_xasprintf("%s/notes.txt", out), *a = lit_xasprintf("%s/a.html", out);
+  ck_assert_int_eq(unlink(notes), 0);
+  ck_write(out, LIT_TREE_MANIFEST, lits);
+  ck_write(dir, "target.html", "A");
+  char *target = lit_xasprintf("%s/target.html", dir);
+  ck_assert_int_eq(unlink(a), 0);
+  ck_assert_int_eq(symlink(target, a), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  char *still = ck_read(dir, "target.html");
+  ck_assert_str_eq(still, "A");
+  free(still);
+  /* a manifest of an earlier version (names alone) vouches for the names
+   * the new tree writes: the upgrade replaces such a folder */
+  ck_assert_int_eq(unlink(a), 0);
+  ck_write(out, "a.html", "old bytes");
+  ck_write(out, LIT_TREE_MANIFEST, "a.html\n");
+  ck_assert_int_eq(lit_tree_check_owned(out, d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
+  char *now = ck_read(out, "a.html");
+  ck_assert_str_eq(now, "A");
+  free(now);
+  free(target);
+  free(notes);
+  free(a);
+  free(lits);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *tree_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_tree_install_and_compare);
   tcase_add_test(tc, test_tree_legacy_manifest_not_trusted);
+  tcase_add_test(tc, test_tree_manifest_checked);
   suite_add_tcase(s, tc);
   return s;
 }

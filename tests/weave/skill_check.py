@@ -168,7 +168,11 @@ def check_bundle(root):
     man = os.path.join(root, ".lit-manifest")
     if os.path.isfile(man):
         with open(man, encoding="utf-8") as f:
-            listed = [l for l in f.read().split("\n") if l]
+            lines = [l for l in f.read().split("\n") if l]
+        # a line a file: the digest of the bytes lit wrote, two spaces, the path
+        entries = [re.fullmatch(r"([0-9a-f]{32})  (.+)", l) for l in lines]
+        check(all(entries), name + ": every .lit-manifest line is a digest and a path")
+        listed = [m.group(2) for m in entries if m]
         check(sorted(set(listed) | {".lit-manifest"}) == sorted(files) and len(listed) == len(set(listed)),
               name + ": .lit-manifest lists every file once (%d files)" % len(listed))
     else:
