@@ -165,6 +165,7 @@ help:
 	@echo "  make check-serve     lit serve on loopback: the path rules, a page served, a change reloaded"
 	@echo "  make check-cli       the command line: help, options, exit codes, lit(1)"
 	@echo "  make check-ci        .ci/run stops at its first failing step"
+	@echo "  make check-device-runner   tests/gpu/run_device.sh: usage, and every phase against stub tools"
 	@echo "  make check-crash     tangle and install killed or failed at every write step"
 	@echo "  make asan            unit and golden suites under ASan and UBSan"
 	@echo "  make lint            cppcheck, clang-format --dry-run, and pyflakes on the Python"

@@ -7,6 +7,7 @@
 #   make check-crash    tangle and skill install killed, or failing, at each write step
 #   make check-cli      help, version, lit(1), did-you-mean, values, exit status, make install
 #   make check-stitch   lit stitch's property test: random projects, random edits, stitch, tangle
+#   make check-device-runner  tests/gpu/run_device.sh without a GPU: usage, every phase on stubs
 #   make fuzz           libFuzzer: FUZZ_TARGET=tangle|write|weave, FUZZ_SECONDS=N
 #   make fuzz-smoke     10 s of each target (part of `make check`)
 #   make asan           ASan+UBSan build of lit and the unit tests, then unit + golden
@@ -28,7 +29,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
 CLANG        ?= clang
 
-.PHONY: check-unit check-integration check-golden check-diff check-crash check-cli check-stitch check-ci fuzz fuzz-smoke asan tsan valgrind bench-tangle
+.PHONY: check-unit check-integration check-golden check-diff check-crash check-cli check-stitch check-ci check-device-runner fuzz fuzz-smoke asan tsan valgrind bench-tangle
 
 $(TEST_BUILD) $(ASAN_BUILD) $(FUZZ_BUILD):
 	mkdir -p $@
@@ -83,6 +84,10 @@ check-stitch: $(TEST_BUILD)/stitch_prop
 # .ci/run stops at its first failing step (a stub make fails each in turn).
 check-ci:
 	sh tests/ci/run.sh
+
+# The GPU runner's usage and every phase against stub tools (no GPU needed).
+check-device-runner:
+	sh tests/device/run.sh
 
 # ---- sanitizers ----
 $(ASAN_BUILD)/lit: gen/main.c $(LIB_SRC) $(wildcard gen/*.h) | $(ASAN_BUILD)
@@ -173,4 +178,4 @@ bench-tangle: $(LIT)
 	tests/bench/bench_tangle.sh $(LIT)
 
 # What `make check` runs from here (the top Makefile's check depends on it).
-CHECK_TARGETS += check-unit check-integration check-golden check-diff check-crash check-cli check-stitch check-ci fuzz-smoke
+CHECK_TARGETS += check-unit check-integration check-golden check-diff check-crash check-cli check-stitch check-ci check-device-runner fuzz-smoke

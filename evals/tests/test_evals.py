@@ -173,7 +173,7 @@ def arms_alternate_which_goes_first():
 
 @test
 def the_starter_is_copied_into_each_work_folder():
-    task = [t for t in shipped() if t["group"] == "diagnosis"][0]
+    task = [t for t in shipped() if t["name"] == "rmsnorm_odd_sizes"][0]
     agent = "test -f {workdir}/rmsnorm.cu && echo '{\"correct\": true}' > {workdir}/verdict.json"
     with tempfile.TemporaryDirectory() as tmp:
         res = runner.run([task], agent, os.path.join(tmp, "run"), checkers.StubChecker(), arms=("none",),

@@ -49,15 +49,11 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
   const T* __restrict__ shift = static_cast<const T*>(a.shift);
   const int D = a.hidden;
   const float inv_d = 1.f / static_cast<float>(D);
-  const int group = BLOCK_ROW ? static_cast<int>(blockDim.x) : 32;
-  const int lane = BLOCK_ROW ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x & 31);
-  const int64_t rows_per_block = BLOCK_ROW ? 1 : static_cast<int64_t>(blockDim.x >> 5);
-  const int64_t first = BLOCK_ROW ? static_cast<int64_t>(blockIdx.x)
-                                  : blockIdx.x * rows_per_block + (threadIdx.x >> 5);
-  // Reductions over the row's group: a block needs barriers, a warp does not.
-  auto row_sum = [&](float v) { return BLOCK_ROW ? block_sum(v, red, parity) : warp_sum(v); };
+  const RowGroup<BLOCK_ROW> rows;
+  const int group = rows.size, lane = rows.lane;
+  auto row_sum = [&](float v) { return rows.sum(v, red, parity); };
 
-  for (int64_t row = first; row < a.rows; row += static_cast<int64_t>(gridDim.x) * rows_per_block) {
+  for (int64_t row = rows.first; row < a.rows; row += rows.step()) {
     const T* xr = x + row * D;
     float v[ITEMS][V];
     float s = 0.f;

@@ -66,17 +66,13 @@ __global__ void __launch_bounds__(MAXT, nm_min_blocks<MAXT, ITEMS, GATED && size
   // __fdividef: an IEEE division has a slow-path subroutine whose saved
   // registers ptxas reports as spills when it is scheduled among the loads.
   const float inv_d = __fdividef(1.f, static_cast<float>(D));
-  const int group = BLOCK_ROW ? static_cast<int>(blockDim.x) : 32;
-  const int lane = BLOCK_ROW ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x & 31);
-  const int64_t rows_per_block = BLOCK_ROW ? 1 : static_cast<int64_t>(blockDim.x >> 5);
-  const int64_t first = BLOCK_ROW ? static_cast<int64_t>(blockIdx.x)
-                                  : blockIdx.x * rows_per_block + (threadIdx.x >> 5);
-  // Reductions over the row's group: a block needs barriers, a warp does not.
-  auto row_sum = [&](float v) { return BLOCK_ROW ? block_sum(v, red, parity) : warp_sum(v); };
+  const RowGroup<BLOCK_ROW> rows;
+  const int group = rows.size, lane = rows.lane;
+  auto row_sum = [&](float v) { return rows.sum(v, red, parity); };
 
   const uint32_t tokens = static_cast<uint32_t>(p.tokens);
 
-  for (int64_t row = first; row < p.rows; row += static_cast<int64_t>(gridDim.x) * rows_per_block) {
+  for (int64_t row = rows.first; row < p.rows; row += rows.step()) {
     // Sample and token of the row. Rows are fewer than 2^32 (the entry
     // point checks), so this is a 32-bit division: inline, where a 64-bit
     // one is a subroutine call.

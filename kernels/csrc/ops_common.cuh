@@ -45,6 +45,24 @@ __device__ __forceinline__ void store_f32_v4(T* p, const float (&in)[N]) {
   }
 }
 
+// ---- a row to a warp or to a block ----
+// Which rows a thread works on when each row belongs to a whole block
+// (BLOCK_ROW) or to a warp: the row group's size, the thread's lane in it,
+// its first row and the step to its next, and a sum over the group (a
+// block's needs barriers and the caller's two alternating 32-word slots,
+// a warp's does not).
+template <bool BLOCK_ROW>
+struct RowGroup {
+  int size = BLOCK_ROW ? static_cast<int>(blockDim.x) : 32;
+  int lane = BLOCK_ROW ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x & 31);
+  int64_t per_block = BLOCK_ROW ? 1 : static_cast<int64_t>(blockDim.x >> 5);  // rows
+  int64_t first = BLOCK_ROW ? static_cast<int64_t>(blockIdx.x) : blockIdx.x * per_block + (threadIdx.x >> 5);
+  __device__ __forceinline__ int64_t step() const { return static_cast<int64_t>(gridDim.x) * per_block; }
+  __device__ __forceinline__ float sum(float v, float (&red)[2][32], int& parity) const {
+    return BLOCK_ROW ? block_sum(v, red, parity) : warp_sum(v);
+  }
+};
+
 // ---- the tail of the LayerNorm family ----
 // The adaptive modulation of V values o at column col: o * (1 + scale) +
 // shift, with both pointers valid.

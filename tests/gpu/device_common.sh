@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# Sourced by the run_*_device.sh scripts, from the repository root: what every
-# device call shares. Sets OUT (created), LOGS (a fresh folder, packed into
-# $OUT/logs.tar.gz when the script exits), the call's clock and DEADLINE, and
-# the Python environment; defines the helpers below.
+# Sourced by tests/gpu/run_device.sh, from the repository root, at the start
+# of a phase: what every device call shares. Sets OUT (created), LOGS (a fresh
+# folder, packed into $OUT/logs.tar.gz when the script exits), the call's
+# clock and DEADLINE, and the Python environment; defines the helpers below.
 
 OUT=${OUT:-$PWD/build/device-out}; mkdir -p "$OUT"
 LOGS=$(mktemp -d)
@@ -42,4 +42,31 @@ build_package() {
     BUILT=1
   fi
   LIT_KERNELS_PATH=$(ls -d "$1"/torch*-linux | head -1); export LIT_KERNELS_PATH
+}
+
+# suite NAME CAP FILES...: one pytest run within CAP seconds (or what is left
+# before DEADLINE), its summary line and failures; the log is copied to
+# $OUT/tests_NAME_$TAG.txt
+suite() {
+  local name=$1 cap=$2; shift 2
+  local L; L=$(limit "$cap")
+  if (( L < 20 )); then echo "$name skipped: not enough time left"; return; fi
+  timeout "$L" python3 -m pytest -q -p no:cacheprovider "$@" > "$LOGS/tests_$name.txt" 2>&1
+  echo "$name rc=$? ($(el)s)"; grep -E "passed|failed|error" "$LOGS/tests_$name.txt" | tail -1
+  grep -E "^FAILED|^ERROR" "$LOGS/tests_$name.txt" | head -15
+  cp "$LOGS/tests_$name.txt" "$OUT/tests_${name}_$TAG.txt"
+}
+
+# sanitize SCRIPT CAP: compute-sanitizer memcheck, then racecheck, on
+# tests/gpu/SCRIPT.py, each within CAP seconds (or what is left); the logs
+# are copied to $OUT/SCRIPT_TOOL_$TAG.txt
+sanitize() {
+  for tool in memcheck racecheck; do
+    local L; L=$(limit "$2")
+    if (( L < 20 )); then echo "$1 $tool skipped"; continue; fi
+    timeout "$L" compute-sanitizer --tool $tool --error-exitcode 9 python3 "tests/gpu/$1.py" \
+      > "$LOGS/${1}_$tool.txt" 2>&1
+    echo "$1 $tool rc=$? ($(el)s)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/${1}_$tool.txt" | tail -1
+    cp "$LOGS/${1}_$tool.txt" "$OUT/${1}_${tool}_$TAG.txt"
+  done
 }

@@ -2,9 +2,16 @@
 // Edit that document, not this file: `make tangle` rewrites it.
 // RMSNorm over the last dimension: one block of 256 threads a row, each
 // thread loading 8 elements at a time as one 16-byte vector.
+#include <ATen/cuda/CUDAContext.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <torch/extension.h>
+
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+template <typename T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ __nv_bfloat16 from_float(float v) { return __float2bfloat16(v); }
+template <> __device__ __forceinline__ __half from_float(float v) { return __float2half(v); }
 
 template <typename T>
 __global__ void rms_norm_kernel(const T* x, const T* w, T* y, int hidden, float eps) {
@@ -15,7 +22,7 @@ __global__ void rms_norm_kernel(const T* x, const T* w, T* y, int hidden, float 
   for (int i = threadIdx.x * 8; i + 8 <= hidden; i += blockDim.x * 8) {
     uint4 v = *reinterpret_cast<const uint4*>(row + i);
     const T* e = reinterpret_cast<const T*>(&v);
-    for (int k = 0; k < 8; ++k) sum += (float)e[k] * (float)e[k];
+    for (int k = 0; k < 8; ++k) sum += to_float(e[k]) * to_float(e[k]);
   }
   partial[threadIdx.x] = sum;
   __syncthreads();
@@ -25,20 +32,25 @@ __global__ void rms_norm_kernel(const T* x, const T* w, T* y, int hidden, float 
   }
   const float inv = rsqrtf(partial[0] / hidden + eps);
   for (int i = threadIdx.x * 8; i + 8 <= hidden; i += blockDim.x * 8) {
-    for (int k = 0; k < 8; ++k) out[i + k] = (T)((float)row[i + k] * inv * (float)w[i + k]);
+    for (int k = 0; k < 8; ++k) out[i + k] = from_float<T>(to_float(row[i + k]) * inv * to_float(w[i + k]));
   }
 }
 
 torch::Tensor rms_norm(torch::Tensor x, torch::Tensor w) {
+  TORCH_CHECK(x.is_cuda() && x.dim() == 2 && x.is_contiguous(), "x must be a contiguous 2-d CUDA tensor");
   auto y = torch::empty_like(x);
   const int rows = x.size(0), hidden = x.size(1);
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream();
   if (x.scalar_type() == torch::kBFloat16) {
-    rms_norm_kernel<__nv_bfloat16><<<rows, 256>>>(
+    rms_norm_kernel<__nv_bfloat16><<<rows, 256, 0, stream>>>(
         (const __nv_bfloat16*)x.data_ptr(), (const __nv_bfloat16*)w.data_ptr(),
         (__nv_bfloat16*)y.data_ptr(), hidden, 1e-6f);
   } else {
-    rms_norm_kernel<__half><<<rows, 256>>>((const __half*)x.data_ptr(), (const __half*)w.data_ptr(),
-                                           (__half*)y.data_ptr(), hidden, 1e-6f);
+    TORCH_CHECK(x.scalar_type() == torch::kHalf, "x must be bfloat16 or float16");
+    rms_norm_kernel<__half><<<rows, 256, 0, stream>>>((const __half*)x.data_ptr(), (const __half*)w.data_ptr(),
+                                                      (__half*)y.data_ptr(), hidden, 1e-6f);
   }
   return y;
 }
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("rms_norm", &rms_norm, "RMSNorm over the last dimension"); }

@@ -6,7 +6,7 @@ from torch.utils.cpp_extension import load
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _ext = load(name="rmsnorm_ext", sources=[os.path.join(_here, "rmsnorm.cu")],
-            extra_cuda_cflags=["-O3"], functions=["rms_norm"], verbose=False)
+            extra_cuda_cflags=["-O3"], verbose=False)
 
 
 def rms_norm(x, weight):
