@@ -40,7 +40,7 @@ static int S_install_one(const lit_tree *t, const char *name, const char *parent
   lit_tree_recover(dir); /* a killed install's old copy is an install */
   if (lstat(dir, &st) == 0 && !force) {
     lit_diag(d, LIT_ERROR, dir, 0, 0, "a skill is already installed here; pass --force to replace it");
-  } else if (lit_tree_install(t, dir, "SKILL.md", d) == 0) {
+  } else if (lit_tree_install(t, dir, "SKILL.md", force ? LIT_TREE_REPLACE_EDITS : 0, d) == 0) {
     fprintf(out, "installed %s to %s\n", name, dir);
     r = 0;
   }

@@ -165,6 +165,7 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
 typedef struct {
   const lit_index *owned;
   const char *digests; /* the manifest's text, where S_KIND_HASH kinds point */
+  int replace_edits;   /* a listed file changed since is lit's all the same */
   lit_diags *d;
   const char *target;
   size_t found;
@@ -201,7 +202,7 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "lit did not write this %s, and replacing %s would delete it: move it out, or pick another folder",
                  is_dir ? "folder" : "file", w->target);
-    } else if (!S_still_lits(w, full, &st, kind)) {
+    } else if (!w->replace_edits && !S_still_lits(w, full, &st, kind)) {
       if (w->found++ < 5)
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "changed since lit wrote it, and replacing %s would lose the change: move it out, or pick another "
@@ -216,7 +217,8 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
 
 /* 0 if target may be replaced: it is missing, empty, or holds only what
  * lit wrote there. Else -1, each foreign file reported. */
-static int S_check_owned(const lit_tree *t, const char *target, const char *guard, lit_diags *d) {
+static int S_check_owned(const lit_tree *t, const char *target, const char *guard, int replace_edits,
+                         lit_diags *d) {
   struct stat st;
   if (lstat(target, &st) != 0) return 0;
   if (!S_ISDIR(st.st_mode)) {
@@ -236,7 +238,7 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
              LIT_TREE_MANIFEST);
     r = -1;
   } else {
-    S_foreign_walk w = {&owned, text.data, d, target, 0};
+    S_foreign_walk w = {&owned, text.data, replace_edits, d, target, 0};
     S_find_foreign(&w, "");
     if (w.found > 5) lit_diag(d, LIT_NOTE, target, 0, 0, "and %zu more files lit did not write", w.found - 5);
     r = w.found ? -1 : 0;
@@ -251,7 +253,7 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
 
 int lit_tree_check_owned(const char *dir, lit_diags *d) {
   const lit_tree none = LIT_TREE_INIT; /* no guard and no tree: only a manifest marks the folder as lit's */
-  return S_check_owned(&none, dir, NULL, d);
+  return S_check_owned(&none, dir, NULL, 0, d);
 }
 
 /* ---- installing ---- */
@@ -377,7 +379,7 @@ void lit_tree_recover(const char *dir) {
   free(target);
 }
 
-int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d) {
+int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int flags, lit_diags *d) {
   char *parent;
   const char *base;
   char *target = S_target(dir, &parent, &base);
@@ -390,7 +392,7 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_
     goto out;
   }
   S_clean_leftovers(parent, base, target);
-  if (S_check_owned(t, target, guard, d) != 0) goto out;
+  if (S_check_owned(t, target, guard, flags & LIT_TREE_REPLACE_EDITS, d) != 0) goto out;
   char *parents = lit_xasprintf("%s/", parent);
   int made = lit_make_parents(parents);
   free(parents);

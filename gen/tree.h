@@ -59,7 +59,11 @@ void lit_tree_sort(lit_tree *t);
  * Returns 0, or -1 after reporting through d. On -1 dir is as it was, but
  * for one case: the new copy is in place and the old one could not be
  * removed (reported; the next run removes it). */
-int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, lit_diags *d);
+int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int flags, lit_diags *d);
+/* lit_tree_install's flags. REPLACE_EDITS: a file lit wrote and someone
+ * changed since is replaced too (lit skill install --force); a file lit
+ * did not write still stops the install. */
+enum { LIT_TREE_REPLACE_EDITS = 1 };
 /* 0 if dir is missing, empty, or a folder lit wrote: it holds a manifest
  * and nothing the manifest does not name. Else -1, with the reason (or each
  * foreign file) reported. A folder an earlier version wrote, without a

@@ -11,7 +11,7 @@ START_TEST(test_tree_install_and_compare) {
   lit_tree t = LIT_TREE_INIT;
   lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
   lit_tree_add(&t, "sub/b.css", lit_xstrdup("BB"), 2);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
   char *a = ck_read(out, "a.html"), *b = ck_read(out, "sub/b.css");
   ck_assert_str_eq(a, "A");
   ck_assert_str_eq(b, "BB");
@@ -22,7 +22,7 @@ START_TEST(test_tree_install_and_compare) {
   ck_write(out, "a.html", "changed");
   ck_assert_uint_eq(lit_tree_compare(&t, out, d), 2);
   /* lit never deletes a file it did not write: extra.txt stops the install */
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
   char *extra = ck_read(out, "extra.txt");
   ck_assert_str_eq(extra, "x");
   free(extra);
@@ -33,7 +33,7 @@ START_TEST(test_tree_install_and_compare) {
   char *extra_path = lit_xasprintf("%s/extra.txt", out);
   ck_assert_int_eq(unlink(extra_path), 0);
   free(extra_path);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
   char *changed = ck_read(out, "a.html");
   ck_assert_str_eq(changed, "changed");
   free(changed);
@@ -42,7 +42,7 @@ START_TEST(test_tree_install_and_compare) {
   free(msgs);
   /* with lit's bytes back, the folder (its manifest names every file) is replaced */
   ck_write(out, "a.html", "A");
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
   ck_assert_uint_eq(lit_tree_compare(&t, out, d), 0);
   char *man = ck_read(out, LIT_TREE_MANIFEST);
   char ha[LIT_HASH_HEX + 1], hb[LIT_HASH_HEX + 1];
@@ -55,7 +55,7 @@ START_TEST(test_tree_install_and_compare) {
   /* a folder of other work is never replaced */
   char *other = lit_xasprintf("%s/other", dir);
   ck_write(dir, "other/precious.txt", "keep");
-  ck_assert_int_eq(lit_tree_install(&t, other, "a.html", d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, other, "a.html", 0, d), -1);
   char *kept = ck_read(other, "precious.txt");
   ck_assert_str_eq(kept, "keep");
   free(kept);
@@ -85,7 +85,7 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
   lit_diags *d = lit_diags_new();
   lit_tree t = LIT_TREE_INIT;
   lit_tree_add(&t, "SKILL.md", lit_xstrdup("new"), 3);
-  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", 0, d), -1);
   char *kept = ck_read(out, "notes.txt"), *skill = ck_read(out, "SKILL.md");
   ck_assert_str_eq(kept, "a user's");
   ck_assert_str_eq(skill, "old");
@@ -98,7 +98,7 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
   char *notes = lit_xasprintf("%s/notes.txt", out);
   ck_assert_int_eq(unlink(notes), 0);
   free(notes);
-  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", 0, d), 0);
   skill = ck_read(out, "SKILL.md");
   ck_assert_str_eq(skill, "new");
   free(skill);
@@ -118,19 +118,19 @@ START_TEST(test_tree_manifest_checked) {
   lit_diags *d = lit_diags_new();
   lit_tree t = LIT_TREE_INIT;
   lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
   char *lits = ck_read(out, LIT_TREE_MANIFEST);
   /* a name alone, for a file the new tree does not write */
   ck_write(out, "notes.txt", "a user's");
   char *text = lit_xasprintf("%snotes.txt\n", lits);
   ck_write(out, LIT_TREE_MANIFEST, text);
   free(text);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
   /* a digest of other bytes */
   text = lit_xasprintf("%s00000000000000000000000000000000  notes.txt\n", lits);
   ck_write(out, LIT_TREE_MANIFEST, text);
   free(text);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
   char *kept = ck_read(out, "notes.txt");
   ck_assert_str_eq(kept, "a user's");
   free(kept);
@@ -146,17 +146,31 @@ START_TEST(test_tree_manifest_checked) {
   char *target = lit_xasprintf("%s/target.html", dir);
   ck_assert_int_eq(unlink(a), 0);
   ck_assert_int_eq(symlink(target, a), 0);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
   char *still = ck_read(dir, "target.html");
   ck_assert_str_eq(still, "A");
   free(still);
+  /* replacing edits (skill install --force) takes the changed file, never
+   * one the manifest does not vouch for */
+  ck_assert_int_eq(unlink(a), 0);
+  ck_write(out, "a.html", "edited");
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
+  ck_write(out, "stray.txt", "kept");
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", LIT_TREE_REPLACE_EDITS, d), -1);
+  char *stray = lit_xasprintf("%s/stray.txt", out);
+  ck_assert_int_eq(unlink(stray), 0);
+  free(stray);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", LIT_TREE_REPLACE_EDITS, d), 0);
+  char *fresh = ck_read(out, "a.html");
+  ck_assert_str_eq(fresh, "A");
+  free(fresh);
   /* a manifest of an earlier version (names alone) vouches for the names
    * the new tree writes: the upgrade replaces such a folder */
   ck_assert_int_eq(unlink(a), 0);
   ck_write(out, "a.html", "old bytes");
   ck_write(out, LIT_TREE_MANIFEST, "a.html\n");
   ck_assert_int_eq(lit_tree_check_owned(out, d), 0);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", d), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
   char *now = ck_read(out, "a.html");
   ck_assert_str_eq(now, "A");
   free(now);
