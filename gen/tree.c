@@ -217,8 +217,7 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
 
 /* 0 if target may be replaced: it is missing, empty, or holds only what
  * lit wrote there. Else -1, each foreign file reported. */
-static int S_check_owned(const lit_tree *t, const char *target, const char *guard, int replace_edits,
-                         lit_diags *d) {
+static int S_check_owned(const lit_tree *t, const char *target, const char *guard, int replace_edits, lit_diags *d) {
   struct stat st;
   if (lstat(target, &st) != 0) return 0;
   if (!S_ISDIR(st.st_mode)) {
