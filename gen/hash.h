@@ -21,7 +21,8 @@ lit_hasher *lit_hasher_new(void);
 void lit_hasher_update(lit_hasher *h, const void *data, size_t len);
 /* Writes the digest like lit_hash_hex and frees h. */
 void lit_hasher_finish(lit_hasher *h, char hex[LIT_HASH_HEX + 1]);
-/* Hashes a whole file; returns 0 or an errno. */
+/* Hashes a whole file; returns 0, an errno, or LIT_ENOTREG for a FIFO, a
+ * device or a socket (never waited on). */
 int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]);
 
 #endif

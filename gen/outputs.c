@@ -154,7 +154,7 @@ static void S_file(S_run *r, const lit_file *f) {
   free(full);
   int exists = read_err == 0;
   if (read_err && read_err != ENOENT) {
-    lit_diag(d, LIT_ERROR, doc, line, col, "cannot read '%s' to compare it: %s", f->path, strerror(read_err));
+    lit_diag(d, LIT_ERROR, doc, line, col, "cannot read '%s' to compare it: %s", f->path, lit_strerror(read_err));
     r->failed = 1;
     return;
   }
