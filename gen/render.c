@@ -134,10 +134,14 @@ static int S_load_results(lua_State *L, int optional) {
   }
   if (found) return luaL_error(L, "%s", why);
   char *bytes = lua_newuserdatauv(L, size + 1, 0); /* rel cache buffer: Lua owns it, so an error leaks nothing */
-  FILE *f = fopen(real, "rb");
-  size_t got = f ? fread(bytes, 1, size, f) : 0;
-  if (f) fclose(f);
-  if (got != size) return luaL_error(L, "cannot read results file '%s'", rel);
+  /* Read as every input is (lit_read_file): what was a regular file when
+   * it was found may be a FIFO by now, and a blocking open would wait. */
+  lit_buf text = LIT_BUF_INIT;
+  int read_err = lit_read_file(real, &text);
+  int whole = !read_err && text.len == size;
+  if (whole) memcpy(bytes, text.data, size);
+  lit_buf_free(&text);
+  if (!whole) return luaL_error(L, "cannot read results file '%s'", rel);
   char err[256];
   if (lit_json_push(L, bytes, size, rel, 1, err, sizeof err)) /* rel cache buffer value */
     return luaL_error(L, "results file '%s' is not valid JSON: %s:%s", rel, rel, err);
