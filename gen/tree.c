@@ -124,7 +124,10 @@ static void S_own(lit_index *owned, char *path, size_t kind, char ***keys, size_
 static int S_owned(const lit_tree *t, const char *target, const char *guard, lit_index *owned, lit_buf *text,
                    char ***keys, size_t *nkeys) {
   char *man = lit_xasprintf("%s/%s", target, LIT_TREE_MANIFEST);
-  int err = lit_read_file(man, text);
+  /* lit writes its manifest as a regular file: a link there (to a file
+   * outside the folder, say) is neither read nor believed. */
+  struct stat mst;
+  int err = lstat(man, &mst) != 0 ? errno : !S_ISREG(mst.st_mode) ? LIT_ENOTREG : lit_read_file(man, text);
   free(man);
   int from_manifest = !err;
   if (!from_manifest) {

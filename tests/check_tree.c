@@ -164,6 +164,17 @@ START_TEST(test_tree_manifest_checked) {
   char *fresh = ck_read(out, "a.html");
   ck_assert_str_eq(fresh, "A");
   free(fresh);
+  /* a manifest that is a link is not read: the folder is not lit's */
+  char *man_path = lit_xasprintf("%s/%s", out, LIT_TREE_MANIFEST), *elsewhere = lit_xasprintf("%s/m", dir);
+  ck_write(dir, "m", lits);
+  ck_assert_int_eq(unlink(man_path), 0);
+  ck_assert_int_eq(symlink(elsewhere, man_path), 0);
+  ck_assert_int_eq(lit_tree_check_owned(out, d), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "b.html", 0, d), -1);
+  ck_assert_int_eq(unlink(man_path), 0);
+  ck_write(out, LIT_TREE_MANIFEST, lits);
+  free(man_path);
+  free(elsewhere);
   /* a manifest of an earlier version (names alone) vouches for the names
    * the new tree writes: the upgrade replaces such a folder */
   ck_assert_int_eq(unlink(a), 0);
