@@ -1,12 +1,9 @@
-#define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
 #include "hash.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include "util.h"
@@ -45,18 +42,10 @@ void lit_hasher_finish(lit_hasher *h, char hex[LIT_HASH_HEX + 1]) {
 }
 
 int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]) {
-  /* Opened without blocking, then checked, as lit_read_file does: opening
-   * a FIFO for reading would wait for a writer that never comes. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return errno;
   struct stat st;
-  int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? LIT_ENOTREG : 0;
-  FILE *f = bad ? NULL : fdopen(fd, "rb");
-  if (!f) {
-    if (!bad) bad = errno;
-    close(fd);
-    return bad;
-  }
+  int open_err = 0;
+  FILE *f = lit_open_regular(path, &st, &open_err); /* a FIFO would wait for a writer */
+  if (!f) return open_err;
   lit_hasher *h = lit_hasher_new();
   char *chunk = lit_xmalloc(1 << 20);
   size_t n;

@@ -233,23 +233,28 @@ const char *lit_nearest(const char *word, const char *const *names, size_t n) {
   return best;
 }
 
-int lit_read_file(const char *path, lit_buf *out) {
+FILE *lit_open_regular(const char *path, struct stat *st, int *err) {
   /* Opened without blocking, then checked: a FIFO or a device in the
-   * project would otherwise hang the read or never end it. */
+   * project would otherwise hang the open or the read, or never end it. */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return errno;
-  struct stat st;
-  int bad = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? LIT_ENOTREG : 0;
-  if (bad) {
-    close(fd);
-    return bad;
+  if (fd < 0) {
+    *err = errno;
+    return NULL;
   }
-  FILE *f = fdopen(fd, "rb");
+  int bad = fstat(fd, st) != 0 ? errno : S_ISDIR(st->st_mode) ? EISDIR : !S_ISREG(st->st_mode) ? LIT_ENOTREG : 0;
+  FILE *f = bad ? NULL : fdopen(fd, "rb");
   if (!f) {
-    int err = errno;
+    *err = bad ? bad : errno;
     close(fd);
-    return err;
   }
+  return f;
+}
+
+int lit_read_file(const char *path, lit_buf *out) {
+  struct stat st;
+  int bad = 0;
+  FILE *f = lit_open_regular(path, &st, &bad);
+  if (!f) return bad;
   /* One allocation of the file's size, then one read: large documents are
    * read at memory speed without regrowing the buffer. */
   if (st.st_size > 0) {

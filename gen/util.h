@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 void *lit_xmalloc(size_t size);
 void *lit_xcalloc(size_t count, size_t size);
@@ -77,6 +78,11 @@ const char *lit_nearest(const char *word, const char *const *names, size_t n);
 /* Reads a whole regular file into *out (owned by the caller). Returns 0,
  * an errno, or LIT_ENOTREG for a FIFO, device or socket (never waited on). */
 int lit_read_file(const char *path, lit_buf *out);
+/* Opens a regular file for reading (the caller fcloses it), its status in
+ * *st; NULL with *err an errno, EISDIR, or LIT_ENOTREG for a FIFO, device
+ * or socket, which is never waited on. */
+struct stat;
+FILE *lit_open_regular(const char *path, struct stat *st, int *err);
 enum { LIT_ENOTREG = 100000 }; /* beyond every errno */
 /* strerror, and a sentence for LIT_ENOTREG. A static string. */
 const char *lit_strerror(int err);
