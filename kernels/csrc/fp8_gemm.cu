@@ -25,9 +25,7 @@ namespace {
 // (`part`) and is added into fp32 registers (`acc`). kBlock: the same, the
 // partial times the k-block's scales. kPingPong: the fast accumulation on
 // the ping-pong schedule.
-// kBlockTall: block scales on 256 x 128 tiles, each consumer warpgroup
-// 128 rows in two halves that take one set of partials in turn.
-constexpr int kFast = 0, kPromote = 1, kBlock = 2, kPingPong = 3, kBlockTall = 4;
+constexpr int kFast = 0, kPromote = 1, kBlock = 2, kPingPong = 3;
 
 // A CTA computes kBM x kBN output tiles, kBK K-elements (bytes) a stage.
 // Cooperative, each consumer warpgroup owns 64 rows of a tile: kFast keeps
@@ -41,13 +39,13 @@ constexpr int kOutBoxBytes = 128 * 128;  // 128 rows of 128 bytes: ping-pong's T
 // A staging box's rows: ping-pong's warpgroups each store a 128-row tile,
 // the cooperative ones 64 rows each.
 template <int MODE>
-constexpr int kOutBoxRows = MODE == kPingPong || MODE == kBlockTall ? 128 : 64;
+constexpr int kOutBoxRows = MODE == kPingPong ? 128 : 64;
 
 template <int MODE>
 struct Fp8Tile {
-  static constexpr int kBM = MODE == kBlockTall ? 256 : 128, kBK = 128;
+  static constexpr int kBM = 128, kBK = 128;
   static constexpr int kBN = MODE == kFast ? 256 : 128;
-  static constexpr int kStages = MODE == kFast || MODE == kBlockTall ? 3 : 5;
+  static constexpr int kStages = MODE == kFast ? 3 : 5;
   static constexpr int kAcc = kBN / 2;  // accumulators a thread, per set (per half, ping-pong)
   static constexpr int kABytes = kBM * kBK, kBBytes = kBN * kBK;
   // The warps that read each stage, whose releases empty it.
@@ -55,7 +53,7 @@ struct Fp8Tile {
   // The staging tile of 16-bit outputs, in TMA boxes of 64 columns (128
   // bytes a row): the whole tile, 64 rows a warpgroup in the cooperative
   // modes; ping-pong's warpgroups take it in turn.
-  static constexpr int kOutBytes = (MODE == kFast || MODE == kBlockTall ? 4 : 2) * kOutBoxBytes;
+  static constexpr int kOutBytes = (MODE == kFast ? 4 : 2) * kOutBoxBytes;
 };
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
@@ -77,7 +75,7 @@ struct alignas(1024) Fp8Stages {  // 1024: the 128-byte swizzle repeats every 8 
 template <int MODE>  // the ring, the staging tile after it, slack to align the base
 constexpr int kSmemBytes = sizeof(Fp8Stages<MODE>) + Fp8Tile<MODE>::kOutBytes + 1024;
 static_assert(kSmemBytes<kFast> + 4096 <= 227 * 1024 && kSmemBytes<kPingPong> + 4096 <= 227 * 1024 &&
-                  kSmemBytes<kPromote> + 4096 <= 227 * 1024 && kSmemBytes<kBlockTall> + 4096 <= 227 * 1024,
+                  kSmemBytes<kPromote> + 4096 <= 227 * 1024,
               "the ring and the epilogue's staging exceed a CTA's shared memory");
 
 struct Fp8Args {
@@ -394,103 +392,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       my_turn();
       my_staging();
     }
-  } else if constexpr (MODE == kBlockTall) {
-    hopper::RingPos<Tile::kStages> pos;
-    float acc[2][Tile::kAcc];
-    float part[Tile::kAcc];
-    for (int t = first; t < tiles; t += step) {
-      int tm, tn;
-      tile_coords(t, g.tiles_m, g.tiles_n, g.group, tm, tn);
-      const int m0 = tm * Tile::kBM + cw * 128;  // this warpgroup's first row
-      const int col = tn * tile_cols;
-      const int nblk = col / kFp8Block;
-      if (bias) stage_bias<T, GATED>(s_bias[cw], g.epi, col, Tile::kBN, tid, 128);
-      // This thread's rows: m0 + 64 h + 16 warp + lane / 4 + 8 r, as [2 h + r];
-      // then the tile's n-block of the gate's and the up projection's scales.
-      const float* ps[6];
-      bool ok[4];
-    #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int row = m0 + 64 * (i >> 1) + warp * 16 + (lane >> 2) + 8 * (i & 1);
-        ok[i] = row < g.epi.m;
-        ps[i] = g.sa.ptr + static_cast<int64_t>(ok[i] ? row : 0) * g.sa.stride_i;
-      }
-      ps[4] = g.sb.ptr + static_cast<int64_t>(nblk) * g.sb.stride_i;
-      ps[5] = g.sb_up.ptr + static_cast<int64_t>(nblk) * g.sb_up.stride_i;
-      auto load_scales = [&](float (&into)[6]) {
-    #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          into[i] = ok[i] ? *ps[i] : 0.f;
-          ps[i] += g.sa.stride_j;
-        }
-        into[4] = *ps[4];
-        into[5] = GATED ? *ps[5] : into[4];
-        ps[4] += g.sb.stride_j;
-        ps[5] += g.sb_up.stride_j;
-      };
-      float s[2][6];
-    #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-    #pragma unroll
-        for (int i = 0; i < Tile::kAcc; ++i) acc[h][i] = 0.f;
-      }
-      load_scales(s[0]);
-      if (g.k_blocks > 1) load_scales(s[1]);
-      ring.wait(pos);
-      auto k_block = [&](int kb, float (&sc)[6]) {
-        hopper::RingPos<Tile::kStages> next = pos;
-        next.advance();
-    #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const uint64_t da = desc_a(pos.stage, 128 * cw + 64 * h);
-          const uint64_t db = desc_b(pos.stage);
-          hopper::fence_operands(part);
-          hopper::wgmma_fence();
-    #pragma unroll
-          for (int kk = 0; kk < Tile::kBK / 32; ++kk) {
-            hopper::wgmma_fp8<Tile::kBN>(part, da + 2 * kk, db + 2 * kk, kk != 0);
-          }
-          hopper::wgmma_commit();
-          // [gate or up][row + 0 or 8] of this half, before the set is reloaded
-          const float f[2][2] = {{sc[2 * h] * sc[4], sc[2 * h + 1] * sc[4]},
-                                 {sc[2 * h] * sc[5], sc[2 * h + 1] * sc[5]}};
-          if (h == 1) {
-            if (kb + 2 < g.k_blocks) load_scales(sc);
-            if (kb + 1 < g.k_blocks) ring.wait(next);
-          }
-          hopper::wgmma_wait<0>();
-          hopper::fence_operands(part);
-          if (h == 1) ring.template release<CLUSTER>(pos.stage, lane);
-    #pragma unroll
-          for (int i = 0; i < Tile::kAcc; ++i) {
-            const int half = GATED && i >= Tile::kAcc / 2;  // the up projection's columns
-            acc[h][i] = fmaf(part[i], f[half][(i >> 1) & 1], acc[h][i]);
-          }
-        }
-        pos = next;
-      };
-      int kb = 0;
-      for (; kb + 1 < g.k_blocks; kb += 2) {
-        k_block(kb, s[0]);
-        k_block(kb + 1, s[1]);
-      }
-      if (kb < g.k_blocks) k_block(kb, s[0]);
-
-      // The warpgroup's 128 rows through its half of the staging tile (two
-      // boxes of 128 rows x 64 columns), its thread 0 first waiting for the
-      // previous tile's store to have read them.
-      if (tid == 0) hopper::store_wait_read();
-      warpgroup_sync();  // every thread's staged bias is visible; the staging is free
-      const float rs[2][2] = {{1.f, 1.f}, {1.f, 1.f}};  // the main loop applied the scales
-      stage_out_tile<T, GATED, ACT, 2, Tile::kAcc, kOutBoxRows<MODE>>(
-          out_s + cw * (Tile::kOutBytes / 2), acc, bias ? s_bias[cw] : nullptr, nullptr, rs, g.epi.act, warp, lane);
-      hopper::fence_async_shared();
-      warpgroup_sync();  // the tile is written; the staged bias is read
-      if (tid == 0) {
-        store_staged<kOutBoxRows<MODE>>(&map_out, out + cw * (Tile::kOutBytes / 2), col, m0, tile_cols);
-      }
-    }
-    if (tid == 0) hopper::store_wait_read();  // shared memory outlives the last store's read
   } else {
     hopper::RingPos<Tile::kStages> pos;
     float acc[Tile::kAcc];
@@ -649,9 +550,8 @@ bool tma_store_ok(const Fp8GemmParams& p) { return p.ldo % 8 == 0 && aligned16(p
 template <typename T, bool GATED, int MODE, int ACT, int CLUSTER = 1>
 cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
   using Tile = Fp8Tile<MODE>;
-  static_assert(Tile::kAcc * (MODE == kFast ? 1 : MODE == kBlockTall ? 3 : 2) <= (MODE == kBlockTall ? 192 : 128),
+  static_assert(Tile::kAcc * (MODE == kFast ? 1 : 2) <= 128,
                 "a consumer thread's accumulators (one set, a partial and a sum, two halves) exceed 128");
-  static_assert(MODE != kBlockTall || CLUSTER == 1, "the tall block tile runs on single CTAs");
   static_assert(Tile::kReaders == 4 * (MODE == kPingPong ? 1 : kConsumers),
                 "a stage's releases: every warp of the warpgroups that read it");
   constexpr int kBBoxRows = kFp8BBoxRows<MODE, GATED, CLUSTER>;
@@ -750,12 +650,7 @@ cudaError_t launch_mode(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_
   const bool pingpong = use_pingpong(p, d.sm_count);
   return with_act(p.act, [&](auto act) -> cudaError_t {
     constexpr int A = decltype(act)::value;
-    if (p.scaling == Fp8Scaling::kBlock) {
-      // The tall tile, for the benchmark's comparison (hook 6), where the
-      // output takes the TMA store.
-      if (g_schedule == 6 && tma_store_ok(p)) return launch<T, GATED, kBlockTall, A>(p, d, stream);
-      return launch<T, GATED, kBlock, A>(p, d, stream);
-    }
+    if (p.scaling == Fp8Scaling::kBlock) return launch<T, GATED, kBlock, A>(p, d, stream);
     if (p.promote || !tma_store_ok(p)) return launch<T, GATED, kPromote, A>(p, d, stream);
     if constexpr (!GATED && A == static_cast<int>(Act::kIdentity)) {
       // Clusters of two sharing B by multicast, for the benchmark's

@@ -1648,10 +1648,9 @@ void fp8_quant_tuning(int64_t max_threads) {
 }
 
 void fp8_gemm_tuning(int64_t schedule) {
-  TORCH_CHECK(schedule == 0 || schedule == 1 || schedule == 2 || schedule == 4 || schedule == 5 || schedule == 6,
+  TORCH_CHECK(schedule == 0 || schedule == 1 || schedule == 2 || schedule == 4 || schedule == 5,
               "lit_kernels._fp8_gemm_tuning: schedule must be 0 (the rule), 1 (cooperative), "
-              "2 (ping-pong), 4 or 5 (the same in clusters of two), 6 (block scales on 256 x 128 tiles), got ",
-              schedule);
+              "2 (ping-pong), 4 or 5 (the same in clusters of two), got ", schedule);
   lit::fp8_gemm_set_schedule(static_cast<int>(schedule));
 }
 // ---- attention ----

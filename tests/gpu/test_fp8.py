@@ -109,14 +109,13 @@ def ref_epilogue(y, bias, epilogue):
 
 
 # ---------------------------------------------------------------- the GEMM --
-SCHEDULES = {"cooperative": 1, "pingpong": 2, "cooperative_cluster2": 4, "pingpong_cluster2": 5, "block_tall": 6}
+SCHEDULES = {"cooperative": 1, "pingpong": 2, "cooperative_cluster2": 4, "pingpong_cluster2": 5}
 
 
 @pytest.fixture(params=list(SCHEDULES))
 def schedule(request):
     """The fast accumulation's schedules, forced through the tuning hook (the
-    clusters of two apply to plain products; other epilogues take the rule),
-    and block scales' 256 x 128 tile (other scalings take the rule)."""
+    clusters of two apply to plain products; other epilogues take the rule)."""
     lk.ops._fp8_gemm_tuning(SCHEDULES[request.param])
     yield request.param
     lk.ops._fp8_gemm_tuning(0)
@@ -150,23 +149,6 @@ def test_fp8_gemm_shapes_promoted(shape, out_dtype, scaling):
     out = lk.fp8_gemm(qa, qb, sa, sb, out_dtype=out_dtype, accumulate="promoted")
     assert out.dtype == out_dtype and out.shape == (m, n)
     check(out, da @ db, out_dtype, f"{scaling} promoted {shape}")
-
-
-@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
-@pytest.mark.parametrize("shape", SHAPES + [(257, 384, 640), (513, 1000, 2048)], ids=lambda s: "x".join(map(str, s)))
-def test_fp8_gemm_shapes_block_tall(shape, out_dtype):
-    """Block scales on the 256 x 128 tile (hook 6): rows past a tile's 256,
-    odd k-block counts, outputs TMA cannot write (which take the 128 x 128 tile)."""
-    m, n, k = shape
-    qa, qb, sa, sb, da, db = operands(m, n, k, "block")
-    poison_next((m, n), out_dtype)
-    lk.ops._fp8_gemm_tuning(6)
-    try:
-        out = lk.fp8_gemm(qa, qb, sa, sb, out_dtype=out_dtype)
-    finally:
-        lk.ops._fp8_gemm_tuning(0)
-    assert out.dtype == out_dtype and out.shape == (m, n)
-    check(out, da @ db, out_dtype, f"block tall {shape}")
 
 
 @pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
