@@ -32,6 +32,15 @@ struct DecodeParams {
   float scale = 1.f;
   int splits = 1;  // KV splits per sequence  } both from
   int stages = 2;  // K/V pipeline stages, 2 or 3  } attention_decode_plan
+  // A paged cache (attention-decode-paged.md) when block_table is set: k and v
+  // are [num_pages, page_size, kv_heads, head_dim], k_stride / v_stride are
+  // page, head, position in the page, and position t of sequence b sits in
+  // page block_table[b * table_stride + (t >> page_shift)]. max_seq is the
+  // table's width times the page size.
+  const int32_t* block_table = nullptr;
+  int64_t table_stride = 0;
+  int64_t num_pages = 0;  // an entry outside [0, num_pages) is never read
+  int page_shift = 0;     // log2 of the page size
 };
 
 // Query rows one block serves: (q_heads / kv_heads) * seq_q rows share a

@@ -143,5 +143,6 @@ std::tuple<at::Tensor, at::Tensor> attention_fp8(const at::Tensor& q, const at::
 std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const at::Tensor& k_cache,
                                                     const at::Tensor& v_cache,
                                                     const at::Tensor& cache_seqlens,
-                                                    c10::optional<double> scale, bool return_lse);
+                                                    c10::optional<double> scale, bool return_lse,
+                                                    const c10::optional<at::Tensor>& block_table);
 void attention_decode_tuning(int64_t splits, int64_t stages);

@@ -1,6 +1,6 @@
 """Run the decode kernels once on small shapes (ragged lengths, one and
 several splits, both pipeline depths, both head sizes and dtypes, two row
-groups) for
+groups, a paged cache) for
 compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_attention_decode.py
@@ -27,5 +27,20 @@ for dtype in (torch.bfloat16, torch.float16):
                 n = torch.tensor([200, 70], dtype=torch.int32, device=dev)
                 out = lk.attention_decode(q, k, v, n)
                 check(f"{dtype} d{dim} {q_heads}/{kv_heads} seq_q {seq_q} splits {splits} stages {stages}", out)
+# the paged cache: pages of 16 and 64, one and several splits, -1 past each sequence's pages
+for dtype in (torch.bfloat16, torch.float16):
+    for dim in (64, 128):
+        for page_size in (16, 64):
+            for splits in (1, 3):
+                lk.ops._attention_decode_tuning(splits, 0)
+                q = r(2, 8, 1, dim, dtype=dtype)
+                per_seq = 256 // page_size
+                kp = r(2 * per_seq + 1, page_size, 2, dim, dtype=dtype)
+                vp = r(2 * per_seq + 1, page_size, 2, dim, dtype=dtype)
+                table = torch.randperm(2 * per_seq, device=dev).view(2, per_seq).to(torch.int32)
+                table[1, (70 + page_size - 1) // page_size:] = -1
+                n = torch.tensor([256, 70], dtype=torch.int32, device=dev)
+                out = lk.attention_decode(q, kp, vp, n, block_table=table)
+                check(f"paged {dtype} d{dim} pages of {page_size} splits {splits}", out)
 lk.ops._attention_decode_tuning(0, 0)
 run.finish()
