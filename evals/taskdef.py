@@ -16,6 +16,8 @@ import tomllib
 GROUPS = ("new-op", "fusion", "integration", "diagnosis", "no-kernel")
 DTYPES = ("bfloat16", "float16", "float32", "int32", "int64")
 FLOATS = ("bfloat16", "float16", "float32")
+INTS = ("int32", "int64")
+MODES = ("eager", "fullgraph", "cuda-graph")  # how the checker calls the function (check.modes)
 FAST = ("faster", "no-slower")  # beat the better peer, or stay within 5% of it (no-kernel tasks)
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -142,6 +144,17 @@ def validate(task, name):
         dts = spec.get("dtypes")
         if not isinstance(dts, list) or not dts or any(d not in DTYPES for d in dts):
             bad(f"inputs.{a}.dtypes must list some of {', '.join(DTYPES)}")
+        elif any(d in INTS for d in dts) or "range" in spec:
+            rng = spec.get("range")
+            if not isinstance(rng, list) or len(rng) != 2:
+                bad(f"inputs.{a}.range must be [low, high] (an integer input's values: low <= v < high)")
+            else:
+                for bound in rng:
+                    why = None if isinstance(bound, int) else _check_expr(str(bound), _dims_of(task))
+                    if why:
+                        bad(f"inputs.{a}.range: {why}")
+        if "special" in spec and not isinstance(spec["special"], int):
+            bad(f"inputs.{a}.special must be an integer (a value some entries take, such as an ignored label)")
     extra = set(inputs) - set(args)
     if extra:
         bad(f"inputs {sorted(extra)} are not interface arguments")
@@ -168,6 +181,9 @@ def validate(task, name):
         bad(f"check.tolerance must give each dtype used ({', '.join(sorted(all_dtypes))}) a positive bound")
     if check.get("fast", "faster") not in FAST:
         bad(f"check.fast must be one of {', '.join(FAST)}")
+    modes = check.get("modes", ["eager"])
+    if not isinstance(modes, list) or "eager" not in modes or any(m not in MODES for m in modes):
+        bad(f"check.modes must list eager and any of {', '.join(MODES[1:])}")
     starter = os.path.join(task.get("dir", ""), "starter")
     if task.get("group") == "diagnosis" and not os.path.isdir(starter):
         bad("a diagnosis task needs a starter/ folder with the code to diagnose")

@@ -18,6 +18,8 @@
 #   cuda_graphs      the CUDA-graph example of troubleshooting.md and its test
 #   fp8_attention    the FP8 attention and attention suites, its sanitizers, bench_fp8_attention
 #   gemm_shapes      the GEMM and layer suites (SKIP_LAYERS=1: no layers), bench_gemm_shapes
+#   decode_paged     the decode suites (contiguous and paged), their sanitizers, bench_attention_decode_paged
+#   evals            the evaluation's GPU checker: reference solutions, planted submissions, a scripted agent
 # Every phase writes $OUT/logs.tar.gz (all its logs) but hf_release, whose
 # logs are plain files in $OUT. What each phase runs, its knobs and its
 # files are written above its function below.
@@ -468,6 +470,21 @@ phase_gemm_shapes() {
   tail -3 "$LOGS/bench_gemm_shapes.txt"
 }
 
+# decode_paged: the decode suites, contiguous and paged (the paged kernel is
+# a second instantiation of the same template), memcheck and racecheck on
+# both, and bench_attention_decode_paged; writes
+# $OUT/attention_decode_paged_$TAG.json.
+phase_decode_paged() {
+  build_for_phase
+  suite decode 150 tests/gpu/test_attention_decode.py tests/gpu/test_attention_decode_paged.py
+  sanitize sanitize_attention_decode 60
+  L=$(limit 240)
+  timeout "$L" python3 kernels/benchmarks/bench_attention_decode_paged.py \
+    --out "$OUT/attention_decode_paged_$TAG.json" > "$LOGS/bench_attention_decode_paged.txt" 2>&1
+  echo "bench_attention_decode_paged rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_attention_decode_paged.txt" | tail -20
+  tail -5 "$LOGS/bench_attention_decode_paged.txt"
+}
+
 # sanitize_hopper: memcheck and racecheck on the kernels of the shared
 # Hopper ring.
 phase_sanitize_hopper() {
@@ -486,6 +503,23 @@ phase_sanitize() {
   sanitize sanitize_dit_block 75
   sanitize sanitize_ops 60
   sanitize sanitize_norms 60
+}
+
+# evals: the evaluation's GPU checker (references/evaluating-agents-checker.md)
+# on its reference solutions (correct, and fast where the task asks) and
+# planted submissions (each caught by its guard), then a scripted agent
+# through the runner with --checker gpu; needs torch, Triton and
+# compute-sanitizer, not the package, so nothing is built. ONLY (names,
+# comma-separated) runs a subset. Writes $OUT/evals_$TAG.json (committed as
+# references/results/evals_h100.json) and $OUT/evals_$TAG.txt.
+phase_evals() {
+  . tests/gpu/device_common.sh
+  record_env "compute-sanitizer: $(command -v compute-sanitizer || echo none)"
+  L=$(limit 500)
+  timeout "$L" python3 -m evals.device_check --out "$OUT/evals_$TAG.json" ${ONLY:+--only "$ONLY"} \
+    > "$LOGS/evals.txt" 2>&1
+  echo "evals rc=$? ($(el)s)"; grep -E "^(solution|planted|scripted|all as|not as)" "$LOGS/evals.txt"
+  cp "$LOGS/evals.txt" "$OUT/evals_$TAG.txt"
 }
 
 # ------------------------------------------------------------------- main --
