@@ -111,24 +111,26 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t key0 = start + (int64_t)t * kTileKeys;
     constexpr int kChunks = kTileKeys * D / 8;
     if constexpr (kPaged) {
+      // Positions in 32 bits: the binding keeps a table's positions below 2^30.
+      const int end32 = static_cast<int>(end);
       #pragma unroll
       for (int j = 0; j < kChunks / kThreads; ++j) {
         const int i = threadIdx.x + j * kThreads;
         const int row = i / (D / 8), chunk = i % (D / 8);
-        const int64_t pos = key0 + row;
+        const int pos = static_cast<int>(key0) + row;
         const int32_t page = pages[j];  // read by the previous call
-        bool valid = pos < end;         // past the split: zeros, never read
+        const int next = pos + kTileKeys;  // this chunk's key in the next tile: its page, for the next call
+        pages[j] = next < end32 ? table[next >> p.page_shift] : 0;
+        bool valid = pos < end32;  // past the split: zeros, never read
         if (valid && (page < 0 || page >= p.num_pages)) {  // outside the pool: never read
           bad_page = true;
           valid = false;
         }
-        const int64_t in_page = pos & ((int64_t(1) << p.page_shift) - 1);
+        const int in_page = pos & ((1 << p.page_shift) - 1);
         const int64_t krow = valid ? page * p.k_stride[0] + in_page * p.k_stride[2] : 0;
         const int64_t vrow = valid ? page * p.v_stride[0] + in_page * p.v_stride[2] : 0;
         mma::copy16(kt + mma::swizzle_rows<D>(row, chunk), kbase + krow + chunk * 8, valid);
         mma::copy16(vt + mma::swizzle_rows<D>(row, chunk), vbase + vrow + chunk * 8, valid);
-        const int64_t next = pos + kTileKeys;  // this chunk's key in the next tile
-        pages[j] = next < end ? table[next >> p.page_shift] : 0;
       }
     } else {
   #pragma unroll

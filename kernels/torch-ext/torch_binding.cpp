@@ -372,8 +372,8 @@ int64_t paged_max_seq(const at::Tensor& table, const at::Tensor& k_cache, const 
   const int64_t page_size = k_cache.size(1);
   TORCH_CHECK(page_size >= 1 && (page_size & (page_size - 1)) == 0, op, ": the page size (k_cache ",
               kPagedLayout, ", size(1)) is ", page_size, "; it must be a power of two");
-  TORCH_CHECK(table.size(1) <= INT32_MAX / page_size, op, ": block_table addresses ",
-              table.size(1), " pages of ", page_size, " positions, more than 2^31");
+  TORCH_CHECK(table.size(1) <= (int64_t(1) << 30) / page_size, op, ": block_table addresses ",
+              table.size(1), " pages of ", page_size, " positions, more than 2^30");
   return table.size(1) * page_size;
 }
 
