@@ -22,7 +22,10 @@ Every page is opened from disk (file://) at 1400 and 390 pixels wide, and:
     and the plot fits its column;
   - around the text: the theme switch is remembered, code blocks get a copy
     button, the contents list marks the section being read, a landed-on
-    block is highlighted, print.html holds every page.
+    block is highlighted, print.html holds every page;
+  - print: print.html printed to PDF (read by pdftext.py) keeps each chunk's
+    caption on the page of its code's first lines, and leaves no page but a
+    chapter's last nearly blank.
 Usage: book_ui.py BOOK_DIR [LIT] (LIT defaults to gen/build/lit). Ends with "N passed, N failed".
 """
 import glob
@@ -278,6 +281,8 @@ def test_search_book(b, url, book):
           not hangs else "search (this book): 'mbarrier hang' finds text about mbarrier hangs",
           r["hits"] and (r["all"] if hangs else not r["all"] and all(h["missing"] == ["hang"] for h in r["hits"])),
           repr(r["hits"][:3]))
+    check("search (this book): 'mbarrier hang' opens with the troubleshooting page",
+          r["hits"] and r["hits"][0]["page"] == "troubleshooting.html", repr(r["hits"][:3]))
     r = find(p, "rmsnorm")
     check("search (this book): a page's title ranks first: 'rmsnorm' opens with the RMSNorm page",
           r["hits"] and r["hits"][0]["page"] == "rmsnorm.html" and r["hits"][0]["anchor"] == "", repr(r["hits"][:3]))
@@ -646,6 +651,61 @@ def test_reader(b, url, book):
     check("print: the folded tables ('The numbers') print", h and all(h), repr(h))
 
 
+# Each chunk's caption, the start of its code, and each chapter's title in
+# print.html, as the print shows them (whitespace is dropped: the PDF's text
+# has none between its runs).
+PRINT_PARTS_JS = r"""(() => ({
+  figures: [...document.querySelectorAll('figure.code')].map(f => {
+    const c = f.querySelector('figcaption'), l = c && c.querySelector('.label'), pre = f.querySelector('pre');
+    return l && pre ? [l.textContent, c.textContent + pre.textContent.slice(0, 80)] : null; }).filter(x => x),
+  titles: [...document.querySelectorAll('section.print-page h1')].map(h => [...h.childNodes]
+    .filter(n => !(n.classList && n.classList.contains('anchor'))).map(n => n.textContent).join(''))
+}))()"""
+
+
+def test_print(b, url, book):
+    """print.html printed to PDF, read page by page: no chunk's caption ends a
+    page with its code on the next, and no page but a chapter's last holds
+    only a few lines (a block kept whole for the next page left it blank)."""
+    import unicodedata
+    import pdftext
+
+    def norm(t):
+        return re.sub(r"\s+", "", unicodedata.normalize("NFKC", t))
+
+    p = b.page(width=1400, height=900)
+    p.goto(url("print.html"), timeout=60)
+    p.emulate(media="print")
+    parts = p.eval(PRINT_PARTS_JS)
+    tmp = tempfile.mkdtemp()
+    try:
+        pdf = os.path.join(tmp, "print.pdf")
+        p.pdf(pdf, timeout=600)
+        texts = [norm(t) for t in pdftext.pages(pdf)]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    p.emulate()
+    figures = [(norm(label), norm(whole)) for label, whole in parts["figures"]]
+    titles = [norm(t)[:40] for t in parts["titles"]]
+    stranded, short = [], []
+    for i, text in enumerate(texts[:-1]):
+        tail, after = text[-600:], texts[i + 1]
+        for label, whole in figures:
+            k = tail.rfind(label)  # the page ends inside this caption, the rest of it and its code on the next
+            if k >= 0 and whole.startswith(tail[k:]) and after.startswith(whole[len(tail) - k:][:20]):
+                stranded.append("page %d: %s" % (i + 1, tail[k:][:60]))
+                break
+        if len(text) < 300 and not any(after.startswith(t) for t in titles):
+            short.append("page %d: %s" % (i + 1, text[:60]))
+    print("     print.html: %d PDF pages" % len(texts))
+    check("print: print.html prints, a chapter title on a page", len(texts) > len(titles) and titles and all(
+        any(t.startswith(x) for t in texts) for x in titles), "%d pages, %d titles" % (len(texts), len(titles)))
+    check("print: no chunk's caption ends a page apart from its code", not stranded,
+          "%d: %s" % (len(stranded), "; ".join(stranded[:6])))
+    check("print: no page but a chapter's last is nearly blank", not short,
+          "%d: %s" % (len(short), "; ".join(short[:6])))
+
+
 def main():
     book = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "book")
     lit = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "gen", "build", "lit"))
@@ -661,7 +721,7 @@ def main():
                      lambda: test_tables(b, url, book), lambda: test_charts(b, url, book),
                      lambda: test_chart_text(b, url, book),
                      lambda: test_around(b, url, book), lambda: test_reader(b, url, book),
-                     lambda: test_axe(b, url, book)):
+                     lambda: test_print(b, url, book), lambda: test_axe(b, url, book)):
             try:
                 test()
             except Exception as e:  # a broken page must not hide the other tests

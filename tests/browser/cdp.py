@@ -206,7 +206,13 @@ class Page:
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 
-    def pdf(self, path):
-        data = self.send("Page.printToPDF", {"printBackground": False, "preferCSSPageSize": True})["data"]
+    def pdf(self, path, timeout=None):
+        """Prints the page to path; a long page may take longer than the browser's usual timeout."""
+        usual = self.b.timeout
+        self.b.timeout = max(usual, timeout or 0)
+        try:
+            data = self.send("Page.printToPDF", {"printBackground": False, "preferCSSPageSize": True})["data"]
+        finally:
+            self.b.timeout = usual
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))

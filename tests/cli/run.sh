@@ -6,7 +6,8 @@
 #   page (rendered by `lit man` from gen/lit.1.md) describing every option
 #   of every command; did-you-mean for mistyped commands and options;
 #   --min-tangled values checked; outside a project, the folder searched is
-#   named and --root suggested; exit status 0, 1 (errors in the documents)
+#   named and --root suggested; on this repository, a stitch and the skill's
+#   description; exit status 0, 1 (errors in the documents)
 #   and 2 (usage); `make install PREFIX=...` installing lit and lit(1).
 # Ends with "N passed, N failed".
 set -u
@@ -182,6 +183,19 @@ cmp -s "$TMP/repo/edited.cuh" "$TMP/repo/kernels/csrc/lit_common.cuh" && cmp -s 
   "$TMP/repo/kernels/scripts/transformers_injection.py" && ok "repository stitch: the edited files stay as edited" \
   || bad "repository stitch: the edited files stay as edited"
 run 0 "repository stitch: lit tangle --check is clean" tangle --check --root "$TMP/repo"
+
+# The skill of this repository: agents choose a skill by its description,
+# so it names what the skill is best at (attention, decode over a paged KV
+# cache, the Hopper GEMM, FP8), within the Agent Skills limit of 1,024
+# characters.
+run 0 "repository skill: lit skill" skill --root "$TOP" --out "$TMP/skill"
+sed -n 's/^description: //p' "$TMP/skill/cuda-kernels/SKILL.md" >"$TMP/desc"
+for word in "attention" "decode" "paged KV cache" "wgmma GEMM" "FP8 GEMM" "FP8 inference"; do
+  has "repository skill: the description names $word" "$TMP/desc" "$word"
+done
+n=$(tr -d '\n' <"$TMP/desc" | sed 's/^"//; s/"$//' | wc -c)
+[ "$n" -ge 1 ] && [ "$n" -le 1024 ] && ok "repository skill: the description is 1-1024 characters ($n)" \
+  || bad "repository skill: the description is 1-1024 characters ($n)"
 
 # Exit status 1: errors in the documents.
 printf -- '---\ntangle-roots: out\n---\n# P\n\n```{.c file=out/a.c}\n<<nothing>>\n```\n' >"$TMP/p/index.md"
