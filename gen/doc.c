@@ -421,12 +421,38 @@ static lit_doc *S_clone_doc(const lit_doc *old, lit_source *src, size_t order) {
 }
 
 lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order) {
+  lit_doc *ready = old->ahead;
+  if (ready && src->text == old->src.text) {
+    /* Made ahead on the same bytes: its blocks already point where these
+     * would. Taken, it is no longer old's to free (old is const here only
+     * as the loader sees it: every document is allocated, and `ahead` is
+     * the one field lit_doc_clone_ahead's caller lets change). */
+    ((lit_doc *)old)->ahead = NULL;
+    lit_source_free(&ready->src);
+    ready->src = *src;
+    memset(src, 0, sizeof *src);
+    ready->order = order;
+    return ready;
+  }
   lit_doc *doc = S_clone_doc(old, src, order);
   for (size_t i = 0; i < old->nblocks; i++) {
     const lit_block *o = old->blocks[i];
     S_clone_block(doc->blocks[i], o, doc, o->code_owned ? NULL : doc->src.text + (o->code - old->src.text), 0, 0);
   }
   return doc;
+}
+
+void lit_doc_clone_ahead(lit_doc *doc) {
+  if (doc->ahead) return;
+  lit_source src;
+  lit_source_borrow(&src, &doc->src);
+  lit_doc *ready = lit_doc_clone_onto(doc, &src, doc->order);
+  doc->ahead = ready;
+}
+
+void lit_doc_drop_ahead(lit_doc *doc) {
+  lit_doc_free(doc->ahead);
+  doc->ahead = NULL;
 }
 
 /* ---- a clone of an edited document ---- */
@@ -519,6 +545,7 @@ lit_doc *lit_doc_clone_edited(const lit_doc *old, lit_source *src, size_t order,
 
 void lit_doc_free(lit_doc *doc) {
   if (!doc) return;
+  lit_doc_drop_ahead(doc);
   if (doc->clone_blocks) { /* the strings are the original's */
     for (size_t i = 0; i < doc->nblocks; i++)
       free(doc->blocks[i]->segs);

@@ -75,6 +75,7 @@ struct lit_doc {
   size_t nlinks;
   lit_block *clone_blocks; /* a clone's blocks, in one array; their strings and code and the links' URLs are
                               the document it was cloned from, which must outlive it. NULL: parsed, owns all */
+  lit_doc *ahead;          /* a clone made ahead (lit_doc_clone_ahead) for the next lit_doc_clone_onto, or NULL */
 };
 
 /* Parses src (taken over by the result: the caller no longer frees it) into
@@ -88,6 +89,15 @@ void lit_doc_free(lit_doc *doc);
  * model's links (chunk, target), which the caller's model sets. The clone
  * borrows old's strings (see clone_blocks): old must outlive it. */
 lit_doc *lit_doc_clone_onto(const lit_doc *old, lit_source *src, size_t order);
+/* Makes the clone that the next lit_doc_clone_onto(doc, src, ...) returns
+ * when src borrows doc's own text (lit_source_borrow, as a load that
+ * reuses doc does), so that a caller with a core to spare (lit stitch,
+ * while it works out its edits) takes the copying off the load that
+ * follows. Only reads doc, but for its `ahead`, which nothing else reads
+ * meanwhile. lit_doc_drop_ahead frees a clone not taken (lit_doc_free
+ * does too). */
+void lit_doc_clone_ahead(lit_doc *doc);
+void lit_doc_drop_ahead(lit_doc *doc);
 
 /* One edit of a code block's content: document lines [line, line + nold)
  * of `block` replaced by nnew lines (an insertion, nold 0, goes before

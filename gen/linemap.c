@@ -92,6 +92,20 @@ void lit_linemap_code(lit_linemap *m, const lit_block *b, int line, const char *
   m->len++;
 }
 
+void lit_linemap_code_lines(lit_linemap *m, const lit_block *b, int line, const char *code, const char *code_end,
+                            size_t n, const char *prefix, size_t prefix_len, int blank, size_t depth,
+                            size_t expansion) {
+  if (n == 0) return;
+  const char *nl = n > 1 ? memchr(code, '\n', (size_t)(code_end - code)) : NULL;
+  lit_linemap_code(m, b, line, code, nl ? (size_t)(nl - code) : (size_t)(code_end - code), prefix, prefix_len, blank,
+                   depth, expansion);
+  /* The first line ends the last run now; the others follow it in one block, one expansion, one indentation. */
+  S_run *r = &m->runs[m->nruns - 1];
+  r->n += n - 1;
+  r->end = code_end;
+  m->len += n - 1;
+}
+
 void lit_linemap_lines(lit_linemap *m, lit_line_kind kind, size_t n) {
   if (n == 0) return;
   S_run *r = m->nruns ? &m->runs[m->nruns - 1] : NULL;
@@ -100,12 +114,30 @@ void lit_linemap_lines(lit_linemap *m, lit_line_kind kind, size_t n) {
   m->len += n;
 }
 
-void lit_linemap_fit(lit_linemap *m, const char *text, size_t len) {
-  size_t lines = 0;
-  for (const char *p = text, *end = text + len; p < end; lines++) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    p = nl ? nl + 1 : end;
+/* How many lines the finished file has: the tangler ends it with exactly
+ * one newline, so it keeps every line up to the last one that is not
+ * empty, and one line (the header's, or a lone newline) if none is. lit's
+ * own lines are never empty; a run of code holds its lines one after the
+ * other, each after the previous one's newline, so its empty lines at the
+ * end are the newlines that end its text. */
+static size_t S_kept_lines(const lit_linemap *m) {
+  for (size_t i = m->nruns; i-- > 0;) {
+    const S_run *r = &m->runs[i];
+    if (r->n == 0) continue;
+    if (r->kind != LIT_LINE_CODE) return r->first + r->n;
+    size_t empty = 0;
+    const char *p = r->end;
+    while (p > r->code && p[-1] == '\n')
+      p--, empty++;
+    if (p > r->code) return r->first + r->n - empty; /* its first lines up to one with text */
   }
+  return 1;
+}
+
+void lit_linemap_fit(lit_linemap *m, const char *text, size_t len) {
+  (void)text; /* the map knows which lines the tangler dropped: no need to count the text's lines */
+  (void)len;
+  size_t lines = S_kept_lines(m);
   /* The lines the tangler dropped (trailing blank ones) come off the end. */
   while (m->len > lines) {
     S_run *r = &m->runs[m->nruns - 1];

@@ -47,9 +47,16 @@ void lit_linemap_free(lit_linemap *m);
  * is seen); the line itself got it unless blank. */
 void lit_linemap_code(lit_linemap *m, const lit_block *b, int line, const char *code, size_t code_len,
                       const char *prefix, size_t prefix_len, int blank, size_t depth, size_t expansion);
+/* Same as n calls of lit_linemap_code for n lines of b that follow each
+ * other in the block and in the file, with one indentation (all blank or
+ * none): their code is code[0..code_end), each line after the previous
+ * one's newline, code_end the end of the last one's. */
+void lit_linemap_code_lines(lit_linemap *m, const lit_block *b, int line, const char *code, const char *code_end,
+                            size_t n, const char *prefix, size_t prefix_len, int blank, size_t depth, size_t expansion);
 void lit_linemap_lines(lit_linemap *m, lit_line_kind kind, size_t n);
 /* Cuts the map to the lines of the finished file text[0..len): the
- * tangler drops trailing blank lines so a file ends in one newline. */
+ * tangler drops the empty lines at the end so a file ends in one newline.
+ * Which lines those are, the map itself tells: text is not read. */
 void lit_linemap_fit(lit_linemap *m, const char *text, size_t len);
 
 /* How many lines the map holds, and line i (0-based). */

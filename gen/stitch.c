@@ -49,6 +49,7 @@ typedef struct {
   size_t nt, tcap;
   S_edit *e;
   size_t ne, ecap;
+  lit_buf spare; /* a tangle's text, diffed: memory already in use, for reading a document into */
   int failed;
 } S_run;
 
@@ -428,6 +429,15 @@ static void S_diff(S_run *r, size_t ti) {
     return;
   }
   lit_diff_texts(t->g.text.data ? t->g.text.data : "", t->g.text.len, text, len, &t->diff);
+  /* Nothing reads the tangle's text after the diff (the hunks hold line
+   * numbers, their new lines point into disk, the map into the project):
+   * its buffer, every page of it already touched, is kept for the largest
+   * document the stitch reads, which would otherwise fault in fresh ones. */
+  if (t->g.text.cap > r->spare.cap) {
+    lit_buf_free(&r->spare);
+    r->spare = t->g.text;
+    memset(&t->g.text, 0, sizeof t->g.text);
+  }
   for (size_t i = 0; i < t->diff.nhunks; i++)
     S_hunk(r, ti, &t->diff.hunks[i]);
 }
@@ -569,6 +579,21 @@ static void S_not_reproduced(S_run *r, const S_target *t) {
   free(al);
 }
 
+/* A tangle compared with the bytes it must give, as it streams: at counts
+ * the bytes that matched; the first that differs stops the tangle. */
+typedef struct {
+  const char *want;
+  size_t len, at;
+} S_same;
+
+static int S_same_sink(void *ctx, const char *data, size_t len) {
+  S_same *s = ctx;
+  if (len > s->len - s->at || memcmp(s->want + s->at, data, len) != 0)
+    return -1; /* not an errno: the tangle stops here, and the caller tangles again for the text */
+  s->at += len;
+  return 0;
+}
+
 /* The new documents, loaded from memory and tangled: every stitched file
  * must come back byte for byte (or with new #line numbers). Returns the
  * project (the caller frees it), or NULL after refusing. */
@@ -606,13 +631,15 @@ static lit_project *S_verify(S_run *r, const lit_buf *texts, lit_doc_edit *const
       S_refuse(r, t->f->path, 0, "the documents, stitched, would no longer write this file");
       continue;
     }
-    /* The usual case, the file reproduced, is settled by the tangle's hash
-     * (as lit tangle tells an unchanged file); only a difference needs the
-     * text and its line map. */
+    /* The usual case, the file reproduced, is settled by comparing the
+     * tangle with the file's bytes as it streams (no hash to compute: the
+     * record gets the disk's, of the same bytes); only a difference needs
+     * the text and its line map. */
     memset(&t->after, 0, sizeof t->after);
     lit_tangle_opts o = {t->g.line_directives, NULL};
-    lit_tangle_hash(q, f, &o, t->after.hash);
-    if (strcmp(t->after.hash, t->disk_hash) == 0) {
+    S_same same = {t->disk.data ? t->disk.data : "", t->disk.len, 0};
+    if (lit_tangle_stream(q, f, &o, S_same_sink, &same) == 0 && same.at == t->disk.len) {
+      memcpy(t->after.hash, t->disk_hash, sizeof t->after.hash); /* the same bytes */
       t->after.file = f;
       t->after.line_directives = t->g.line_directives;
       continue;
@@ -735,7 +762,7 @@ static void S_reaching(const S_run *r, unsigned char *reach) {
   free(stack);
 }
 
-static void S_report(S_run *r, const lit_project *q, const int *changed) {
+static void S_report(const S_run *r, const lit_project *q, const int *changed, lit_diags *d) {
   const lit_project *p = r->p;
   for (size_t i = 0; i < r->ne; i++) {
     const S_edit *e = &r->e[i];
@@ -752,17 +779,16 @@ static void S_report(S_run *r, const lit_project *q, const int *changed) {
       lit_buf_printf(&what, "%zu line%s inserted", e->nlines, e->nlines == 1 ? "" : "s");
     const char *path = r->t[e->target].f->path;
     if (e->nlines > 1)
-      lit_diag(r->d, LIT_NOTE, e->block->doc->src.path, e->line, e->col, "stitched %s:%zu-%zu into %s%s%s here: %s",
-               path, e->gen_first, e->gen_end - 1, chunk ? "<<" : "the block of file=", chunk ? chunk : path,
+      lit_diag(d, LIT_NOTE, e->block->doc->src.path, e->line, e->col, "stitched %s:%zu-%zu into %s%s%s here: %s", path,
+               e->gen_first, e->gen_end - 1, chunk ? "<<" : "the block of file=", chunk ? chunk : path,
                chunk ? ">>" : "", what.data);
     else
-      lit_diag(r->d, LIT_NOTE, e->block->doc->src.path, e->line, e->col, "stitched %s:%zu into %s%s%s here: %s", path,
+      lit_diag(d, LIT_NOTE, e->block->doc->src.path, e->line, e->col, "stitched %s:%zu into %s%s%s here: %s", path,
                e->gen_first, chunk ? "<<" : "the block of file=", chunk ? chunk : path, chunk ? ">>" : "", what.data);
     lit_buf_free(&what);
   }
   for (size_t i = 0; i < r->nt; i++)
-    if (r->t[i].rewrite)
-      lit_diag(r->d, LIT_NOTE, r->t[i].f->path, 0, 0, "rewritten with its #line directives renumbered");
+    if (r->t[i].rewrite) lit_diag(d, LIT_NOTE, r->t[i].f->path, 0, 0, "rewritten with its #line directives renumbered");
   /* The other files a changed chunk reaches (only those can differ). */
   unsigned char *reach = lit_xcalloc(lit_project_nchunk_ids(p) + 1, 1);
   S_reaching(r, reach);
@@ -777,7 +803,7 @@ static void S_report(S_run *r, const lit_project *q, const int *changed) {
     lit_tangle_file(p, f, &o, &before);
     lit_tangle_file(q, g, &o, &after);
     if (before.len != after.len || memcmp(before.data, after.data, before.len) != 0)
-      lit_diag(r->d, LIT_NOTE, f->block->doc->src.path, f->block->line, f->block->file_col,
+      lit_diag(d, LIT_NOTE, f->block->doc->src.path, f->block->line, f->block->file_col,
                "'%s' changes too, since it includes a block the stitch changed: lit tangle rewrites it", f->path);
     lit_buf_free(&before);
     lit_buf_free(&after);
@@ -786,8 +812,111 @@ static void S_report(S_run *r, const lit_project *q, const int *changed) {
   size_t ndocs = 0;
   for (size_t i = 0; i < p->ndocs; i++)
     ndocs += changed[i] != 0;
-  lit_diag(r->d, LIT_NOTE, NULL, 0, 0, "stitched %zu file%s into %zu document%s", r->nt, r->nt == 1 ? "" : "s", ndocs,
+  lit_diag(d, LIT_NOTE, NULL, 0, 0, "stitched %zu file%s into %zu document%s", r->nt, r->nt == 1 ? "" : "s", ndocs,
            ndocs == 1 ? "" : "s");
+}
+
+/* The commit, and beside it on a second core the report (into diagnostics
+ * of its own, kept only if the commit went through) and the freeing of
+ * the verification's model: both only read what the commit does not
+ * write, and neither is needed before the documents are on disk. */
+typedef struct {
+  S_run *r;
+  lit_commit *c;
+  int err;
+  size_t err_doc;
+  lit_project *q;
+  const int *changed;
+  lit_diags *notes; /* the report's, or NULL under --quiet */
+} S_finish;
+
+static void S_finish_job(void *ctx, size_t i) {
+  S_finish *f = ctx;
+  if (i == 0) {
+    S_commit(f->r, f->c, f->err, f->err_doc);
+    return;
+  }
+  if (f->notes) S_report(f->r, f->q, f->changed, f->notes);
+  lit_project_free(f->q);
+  f->q = NULL;
+}
+
+/* The documents of a stitch, as the verification loads them. */
+typedef struct {
+  lit_buf *texts;
+  int *changed;
+  int *owned; /* texts[i] is ours to free */
+  /* The edits of each document again, as the verification's load takes
+   * them: an edited document it can clone rather than parse. */
+  lit_doc_edit **dedits;
+  size_t *ndedits;
+} S_docs;
+
+static void S_rewrite(S_run *r, S_docs *x) {
+  const lit_project *p = r->p;
+  /* The edited documents, read from disk and rewritten; the others as
+   * loaded (their text, borrowed: the verification clones them), but for
+   * one with front matter, whose loaded text has it blanked out. */
+  for (size_t i = 0; i < p->ndocs && !r->failed; i++) {
+    lit_docedit *edits = lit_xmalloc((r->ne + 1) * sizeof *edits);
+    size_t n = 0;
+    for (size_t k = 0; k < r->ne; k++)
+      if (!r->e[k].dup && r->e[k].block->doc == p->docs[i])
+        edits[n++] = (lit_docedit){r->e[k].block, r->e[k].line, r->e[k].nold, r->e[k].lines, r->e[k].nlines};
+    x->owned[i] = n || p->docs[i]->src.has_front_matter;
+    if (x->owned[i]) {
+      char *full = lit_path_join(p->root, p->docs[i]->src.path);
+      lit_buf raw = LIT_BUF_INIT;
+      if (n) { /* read into the diffed tangle's buffer (lit_read_file keeps a buffer large enough) */
+        raw = r->spare;
+        raw.len = 0;
+        memset(&r->spare, 0, sizeof r->spare);
+      }
+      int err = lit_read_file(full, &raw);
+      free(full);
+      if (err) S_refuse(r, p->docs[i]->src.path, 0, "cannot read this document: %s", lit_strerror(err));
+      if (!n) {
+        x->texts[i] = raw;
+      } else {
+        x->changed[i] = 1;
+        x->dedits[i] = lit_xmalloc(n * sizeof **x->dedits);
+        x->ndedits[i] = n;
+        for (size_t k = 0; k < n; k++)
+          x->dedits[i][k] = (lit_doc_edit){edits[k].block, edits[k].line, edits[k].nold, (int)edits[k].nlines};
+        if (!r->failed &&
+            lit_docedit_apply(p->docs[i], raw.data ? raw.data : "", raw.len, edits, n, &x->texts[i], r->d) != 0)
+          r->failed = 1;
+        lit_buf_free(&raw);
+      }
+    } else {
+      x->texts[i].data = p->docs[i]->src.text;
+      x->texts[i].len = p->docs[i]->src.len;
+    }
+    free(edits);
+  }
+}
+
+/* The edits worked out and the documents rewritten; beside it, on a
+ * second core, the clones of the documents the verification's load will
+ * reuse (lit_doc_clone_ahead): the ones without front matter, whose
+ * loaded text is the text it borrows (an edited one's goes unused). */
+typedef struct {
+  S_run *r;
+  S_docs *x;
+} S_edits_job;
+
+static void S_edits_work(void *ctx, size_t i) {
+  S_edits_job *j = ctx;
+  S_run *r = j->r;
+  if (i == 1) {
+    for (size_t k = 0; k < r->p->ndocs; k++)
+      if (!r->p->docs[k]->src.has_front_matter) lit_doc_clone_ahead(r->p->docs[k]);
+    return;
+  }
+  for (size_t k = 0; k < r->nt; k++)
+    S_diff(r, k);
+  if (!r->failed) S_check_edits(r);
+  if (!r->failed) S_rewrite(r, j->x);
 }
 
 lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_diags *d) {
@@ -812,69 +941,40 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
   }
   for (size_t i = 0; i < p->nfiles && !o->nfiles; i++)
     S_consider(&r, &p->files[i], 0);
-  for (size_t i = 0; i < r.nt && !unknown; i++)
-    S_diff(&r, i);
-  if (!unknown && !r.failed) S_check_edits(&r);
-
   lit_buf *texts = lit_xcalloc(p->ndocs + 1, sizeof(lit_buf));
   int *changed = lit_xcalloc(p->ndocs + 1, sizeof(int));
-  int *owned = lit_xcalloc(p->ndocs + 1, sizeof(int)); /* texts[i] is ours to free */
-  /* The edits of each document again, as the verification's load takes
-   * them: an edited document it can clone rather than parse. */
+  int *owned = lit_xcalloc(p->ndocs + 1, sizeof(int));
   lit_doc_edit **dedits = lit_xcalloc(p->ndocs + 1, sizeof *dedits);
   size_t *ndedits = lit_xcalloc(p->ndocs + 1, sizeof *ndedits);
+  S_docs x = {texts, changed, owned, dedits, ndedits};
+  if (!unknown && r.nt > 0) { /* every target's hunks are read, to report every refusal */
+    S_edits_job ej = {&r, &x};
+    lit_parallel_for(r.failed ? 1 : 2, S_edits_work, &ej);
+  }
   lit_project *q = NULL;
   if (!unknown && !r.failed && r.nt == 0 && !o->nfiles && !o->quiet)
     lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing to stitch: every generated file is as lit wrote it");
   if (!unknown && !r.failed && r.nt > 0) {
-    /* The edited documents, read from disk and rewritten; the others as
-     * loaded (their text, borrowed: the verification clones them), but for
-     * one with front matter, whose loaded text has it blanked out. */
-    for (size_t i = 0; i < p->ndocs && !r.failed; i++) {
-      lit_docedit *edits = lit_xmalloc((r.ne + 1) * sizeof *edits);
-      size_t n = 0;
-      for (size_t k = 0; k < r.ne; k++)
-        if (!r.e[k].dup && r.e[k].block->doc == p->docs[i])
-          edits[n++] = (lit_docedit){r.e[k].block, r.e[k].line, r.e[k].nold, r.e[k].lines, r.e[k].nlines};
-      owned[i] = n || p->docs[i]->src.has_front_matter;
-      if (owned[i]) {
-        char *full = lit_path_join(p->root, p->docs[i]->src.path);
-        lit_buf raw = LIT_BUF_INIT;
-        int err = lit_read_file(full, &raw);
-        free(full);
-        if (err) S_refuse(&r, p->docs[i]->src.path, 0, "cannot read this document: %s", lit_strerror(err));
-        if (!n) {
-          texts[i] = raw;
-        } else {
-          changed[i] = 1;
-          dedits[i] = lit_xmalloc(n * sizeof **dedits);
-          ndedits[i] = n;
-          for (size_t k = 0; k < n; k++)
-            dedits[i][k] = (lit_doc_edit){edits[k].block, edits[k].line, edits[k].nold, (int)edits[k].nlines};
-          if (!r.failed &&
-              lit_docedit_apply(p->docs[i], raw.data ? raw.data : "", raw.len, edits, n, &texts[i], d) != 0)
-            r.failed = 1;
-          lit_buf_free(&raw);
-        }
-      } else {
-        texts[i].data = p->docs[i]->src.text;
-        texts[i].len = p->docs[i]->src.len;
-      }
-      free(edits);
-    }
     double t0 = lit_now();
     S_overlap ov = {&r, texts, changed, dedits, ndedits, NULL, lit_commit_new(p->root, p->journal_path), 0, 0};
     if (!r.failed) lit_parallel_for(2, S_overlap_job, &ov);
     q = ov.q;
     double t1 = lit_now();
-    if (q && !r.failed) S_commit(&r, ov.c, ov.err, ov.err_doc);
+    if (q && !r.failed) {
+      S_finish fin = {&r, ov.c, ov.err, ov.err_doc, q, changed, o->quiet ? NULL : lit_diags_new()};
+      lit_parallel_for(2, S_finish_job, &fin);
+      q = fin.q; /* freed */
+      if (fin.notes && !r.failed) lit_diags_append(d, fin.notes);
+      lit_diags_free(fin.notes);
+    }
     lit_commit_free(ov.c);
     if (getenv("LIT_TIMINGS")) /* where the time goes, for the speed report */
       fprintf(stderr, "lit: stitch: verify and stage %.1f ms, commit %.1f ms\n", (t1 - t0) * 1e3,
               (lit_now() - t1) * 1e3);
-    if (q && !r.failed && !o->quiet) S_report(&r, q, changed);
   }
   lit_project_free(q);
+  for (size_t i = 0; i < p->ndocs; i++)
+    lit_doc_drop_ahead(p->docs[i]); /* the clones made ahead that the verification did not take */
   for (size_t i = 0; i < p->ndocs; i++)
     if (owned[i]) lit_buf_free(&texts[i]);
   free(texts);
@@ -891,6 +991,7 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
     lit_text_diff_free(&r.t[i].diff);
   }
   free(r.t);
+  lit_buf_free(&r.spare);
   for (size_t i = 0; i < r.ne; i++)
     free(r.e[i].lines);
   free(r.e);

@@ -89,11 +89,61 @@ static int S_blank(const char *s, size_t len) {
   return 1;
 }
 
+/* The rest of a text segment, p[0..end) from document line `line`, once
+ * the header is out and without #line directives: nothing but each line,
+ * indented unless blank. Room for all of it is made at once, and the map
+ * gets each stretch of lines with one indentation in one call. */
+static void S_emit_plain(S_emit *e, const lit_block *b, const lit_seg *s, const char *p, const char *end, int line) {
+  const size_t plen = e->prefix.len;
+  const char *prefix = e->prefix.data;
+  /* Blank lines matter only under an indentation, and only where the
+   * reader counted some (nblank: the same test as S_blank). */
+  const int may_blank = plen > 0 && s->nblank > 0;
+  lit_buf_reserve(&e->pend, (size_t)(end - p) + s->nlines * plen + 1);
+  char *o = e->pend.data + e->pend.len;
+  const char *run = p, *run_end = p; /* the lines not yet given to the map: [run, run_end), n of them */
+  int run_line = line, run_blank = 0;
+  size_t n = 0, len = 0;
+  const char *last = p;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    len = (size_t)((nl ? nl : end) - p);
+    int blank = may_blank && S_blank(p, len);
+    if (e->map && n > 0 && blank != run_blank) {
+      lit_linemap_code_lines(e->map, b, run_line, run, run_end, n, prefix, plen, run_blank, e->depth, e->expansion);
+      n = 0;
+    }
+    if (n == 0) run = p, run_line = line, run_blank = blank;
+    if (plen && !blank) {
+      memcpy(o, prefix, plen);
+      o += plen;
+    }
+    memcpy(o, p, len);
+    o += len;
+    *o++ = '\n';
+    n++;
+    run_end = p + len;
+    last = p;
+    p = nl ? nl + 1 : end;
+    line++;
+  }
+  e->pend.len = (size_t)(o - e->pend.data);
+  if (e->map && n > 0)
+    lit_linemap_code_lines(e->map, b, run_line, run, run_end, n, prefix, plen, run_blank, e->depth, e->expansion);
+  e->continued = len > 0 && last[len - 1] == '\\';
+  e->last_doc = b->doc;
+  e->last_line = line - 1;
+}
+
 static void S_emit_text(S_emit *e, const lit_block *b, const lit_seg *s) {
   const lit_doc *doc = b->doc;
   const char *p = s->text, *end = s->text + s->len;
   int line = s->line;
   while (p < end) {
+    if (e->header_done && !e->directives) {
+      S_emit_plain(e, b, s, p, end, line);
+      break;
+    }
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = (size_t)((nl ? nl : end) - p);
     int blank = S_blank(p, len);
