@@ -31,6 +31,9 @@ typedef struct {
   const char *indent; /* REF: whitespace before "<<" */
   size_t indent_len;
   lit_chunk *target; /* REF: resolved chunk, NULL if undefined (the model sets it) */
+  /* TEXT: whether "<<" occurs in text, as the model found it: 0 not looked
+   * at yet, 1 no, 2 yes; a clone of the segment (the same bytes) keeps it. */
+  unsigned char double_lt;
 } lit_seg;
 
 enum {

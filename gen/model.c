@@ -573,8 +573,9 @@ static int S_has_double_lt(const char *s, size_t len) {
  * other text beside it the line is copied as it is (notangle would include
  * the chunk there, keeping the text around it). Where that is surely a
  * slip, a warning at each such line of a text segment. */
-static void S_check_inline_refs(const lit_project *p, const lit_block *b, const lit_seg *s, lit_diags *d) {
-  if (!S_has_double_lt(s->text, s->len)) return; /* most code has none: no line to look at */
+static void S_check_inline_refs(const lit_project *p, const lit_block *b, lit_seg *s, lit_diags *d) {
+  if (!s->double_lt) s->double_lt = S_has_double_lt(s->text, s->len) ? 2 : 1; /* once for a segment and its clones */
+  if (s->double_lt == 1) return; /* most code has none: no line to look at */
   const char *t = s->text, *end = s->text + s->len;
   for (int line = s->line; t < end; line++) {
     const char *nl = memchr(t, '\n', (size_t)(end - t));
@@ -892,6 +893,8 @@ static int S_load_source(lit_source *src, const char *root, const char *path, co
         const lit_source *o = k >= 0 ? &mem->reuse->docs[k]->src : NULL;
         if (o && o->text == mem->texts[i] && o->len == mem->lens[i])
           lit_source_borrow(src, o);
+        else if (o && mem->edits && mem->nedits[k]) /* rewritten by the stitch: only what changed is read again */
+          lit_source_from_edited(src, path, mem->texts[i], mem->lens[i], o, d);
         else
           lit_source_from_bytes(src, path, mem->texts[i], mem->lens[i], d);
         return 0;

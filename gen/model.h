@@ -87,7 +87,9 @@ lit_project *lit_project_load_memory(const char *const *names, const char *const
  * lit_doc_clone_edited allows, else parsed. reuse is only read, and must
  * outlive the result: a clone borrows its document's strings, and a text
  * that is reuse's own loaded text (texts[i] == its src.text) is borrowed,
- * not copied. */
+ * not copied. The text of an edited one is read by lit_source_from_edited
+ * and may be borrowed too: it must then be NUL-terminated at lens[i], and
+ * texts must outlive the result. */
 lit_project *lit_project_load_memory_reusing(const char *const *names, const char *const *texts, const size_t *lens,
                                              size_t n, const lit_project *reuse, const lit_doc_edit *const *edits,
                                              const size_t *nedits, lit_diags *d);

@@ -35,16 +35,8 @@ static void S_where(const lit_source *src, size_t off, int *line, int *col) {
   *col = (int)(off - src->line_starts[lo]) + 1;
 }
 
-/* cmark turns a NUL byte and every byte that is not UTF-8 into U+FFFD, so
- * code would change without a word: each is an error at its place (the
- * first few of a document, then a count). The bytes are then replaced
- * here, as cmark would, so that the rest of the document reads as it
- * will once the encoding is fixed: an invalid byte in a fence's info
- * string would otherwise hide the fence and bring false errors after it. */
-static void S_check_encoding(lit_source *src, lit_diags *d) {
-  enum { S_SHOWN = 5 };
-  const unsigned char *t = (const unsigned char *)src->text;
-  size_t n = src->len, i = 0, found = 0;
+/* The offset of the first NUL or non-UTF-8 byte of t[i..n), or n. */
+static size_t S_next_bad(const unsigned char *t, size_t n, size_t i) {
   while (i < n) {
     /* Eight ASCII bytes at a time: no high bit, no zero byte. */
     uint64_t w;
@@ -59,10 +51,23 @@ static void S_check_encoding(lit_source *src, lit_diags *d) {
       continue;
     }
     size_t len = t[i] ? lit_utf8_len(t + i, n - i) : 0;
-    if (len) {
-      i += len;
-      continue;
-    }
+    if (!len) return i;
+    i += len;
+  }
+  return n;
+}
+
+/* cmark turns a NUL byte and every byte that is not UTF-8 into U+FFFD, so
+ * code would change without a word: each is an error at its place (the
+ * first few of a document, then a count). The bytes are then replaced
+ * here, as cmark would, so that the rest of the document reads as it
+ * will once the encoding is fixed: an invalid byte in a fence's info
+ * string would otherwise hide the fence and bring false errors after it. */
+static void S_check_encoding(lit_source *src, lit_diags *d) {
+  enum { S_SHOWN = 5 };
+  const unsigned char *t = (const unsigned char *)src->text;
+  size_t n = src->len, i = 0, found = 0;
+  while ((i = S_next_bad(t, n, i)) < n) {
     if (found++ < S_SHOWN) {
       int line, col;
       S_where(src, i, &line, &col);
@@ -184,6 +189,102 @@ void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes,
   S_front_matter(src, d);
 }
 
+/* The length of the longest common prefix (back 0) or suffix (back 1) of
+ * a[0..n) and b[0..n), compared a page at a time. */
+static size_t S_common(const char *a, const char *b, size_t n, int back) {
+  enum { S_STEP = 4096 };
+  size_t k = 0;
+  while (k < n) {
+    size_t m = n - k < S_STEP ? n - k : S_STEP;
+    const char *x = back ? a + n - k - m : a + k, *y = back ? b + n - k - m : b + k;
+    if (memcmp(x, y, m) != 0) {
+      size_t j = 0;
+      if (back)
+        while (j < m && x[m - 1 - j] == y[m - 1 - j])
+          j++;
+      else
+        while (j < m && x[j] == y[j])
+          j++;
+      return k + j;
+    }
+    k += m;
+  }
+  return n;
+}
+
+void lit_source_from_edited(lit_source *src, const char *path, const char *bytes, size_t len, const lit_source *old,
+                            lit_diags *d) {
+  /* A BOM or front matter is dropped or blanked: the text could not be
+   * the bytes. */
+  if (old->has_front_matter || (len >= 3 && (memcmp(bytes, "\xEF\xBB\xBF", 3) == 0 || memcmp(bytes, "---", 3) == 0))) {
+    lit_source_from_bytes(src, path, bytes, len, d);
+    return;
+  }
+  const size_t olen = old->len, least = len < olen ? len : olen;
+  const size_t pre = S_common(bytes, old->text, least, 0);
+  const size_t suf = S_common(bytes + len - (least - pre), old->text + olen - (least - pre), least - pre, 1);
+  /* The bytes to check: from the line start at or before the first that
+   * differs to the end of the line of the last; the ends are whole lines
+   * of old's text (a newline ends each where it meets them, so no UTF-8
+   * sequence is cut), valid and without a CR. */
+  size_t from = pre, to = len - suf;
+  while (from > 0 && bytes[from - 1] != '\n')
+    from--;
+  const char *nl = to < len ? memchr(bytes + to, '\n', len - to) : NULL;
+  to = nl ? (size_t)(nl - bytes) + 1 : len;
+  if (memchr(bytes + from, '\r', to - from) ||
+      S_next_bad((const unsigned char *)bytes, to, from) < to) { /* to be fixed, and reported: the whole way */
+    lit_source_from_bytes(src, path, bytes, len, d);
+    return;
+  }
+  memset(src, 0, sizeof *src);
+  src->path = lit_xstrdup(path);
+  src->text = (char *)bytes;
+  src->len = len;
+  src->borrowed_text = 1;
+  /* A line starts at 0 and after each newline but a last one. Those
+   * before pre are old's (the newline before each is in the common start);
+   * after len - suf, old's moved by len - olen (likewise in the common
+   * end); the rest, pre and the newlines between, are found. */
+  size_t lo = 0, hi = old->nlines, at = 0;
+  while (lo < hi) { /* old's line starts < pre */
+    size_t mid = lo + (hi - lo) / 2;
+    if (old->line_starts[mid] < pre)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const size_t keep = lo, tail_from = olen - suf;
+  lo = keep;
+  hi = old->nlines;
+  while (lo < hi) { /* the first of old's line starts > olen - suf */
+    size_t mid = lo + (hi - lo) / 2;
+    if (old->line_starts[mid] <= tail_from)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const size_t tail = lo;
+  size_t cap = keep + (old->nlines - tail) + 64; /* the found ones: a few lines, as a rule */
+  src->line_starts = lit_xmalloc(cap * sizeof(size_t));
+  if (keep) memcpy(src->line_starts, old->line_starts, keep * sizeof(size_t));
+  at = keep;
+  if (pre == 0 || (pre < len && bytes[pre - 1] == '\n')) src->line_starts[at++] = pre;
+  for (const char *p = bytes + pre, *end = bytes + len - suf; p < end;) {
+    const char *n = memchr(p, '\n', (size_t)(end - p));
+    if (!n) break;
+    p = n + 1;
+    if ((size_t)(p - bytes) >= len) break;
+    if (at == cap) src->line_starts = lit_grow(src->line_starts, &cap, at + 1, sizeof(size_t));
+    src->line_starts[at++] = (size_t)(p - bytes);
+  }
+  const size_t moved = old->nlines - tail;
+  if (at + moved > cap) src->line_starts = lit_grow(src->line_starts, &cap, at + moved, sizeof(size_t));
+  for (size_t k = tail; k < old->nlines; k++)
+    src->line_starts[at++] = old->line_starts[k] - olen + len;
+  src->nlines = at;
+}
+
 /* lit_source_from_bytes, taking over a NUL-terminated heap buffer (freed by
  * the source). */
 static void S_adopt(lit_source *src, const char *path, char *bytes, size_t len, lit_diags *d) {
@@ -228,7 +329,7 @@ int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_
 void lit_source_free(lit_source *src) {
   free(src->path);
   if (!src->borrowed) {
-    free(src->text);
+    if (!src->borrowed_text) free(src->text);
     free(src->line_starts);
   }
   for (size_t i = 0; i < src->nmeta; i++) {

@@ -27,7 +27,8 @@ typedef struct {
   lit_meta_entry *meta;
   size_t nmeta;
   int has_front_matter;
-  int borrowed; /* text and line_starts are another source's (lit_source_borrow): not freed with this one */
+  int borrowed;      /* text and line_starts are another source's (lit_source_borrow): not freed with this one */
+  int borrowed_text; /* text only is the caller's bytes (lit_source_from_edited): not freed with this one */
 } lit_source;
 
 /* Reads root/relpath. On failure reports the error (naming relpath) and
@@ -40,6 +41,17 @@ int lit_source_load(lit_source *src, const char *root, const char *relpath, lit_
 int lit_source_read(lit_source *src, const char *root, const char *relpath, lit_diags *d);
 /* Same, from bytes in memory (for tests and the fuzzer). */
 void lit_source_from_bytes(lit_source *src, const char *path, const char *bytes, size_t len, lit_diags *d);
+/* lit_source_from_bytes for bytes that are an edit of old, a loaded source
+ * (lit stitch's rewritten document): the bytes equal to old's text at both
+ * ends are neither checked nor indexed again (old's text was, and is
+ * already in its normal form), only those between them, from the line
+ * starts around them; the line index of the ends is old's, moved. When
+ * those bytes need nothing changed (no BOM, CR, front matter, NUL or
+ * non-UTF-8 byte) the text is `bytes` itself, borrowed: they must be
+ * NUL-terminated at len and outlive src. Otherwise it is
+ * lit_source_from_bytes. */
+void lit_source_from_edited(lit_source *src, const char *path, const char *bytes, size_t len, const lit_source *old,
+                            lit_diags *d);
 void lit_source_free(lit_source *src);
 /* dst becomes a copy of src that borrows src's text and line starts (the
  * bulk of a document: src must outlive dst) and owns the rest. */
