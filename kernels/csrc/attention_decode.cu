@@ -43,6 +43,7 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const smem = reinterpret_cast<T*>(smem_raw);
   constexpr int kSteps = D / 16;  // k16 steps over head_dim; also n16 steps of the output
+  constexpr int kCopiesPerThread = kTileKeys * D / 8 / kThreads;  // 16-byte chunks of K (or V) a tile
 
   // ---- which (sequence, KV head, split, row group) this block serves
   const int split = blockIdx.x % p.splits;
@@ -69,7 +70,7 @@ __global__ void __launch_bounds__(kThreads)
   [[maybe_unused]] const int32_t* const table = kPaged ? p.block_table + b * p.table_stride : nullptr;
   [[maybe_unused]] bool bad_page = false;  // a table entry outside the cache was met
   // A paged cache: the pages of the rows this thread copies, read a tile ahead.
-  [[maybe_unused]] int32_t pages[kTileKeys * D / 8 / kThreads];
+  [[maybe_unused]] int32_t pages[kCopiesPerThread];
   // ---- the block's query rows, straight into mma A fragments
   // Row r of the group is query head h * group + r / seq_q, token r % seq_q.
   // This thread holds rows ra and ra + 8 of its warp's 16-row tile.
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(kThreads)
       // Positions in 32 bits: the binding keeps a table's positions below 2^30.
       const int end32 = static_cast<int>(end);
       #pragma unroll
-      for (int j = 0; j < kChunks / kThreads; ++j) {
+      for (int j = 0; j < kCopiesPerThread; ++j) {
         const int i = threadIdx.x + j * kThreads;
         const int row = i / (D / 8), chunk = i % (D / 8);
         const int pos = static_cast<int>(key0) + row;
@@ -146,7 +147,7 @@ __global__ void __launch_bounds__(kThreads)
   };
   if constexpr (kPaged) {
     #pragma unroll
-    for (int j = 0; j < kTileKeys * D / 8 / kThreads; ++j) {
+    for (int j = 0; j < kCopiesPerThread; ++j) {
       const int64_t pos = start + (threadIdx.x + j * kThreads) / (D / 8);
       pages[j] = pos < end ? table[pos >> p.page_shift] : 0;
     }
@@ -377,8 +378,8 @@ cudaError_t prepare(const void** kernel, size_t* smem) {
 // KV head, row group, split), never more than max_splits. A block per
 // resident slot (two or three an SM) measured slower at every batch the
 // sweep ran: the extra splits add partial results to merge.
-int choose_splits(int64_t units, int64_t slots, int64_t max_splits) {
-  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(max_splits, slots / units)));
+int choose_splits(int64_t units, int64_t sms, int64_t max_splits) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(max_splits, sms / units)));
 }
 
 template <typename T, int D, int S, bool P>
