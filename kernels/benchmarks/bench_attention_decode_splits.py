@@ -9,7 +9,10 @@ forced count, by the package's measuring protocol, in one process.
 bf16, 32 query heads over 8 KV heads, head_dim 128, one query token;
 batch 1 to 32, contexts 512 to 32768 (every sequence full). The impl
 "rule" is the launch rule; "splits_N" forces N splits (the pipeline depth
-stays the rule's).
+stays the rule's). With --page-size P the caches are read through a block
+table from a shuffled pool of P-position pages instead.
+
+    python3 kernels/benchmarks/bench_attention_decode_splits.py --page-size 16 --out references/results/attention_decode_splits_paged_h100.json
 """
 import argparse
 import os
@@ -19,6 +22,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Bench, TuningHook, load_package  # noqa: E402
+from bench_attention_decode_paged import page  # noqa: E402
 
 BATCHES = (1, 2, 4, 8, 32)
 CONTEXTS = (512, 2048, 4096, 8192, 32768)
@@ -29,21 +33,26 @@ Q_HEADS, KV_HEADS, DIM = 32, 8, 128
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="attention_decode_splits_bench.json")
+    ap.add_argument("--page-size", type=int, default=0, help="read the caches from pages of this many positions")
     args = ap.parse_args()
 
     lk = load_package()
     bench = Bench(args.out, op="attention_decode_splits")
     tuning = TuningHook(lk.ops._attention_decode_tuning)
     dtype = torch.bfloat16
+    gen = torch.Generator().manual_seed(0)
     for b in BATCHES:
         for ctx in CONTEXTS:
             q = torch.randn(b, Q_HEADS, 1, DIM, device="cuda").to(dtype)
             k = torch.randn(b, KV_HEADS, ctx, DIM, device="cuda").to(dtype)
             v = torch.randn(b, KV_HEADS, ctx, DIM, device="cuda").to(dtype)
             n = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
+            table = None
+            if args.page_size:
+                k, v, table = page(k, v, args.page_size, gen)
 
-            def ours(q=q, k=k, v=v, n=n):
-                return lk.attention_decode(q, k, v, n)
+            def ours(q=q, k=k, v=v, n=n, t=table):
+                return lk.attention_decode(q, k, v, n, block_table=t)
 
             entries = [{"impl": "rule", "fn": tuning.wrap(ours, 0, 0)}]
             entries += [{"impl": f"splits_{s}", "fn": tuning.wrap(ours, s, 0)} for s in SPLITS
@@ -52,7 +61,7 @@ def main():
             recs = bench.measure_set(group="splits", shape=(b, Q_HEADS, KV_HEADS, DIM, ctx, 1), dtype=dtype,
                                      entries=entries, nbytes=nbytes, graph=False)
             for rec in recs.values():
-                rec.update({"batch": b, "context": ctx})
+                rec.update({"batch": b, "context": ctx, "page_size": args.page_size})
             best = min((r for i, r in recs.items() if i != "rule"), key=lambda r: r["ms"])
             print(f"# b{b} ctx {ctx}: rule {recs['rule']['ms'] * 1e3:.1f} us, best {best['impl']} "
                   f"{best['ms'] * 1e3:.1f} us; " + " ".join(f"{i}={r['ms'] * 1e3:.1f}" for i, r in recs.items()),

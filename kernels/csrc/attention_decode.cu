@@ -22,7 +22,12 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTileKeys = 64;  // keys per pipeline stage
-constexpr int kMinSplitTiles = 4;  // the launch rule's shortest split, from the sweep
+// The launch rule's blocks an SM and shortest split, from the sweeps: a
+// contiguous cache wants one block an SM and four tiles a split; a paged
+// one, whose rows are scattered, hides its latency with two blocks an SM
+// and needs only two tiles a split.
+constexpr int kBlocksPerSm = 1, kMinSplitTiles = 4;
+constexpr int kPagedBlocksPerSm = 2, kPagedMinSplitTiles = 2;
 // Pipeline depth, from the H100 measurements (the results section): three
 // stages wherever a block may have the shared memory.
 constexpr int kDefaultStages = 3;
@@ -374,12 +379,12 @@ cudaError_t prepare(const void** kernel, size_t* smem) {
   return allow_dynamic_smem(*kernel, static_cast<int>(*smem));
 }
 
-// About one block per SM: as many splits as leave every SM one (sequence,
-// KV head, row group, split), never more than max_splits. A block per
-// resident slot (two or three an SM) measured slower at every batch the
+// As many splits as give every SM `blocks` (sequence, KV head, row group,
+// split) blocks, never more than max_splits. On a contiguous cache a block
+// per resident slot (two or three an SM) measured slower at every batch the
 // sweep ran: the extra splits add partial results to merge.
-int choose_splits(int64_t units, int64_t sms, int64_t max_splits) {
-  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(max_splits, sms / units)));
+int choose_splits(int64_t units, int64_t blocks, int64_t max_splits) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(max_splits, blocks / units)));
 }
 
 template <typename T, int D, int S, bool P>
@@ -456,11 +461,14 @@ cudaError_t attention_decode_plan(DecodeParams* p) {
     return cudaSuccess;
   }
   // One (sequence, KV head, row group) per unit; every unit splits the same
-  // number of ways, each split at least kMinSplitTiles tiles of max_seq, at most 256.
+  // number of ways, each split at least the layout's shortest split of
+  // max_seq, at most 256.
+  const bool paged = p->block_table != nullptr;
   const int64_t units = int64_t(p->batch) * p->kv_heads * row_groups(*p);
-  const int64_t max_splits =
-      std::max<int64_t>(1, std::min<int64_t>(256, p->max_seq / (kMinSplitTiles * kTileKeys)));
-  p->splits = choose_splits(units, d->sm_count, max_splits);
+  const int64_t min_keys = int64_t(paged ? kPagedMinSplitTiles : kMinSplitTiles) * kTileKeys;
+  const int64_t max_splits = std::max<int64_t>(1, std::min<int64_t>(256, p->max_seq / min_keys));
+  p->splits = choose_splits(units, int64_t(paged ? kPagedBlocksPerSm : kBlocksPerSm) * d->sm_count,
+                            max_splits);
   return cudaSuccess;
 }
 
