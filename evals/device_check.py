@@ -28,13 +28,15 @@ SOLUTIONS = [("kv_cache_append", "kv_cache_append", True, True),
              ("compiled_custom_op", "compiled_custom_op", False, True),
              ("rmsnorm_odd_sizes", "rmsnorm_odd_sizes", False, True),
              ("linear_bias", "linear_bias", False, True)]
-# (name, task, the guard that must fire, memcheck)
+# (name, task, the guard that must fire or NOT_FAST, memcheck)
+NOT_FAST = "not-fast"  # correct, timed, and not fast: its trick did not reach the peers
 PLANTED = [("cached_answers", "silu_mul_rowscale", "cached-answers", False),
            ("reads_reference", "logsumexp_rows", "reference-isolation", False),
            ("side_stream", "bias_gelu", "timing-stream", False),
            ("no_kernel", "bias_gelu", "no-kernel", False),
            ("reads_past_rows", "rmsnorm_odd_sizes", "out-of-shape-reads", False),
-           ("oob_write", "bias_gelu", "memcheck", True)]
+           ("oob_write", "bias_gelu", "memcheck", True),
+           ("slows_peers", "silu_mul_rowscale", NOT_FAST, False)]
 AGENT_TASK = "silu_mul_rowscale"
 
 
@@ -117,10 +119,15 @@ def main(argv=None):
     for name, tname, guard, memcheck in PLANTED:
         if only and name not in only:
             continue
-        v = judge_folder(tasks[tname], os.path.join(HERE, "planted", name), memcheck, False)
-        caught = not v["correct"] and guard in v.get("guards", [])
+        timing = guard == NOT_FAST
+        v = judge_folder(tasks[tname], os.path.join(HERE, "planted", name), memcheck, timing)
+        if timing:
+            caught = v["correct"] and not v["fast"] and bool(v.get("times_ms", {}).get("submission"))
+        else:
+            caught = not v["correct"] and guard in v.get("guards", [])
         res["planted"].append({"name": name, "task": tname, "guard": guard, "caught": caught, "verdict": v})
-        log(f"planted {name}: caught={caught} guards={v.get('guards')} ({v['seconds']} s); {v['notes']}")
+        log(f"planted {name}: caught={caught} guards={v.get('guards')} times_ms={v.get('times_ms')} "
+            f"({v['seconds']} s); {v['notes']}")
         save()
     if not only or "agent" in only:
         res["agent"] = scripted_agent(log)

@@ -2,8 +2,8 @@
 # Edit that document, not this file: `make tangle` rewrites it.
 """The GPU checker's decisions that need no GPU: the dtypes, inputs and
 shapes a task is judged at, the peers' source, the verdict of a case's
-trials and of each guard, the speed verdict and the share of the
-hardware limit. Standard library only (references/evaluating-agents-checker.md)."""
+trials and of each guard, the order of the timing's rounds, the speed
+verdict and the share of the hardware limit. Standard library only (references/evaluating-agents-checker.md)."""
 import ast
 import math
 import re
@@ -170,3 +170,26 @@ def pct_limit(kind, amount, ms, gpu_name):
             peak = bw if kind == "bytes" else flops
             return amount / (ms * 1e-3) / peak
     return None
+
+
+TIMED = ("submission", "eager", "compile")
+
+
+def interleaved(names, rounds, measure, fatal=()):
+    """({name: [median ms per round]}, {name: error}): rounds of measure(name)
+    over names, the order reversed every other round, so that a transient (a
+    clock dip, another process) hits one round of one function, not the
+    comparison. A name whose measure raises is measured no further; an
+    exception in fatal (the worker gone) ends it all."""
+    medians, errors = {n: [] for n in names}, {}
+    for rnd in range(rounds):
+        for name in (names if rnd % 2 == 0 else names[::-1]):
+            if name in errors:
+                continue
+            try:
+                medians[name].append(measure(name))
+            except fatal:
+                raise
+            except Exception as e:
+                errors[name] = f"{type(e).__name__}: {e}"[:300]
+    return medians, errors

@@ -3,7 +3,8 @@
 """The judge of the evaluation's GPU checker: the one process that imports
 a task's reference. It starts the worker (worker.py) in a copy of the
 work folder, sends it inputs through CUDA IPC, compares what comes back
-with the float64 reference, runs memcheck and the timing, and writes the
+with the float64 reference, runs memcheck and the timing (the peers
+compiled and timed here, the submission in the worker), and writes the
 verdict (references/evaluating-agents-checker.md).
 
     python3 -m evals judge TASK_DIR WORKDIR [--out FILE] [--no-memcheck] [--no-timing]
@@ -16,6 +17,7 @@ import os
 import pickle
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -109,6 +111,7 @@ class Judge:
         self.reply_timeout, self.memcheck_timeout = reply_timeout, memcheck_timeout
         self.roots = [EVALS_DIR, os.path.abspath(task["dir"])]
         self.proc, self.lines, self.last_unsettled, self.audit = None, [], False, []
+        self.cache, self.environ, self.peers, self.peer_errors = None, {}, {}, {}
         path = os.path.join(task["dir"], "reference.py")
         with open(path) as f:
             self.peer = guards.peer_source(f.read())
@@ -122,10 +125,18 @@ class Judge:
             self.lines.append(text)
 
     def start(self):
+        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the worker's, as it came
+        if self.timing:  # the peers' compiler caches: the judge's alone, made fresh
+            self.cache = tempfile.mkdtemp(prefix="evals-peers-")
+            for var, sub in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TRITON_CACHE_DIR", "triton")):
+                self.environ[var] = os.environ.get(var)
+                os.environ[var] = os.path.join(self.cache, sub)
         import torch
         import torch.multiprocessing.reductions
         torch.multiprocessing.reductions.init_reductions()  # ForkingPickler shares CUDA tensors from here on
         self.gpu = torch.cuda.get_device_name()
+        if self.timing:
+            self.prepare_peers()  # before anything of the submission's runs
         self.sandbox = tempfile.mkdtemp(prefix="evals-judge-")
         for name in os.listdir(self.workdir):
             src = os.path.join(self.workdir, name)
@@ -133,7 +144,6 @@ class Judge:
                 continue
             (shutil.copytree if os.path.isdir(src) else shutil.copy2)(src, os.path.join(self.sandbox, name))
         shutil.copy2(os.path.join(EVALS_DIR, "worker.py"), os.path.join(self.sandbox, WORKER_NAME))
-        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         to_r, self.to_w = os.pipe()
         self.from_r, from_w = os.pipe()
         self.out = open(os.path.join(self.sandbox, "worker.log"), "wb")
@@ -239,22 +249,84 @@ class Judge:
             v["notes"].append(f"the checker stopped: {type(e).__name__}: {e}"[:1000])
         return self.finish(v)
 
-    def timed(self, v):
-        dims = guards.headline_shape(self.task)
-        dt = guards.dtype_choices(self.task)[0]
-        r = self.ask({"op": "time", "plan": guards.input_plan(self.task, dims, dt), "peer": self.peer,
-                      "peer_dtype": dt})
-        if not r["ok"]:
-            v["notes"].append(f"timing failed: {r['error']}")
-            return
-        best = r["best_ms"]
+    def prepare_peers(self):
+        import torch
+        self.tdims = guards.headline_shape(self.task)
+        self.tdtype = guards.dtype_choices(self.task)[0]
+        self.targs = W.make_inputs(guards.input_plan(self.task, self.tdims, self.tdtype))
+        scope = {"_peer_dtype": getattr(torch, self.tdtype)}
+        exec(compile(self.peer, f"<peer of {self.task['name']}>", "exec"), scope)
+        self.timer = W.Timer()
+        self.peers, self.peer_errors = {}, {}
+        for name in ("eager", "compile"):
+            try:
+                fn = scope["reference"] if name == "eager" else torch.compile(scope["reference"], dynamic=False)
+                self.timer.prepare(fn, self.targs)
+                self.peers[name] = fn
+            except Exception as e:  # left out, with its error
+                self.peer_errors[name] = f"{type(e).__name__}: {e}"[:300]
+
+    def hold(self, stop):
+        """Stop (SIGSTOP) or continue (SIGCONT) the worker's process group."""
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGSTOP if stop else signal.SIGCONT)
+            except OSError:
+                pass
+
+    def timed(self, v, rounds=3):
+        errors, reps = dict(self.peer_errors), {}
+        sub_args = [a.clone() for a in self.targs]  # the worker's copies, kept here while it holds them
+        r = self.ask({"op": "time_prepare", "args": sub_args})
+        if r["ok"]:
+            reps["submission"] = r["reps"]
+        else:
+            errors["submission"] = r["error"][:300]
+            self.log(r.get("trace", ""))
+
+        def measure(name):
+            if name != "submission":
+                return self.timer.round(self.peers[name], self.targs, reps[name])
+            self.hold(False)
+            try:
+                r = self.ask({"op": "time_round"})
+            finally:
+                self.hold(True)
+            if not r["ok"]:
+                self.log(r.get("trace", ""))
+                raise RuntimeError(r["error"])
+            return r["ms"]
+
+        self.hold(True)
+        try:
+            for name, fn in self.peers.items():
+                try:
+                    reps[name] = self.timer.prepare(fn, self.targs)
+                except Exception as e:
+                    errors[name] = f"{type(e).__name__}: {e}"[:300]
+            names = [n for n in guards.TIMED if n in reps and n not in errors]
+            medians, failed = guards.interleaved(names, rounds, measure,
+                                                 fatal=(OSError, EOFError, pickle.UnpicklingError))
+        finally:
+            self.hold(False)
+        errors.update(failed)
+        wall = {"wall_ms": None, "event_ms": None, "calls": 0}
+        if "submission" in reps and "submission" not in errors:
+            r = self.ask({"op": "time_wall"})
+            if r["ok"]:
+                wall = r
+            else:
+                errors["submission"] = r["error"][:300]
+        del sub_args
+        best = {k: min(m) for k, m in medians.items() if m and k not in errors}
         v["times_ms"] = best
-        v["timing"] = {"shape": dims, "dtype": dt, "medians_ms": r["medians_ms"], "reps": r["reps"],
-                       "errors": r["errors"], "wall_ms": r["wall_ms"], "event_ms": r["event_ms"]}
-        for name, err in r["errors"].items():
+        v["timing"] = {"shape": self.tdims, "dtype": self.tdtype, "medians_ms": medians, "reps": reps,
+                       "errors": errors, "wall_ms": wall["wall_ms"], "event_ms": wall["event_ms"],
+                       "peers_in": "judge"}
+        for name, err in errors.items():
             v["notes"].append(f"{name} not timed: {err}")
-        if r["wall_ms"] is not None:
-            gs, ns = guards.wall_guard(r["event_ms"], r["wall_ms"], r["calls"])
+        if wall["wall_ms"] is not None:
+            gs, ns = guards.wall_guard(wall["event_ms"], wall["wall_ms"], wall["calls"])
             if gs:
                 v["guards"] += [g for g in gs if g not in v["guards"]]
                 v["notes"] += ns
@@ -265,7 +337,7 @@ class Judge:
                                                    self.task["check"].get("fast", "faster"))
         v["fast"], v["speedup"], v["peer"] = fast, speedup, peer
         if best.get("submission"):
-            kind, amount = guards.limit_of(self.task, dims, dt)
+            kind, amount = guards.limit_of(self.task, self.tdims, self.tdtype)
             v["pct_limit"] = guards.pct_limit(kind, amount, best["submission"], self.gpu)
         if not fast and speedup:
             v["notes"].append(f"not fast: {speedup:.2f}x the better peer ({peer})")
@@ -300,6 +372,7 @@ class Judge:
 
     def finish(self, v):
         if self.proc is not None:
+            self.hold(False)
             try:
                 if self.proc.poll() is None:
                     W.send(self.to_w, {"op": "bye"})
@@ -315,6 +388,13 @@ class Judge:
             with open(os.path.join(self.sandbox, "worker.log"), errors="replace") as f:
                 self.log("worker output:\n" + f.read()[-20000:])
             shutil.rmtree(self.sandbox, ignore_errors=True)
+        if self.cache is not None:
+            shutil.rmtree(self.cache, ignore_errors=True)
+            for var, old in self.environ.items():
+                if old is None:
+                    os.environ.pop(var, None)
+                else:
+                    os.environ[var] = old
         if self.audit:
             v["correct"] = v["fast"] = False
             v["guards"] = v.get("guards", []) + ["reference-isolation"]

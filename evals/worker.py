@@ -107,17 +107,78 @@ def _flat(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
+HEAD_START = 100  # flushes queued before a round's first timed call
+
+
+class Timer:
+    """The timing protocol, alike for the submission (in the worker) and the
+    peers (in the judge). The functions it times with are captured when it
+    is made: in the worker, before the submission is imported."""
+
+    def __init__(self):
+        import torch
+        self.Event = torch.cuda.Event
+        self.record = torch.cuda.Event.record
+        self.elapsed = torch.cuda.Event.elapsed_time
+        self.sync = torch.cuda.synchronize
+        self.on = torch.cuda.stream
+        self.zero = torch.Tensor.zero_
+        self.clock = time.perf_counter
+        self.stream = torch.cuda.Stream()
+        self.flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+
+    def _pair(self):
+        return self.Event(enable_timing=True), self.Event(enable_timing=True)
+
+    def prepare(self, fn, args, warmup=3):
+        """fn warmed up, then one call timed: the repetitions of a round."""
+        with self.on(self.stream):
+            for _ in range(warmup):
+                fn(*args)
+            start, end = self._pair()
+            self.record(start, self.stream)
+            fn(*args)
+            self.record(end, self.stream)
+        self.sync()
+        est = max(self.elapsed(start, end), 1e-3)
+        return int(min(200, max(10, 200.0 / est)))
+
+    def round(self, fn, args, reps):
+        """The median ms of reps calls, each after an L2 flush, after a head start."""
+        evs = [self._pair() for _ in range(reps)]
+        with self.on(self.stream):
+            for _ in range(HEAD_START):
+                self.zero(self.flush)
+            fn(*args)
+            for s, e in evs:
+                self.zero(self.flush)
+                self.record(s, self.stream)
+                fn(*args)
+                self.record(e, self.stream)
+        self.sync()
+        ts = sorted(self.elapsed(s, e) for s, e in evs)
+        return ts[len(ts) // 2]
+
+    def wall(self, fn, args, calls=20):
+        """(wall ms, event ms) of calls back-to-back calls."""
+        start, end = self._pair()
+        self.sync()
+        t0 = self.clock()
+        with self.on(self.stream):
+            self.record(start, self.stream)
+            for _ in range(calls):
+                fn(*args)
+            self.record(end, self.stream)
+        self.sync()
+        return (self.clock() - t0) * 1e3, self.elapsed(start, end)
+
+
 class Worker:
-    def __init__(self, fn, torch_ok):
+    def __init__(self, fn, timer):
         self.fn, self.compiled, self.last = fn, None, None
-        if torch_ok:
-            import torch
-            # the checker's own timing functions, captured before the submission can replace them
-            self.Event = torch.cuda.Event
-            self.record = torch.cuda.Event.record
-            self.elapsed = torch.cuda.Event.elapsed_time
-            self.sync = torch.cuda.synchronize
-            self.stream = torch.cuda.Stream()
+        self.timer, self.targs, self.treps = timer, None, None
+        if timer is not None:  # made before the submission was imported
+            self.sync, self.stream = timer.sync, timer.stream
 
     def call(self, args, mode):
         import torch
@@ -185,58 +246,21 @@ class Worker:
                 "kernels": len(ks), "streams": sorted({stream_of(e) for e in ks}),
                 "names": sorted({e.get("name", "")[:80] for e in ks})[:10]}
 
-    def time(self, plan, peer_src, peer_dtype, rounds=3):
-        import torch
-        args = make_inputs(plan)
-        scope = {"_peer_dtype": getattr(torch, peer_dtype)}
-        exec(compile(peer_src, "<peer>", "exec"), scope)
-        fns = {"submission": self.fn, "eager": scope["reference"],
-               "compile": torch.compile(scope["reference"])}
-        flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-        errors, medians, reps = {}, {k: [] for k in fns}, {}
-        for name, fn in fns.items():
-            try:
-                with torch.cuda.stream(self.stream):
-                    for _ in range(3):
-                        fn(*args)
-                    start, end = self.Event(enable_timing=True), self.Event(enable_timing=True)
-                    self.record(start, self.stream)
-                    fn(*args)
-                    self.record(end, self.stream)
-                self.sync()
-                est = max(self.elapsed(start, end), 1e-3)
-                reps[name] = int(min(200, max(10, 200.0 / est)))
-            except Exception as e:  # a peer that fails (no compile here) is left out, with its error
-                errors[name] = f"{type(e).__name__}: {e}"[:300]
-        names = [n for n in fns if n not in errors]
-        for rnd in range(rounds):
-            for name in (names if rnd % 2 == 0 else names[::-1]):
-                fn, n = fns[name], reps[name]
-                evs = [(self.Event(enable_timing=True), self.Event(enable_timing=True)) for _ in range(n)]
-                with torch.cuda.stream(self.stream):
-                    for s, e in evs:
-                        flush.zero_()
-                        self.record(s, self.stream)
-                        fn(*args)
-                        self.record(e, self.stream)
-                self.sync()
-                ts = sorted(self.elapsed(s, e) for s, e in evs)
-                medians[name].append(ts[len(ts) // 2])
-        wall = event = None
-        if "submission" in names:
-            start, end = self.Event(enable_timing=True), self.Event(enable_timing=True)
-            self.sync()
-            t0 = time.perf_counter()
-            with torch.cuda.stream(self.stream):
-                self.record(start, self.stream)
-                for _ in range(20):
-                    self.fn(*args)
-                self.record(end, self.stream)
-            self.sync()
-            wall = (time.perf_counter() - t0) * 1e3
-            event = self.elapsed(start, end)
-        return {"best_ms": {k: min(v) for k, v in medians.items() if v}, "medians_ms": medians,
-                "reps": reps, "errors": errors, "wall_ms": wall, "event_ms": event, "calls": 20}
+    def time_prepare(self, args):
+        self.targs = self.treps = None
+        reps = self.timer.prepare(self.fn, args)
+        self.targs, self.treps = args, reps
+        return {"reps": reps}
+
+    def time_round(self):
+        return {"ms": self.timer.round(self.fn, self.targs, self.treps)}
+
+    def time_wall(self, calls=20):
+        try:
+            wall, event = self.timer.wall(self.fn, self.targs, calls)
+        finally:
+            self.targs = None
+        return {"wall_ms": wall, "event_ms": event, "calls": calls}
 
 
 def _import(module, function):
@@ -269,19 +293,20 @@ def memcheck(spec_path):
 def serve(rfd, wfd):
     hello = pickle.loads(recv_bytes(rfd))
     torch_ok = hello.get("torch", True)
-    dumps = pickle.dumps
+    dumps, timer = pickle.dumps, None
     if torch_ok:
         import torch  # before the audit hook and the submission
         import torch.multiprocessing  # noqa: F401  (teaches ForkingPickler to share CUDA tensors)
         from multiprocessing.reduction import ForkingPickler
         torch.cuda.init()
         dumps = ForkingPickler.dumps
+        timer = Timer()  # the checker's timing functions, captured before the submission can replace them
     _clean_path(hello["roots"])
     audit = Audit(hello["roots"])
     sys.addaudithook(audit)
     sys.meta_path.insert(0, audit)
     try:
-        worker = Worker(_import(hello["module"], hello["function"]), torch_ok)
+        worker = Worker(_import(hello["module"], hello["function"]), timer)
     except BaseException as e:  # the submission's import failing is a verdict, not a crash
         send(wfd, {"ok": False, "error": f"import failed: {type(e).__name__}: {e}"[:2000],
                    "trace": traceback.format_exc()[-4000:], "audit": audit.take()})
@@ -298,8 +323,12 @@ def serve(rfd, wfd):
                 reply = worker.call(msg["args"], msg.get("mode", "eager"))
             elif op == "profile":
                 reply = worker.profile(msg["plan"])
-            elif op == "time":
-                reply = worker.time(msg["plan"], msg["peer"], msg["peer_dtype"])
+            elif op == "time_prepare":
+                reply = worker.time_prepare(msg["args"])
+            elif op == "time_round":
+                reply = worker.time_round()
+            elif op == "time_wall":
+                reply = worker.time_wall()
             else:
                 raise ValueError(f"unknown command {op!r}")
             reply["ok"] = True

@@ -424,6 +424,144 @@ def memcheck_logs_speed_and_limits():
 
 
 @test
+def the_rounds_alternate_and_leave_out_a_function_that_fails():
+    order = []
+
+    def measure(name):
+        order.append(name)
+        if name == "eager" and order.count("eager") == 2:
+            raise RuntimeError("out of memory")
+        return {"submission": 1.0, "eager": 3.0, "compile": 2.0}[name]
+    medians, errors = guards.interleaved(list(guards.TIMED), 3, measure)
+    assert order == ["submission", "eager", "compile", "compile", "eager", "submission", "submission", "compile"]
+    assert medians == {"submission": [1.0] * 3, "eager": [3.0], "compile": [2.0] * 3}, medians
+    assert errors == {"eager": "RuntimeError: out of memory"}, errors
+
+    def gone(name):
+        raise EOFError("the other process closed the pipe")
+    try:
+        guards.interleaved(["submission"], 3, gone, fatal=(EOFError,))
+    except EOFError:
+        pass
+    else:
+        raise AssertionError("a fatal error was swallowed")
+
+
+def stand_in_judge(ask, proc=None):
+    """A Judge with its timing's state set by hand (no torch, no GPU): the
+    peers are names, the timer a stand-in that records what it timed and
+    whether the process proc was stopped meanwhile."""
+    judge = importlib.import_module("evals.judge")
+    j = judge.Judge.__new__(judge.Judge)
+    j.task = a_task("silu_mul_rowscale")
+    j.tdims, j.tdtype, j.gpu = guards.headline_shape(j.task), "bfloat16", "NVIDIA H100 80GB HBM3"
+    j.lines, j.peer_errors, j.proc, j.ask = [], {}, proc, ask
+    j.peers = {"eager": "eager-fn", "compile": "compile-fn"}
+
+    class Arg:
+        def clone(self):
+            return "a copy"
+    j.targs = [Arg()]
+    j.trace = []
+
+    class Timer:
+        def prepare(self, fn, args):
+            assert args is j.targs
+            j.trace.append(("prepare " + fn, process_state(proc, "T")))
+            return 50
+
+        def round(self, fn, args, reps):
+            assert args is j.targs and reps == 50
+            j.trace.append((fn, process_state(proc, "T")))
+            return {"eager-fn": 3.0, "compile-fn": 2.0}[fn]
+    j.timer = Timer()
+    return j
+
+
+def process_state(proc, want=None):
+    """'T' for a stopped process, another letter for one that is not, None
+    without a process or /proc; waits up to 2 s for `want` ('T' or not 'T':
+    a signal's effect is not instant)."""
+    if proc is None or not os.path.exists(f"/proc/{proc.pid}/stat"):
+        return None
+    for _ in range(200):
+        with open(f"/proc/{proc.pid}/stat") as f:
+            st = f.read().rsplit(")", 1)[1].split()[0]
+        if want is None or (st == "T") == (want == "T"):
+            return st
+        time.sleep(0.01)
+    return st
+
+
+def fresh_verdict():
+    return {"correct": True, "fast": False, "speedup": None, "pct_limit": None, "notes": [], "guards": []}
+
+
+@test
+def the_judge_times_the_peers_itself_with_the_worker_stopped():
+    asked = []
+    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)  # stands in for the worker
+    for _ in range(200):  # asleep, past its start
+        if process_state(proc) in (None, "S"):
+            break
+        time.sleep(0.01)
+
+    def ask(msg):
+        asked.append(msg)
+        if msg["op"] == "time_prepare":
+            assert msg["args"] == ["a copy"], msg  # its own copies of the peers' inputs
+            return {"ok": True, "reps": 40}
+        if msg["op"] == "time_round":
+            j.trace.append(("submission", process_state(proc, "running")))
+            return {"ok": True, "ms": 1.0}
+        assert msg["op"] == "time_wall", msg
+        return {"ok": True, "wall_ms": 0.5, "event_ms": 0.4, "calls": 20}
+    j = stand_in_judge(ask, proc)
+    v = fresh_verdict()
+    try:
+        j.timed(v)
+        after = process_state(proc, "running")
+    finally:
+        proc.kill()
+        proc.wait()
+    rounds = [t for t in j.trace if not t[0].startswith("prepare")]
+    assert [t[0] for t in rounds] == ["submission", "eager-fn", "compile-fn", "compile-fn", "eager-fn",
+                                      "submission", "submission", "eager-fn", "compile-fn"], j.trace
+    if after is not None:  # the worker stopped exactly while the judge timed its peers
+        assert all((st == "T") == (fn != "submission") for fn, st in j.trace), j.trace
+        assert after != "T"
+    assert [m["op"] for m in asked] == ["time_prepare"] + ["time_round"] * 3 + ["time_wall"]
+    assert not any("peer" in m for m in asked), asked  # the worker is never handed the peers
+    assert v["times_ms"] == {"submission": 1.0, "eager": 3.0, "compile": 2.0}, v
+    assert v["fast"] and v["speedup"] == 2.0 and v["peer"] == "compile" and v["correct"], v
+    assert v["timing"]["reps"] == {"submission": 40, "eager": 50, "compile": 50}, v["timing"]
+
+
+@test
+def a_submission_that_fails_its_timing_is_not_fast():
+    asked = []
+
+    def ask(msg):
+        asked.append(msg["op"])
+        if msg["op"] == "time_prepare":
+            return {"ok": True, "reps": 40}
+        n = asked.count("time_round")
+        return {"ok": True, "ms": 0.1} if n < 2 else {"ok": False, "error": "CUDA error: boom", "trace": "t"}
+    j = stand_in_judge(ask)
+    v = fresh_verdict()
+    j.timed(v)
+    assert not v["fast"] and "time_wall" not in asked, (v, asked)
+    assert "submission not timed: RuntimeError: CUDA error: boom" in v["notes"], v["notes"]
+    assert v["times_ms"] == {"eager": 3.0, "compile": 2.0}, v
+
+    def ask_no_import(msg):
+        return {"ok": False, "error": "TypeError: returned int, not a tensor", "trace": "t"}
+    v = fresh_verdict()
+    stand_in_judge(ask_no_import).timed(v)
+    assert not v["fast"] and v["speedup"] is None and any(n.startswith("submission not timed") for n in v["notes"])
+
+
+@test
 def the_judge_loads_only_tensors_and_data():
     judge = importlib.import_module("evals.judge")
     assert judge.loads_reply(pickle.dumps({"ok": True, "x": [1, 2.5, "a", None]})) == \
@@ -534,9 +672,13 @@ def every_planted_submission_names_a_guard_and_a_task():
     dc = importlib.import_module("evals.device_check")
     names = {t["name"] for t in shipped()}
     for name, task, guard, _ in dc.PLANTED:
-        assert task in names and guard in guards.GUARDS, (name, task, guard)
+        assert task in names and (guard in guards.GUARDS or guard == dc.NOT_FAST), (name, task, guard)
         assert os.path.isfile(os.path.join(ROOT, "evals", "planted", name, "solution.py")), name
-    assert {g for _, _, g, _ in dc.PLANTED} == set(guards.GUARDS)
+    assert {g for _, _, g, _ in dc.PLANTED} == set(guards.GUARDS) | {dc.NOT_FAST}
+    with open(os.path.join(ROOT, "evals", "planted", "slows_peers", "solution.py")) as f:
+        src = f.read()  # it slows PyTorch in its own process, and its own function does not use what it slowed
+    assert "F.silu = _slow_silu" in src and "torch.compile = _slow_compile" in src
+    assert "F.silu(" not in src.split("def silu_mul_rowscale")[1]
     groups = {a_task(t)["group"] for _, t, _, _ in dc.SOLUTIONS}
     assert groups == set(taskdef.GROUPS), groups
     for name, task, _, _ in dc.SOLUTIONS:

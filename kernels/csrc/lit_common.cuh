@@ -79,6 +79,18 @@ __device__ __forceinline__ Vec<T, N> load_vec_ro(const T* p) {
   }
 }
 
+// Vector `idx` of a norm's weight through the read-only path, or ones when
+// there is no weight: multiplying by 1.0f is exact, so one code path serves
+// both.
+template <typename T, int N>
+__device__ __forceinline__ Vec<T, N> weight_vec(const T* w, int idx) {
+  if (w != nullptr) return load_vec_ro<T, N>(w + static_cast<int64_t>(idx) * N);
+  Vec<T, N> one;
+#pragma unroll
+  for (int e = 0; e < N; ++e) one.v[e] = from_float<T>(1.0f);
+  return one;
+}
+
 // Whole-vector conversions. 16-bit types go two at a time through the
 // packed __half2 / __nv_bfloat162 forms (one instruction per pair and no
 // unpacking of the vector into one register per element). A bf16 is the

@@ -57,17 +57,6 @@ __device__ __forceinline__ void load_x_row(const NormParams<T>& p, int64_t row, 
   }
 }
 
-// One weight vector (read-only path), or ones when there is no weight:
-// multiplying by 1.0f is exact, so one code path serves both.
-template <typename T, int VEC>
-__device__ __forceinline__ Vec<T, VEC> weight_vec(const T* w, int idx) {
-  if (w != nullptr) return load_vec_ro<T, VEC>(w + static_cast<int64_t>(idx) * VEC);
-  Vec<T, VEC> one;
-#pragma unroll
-  for (int e = 0; e < VEC; ++e) one.v[e] = from_float<T>(1.0f);
-  return one;
-}
-
 // Largest block per VPT: up to 64 registers a thread at 1024 threads for
 // plain rows up to four vectors a thread (fused: two), 128 at 512 threads
 // for the next step, 255 at 256 beyond. reg_block_cap() mirrors it.

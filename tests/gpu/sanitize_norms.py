@@ -4,7 +4,9 @@
     compute-sanitizer --tool racecheck python3 tests/gpu/sanitize_norms.py
 
 Sub-warp rows, block rows, the two-pass path, scalar (odd / misaligned)
-accesses, strided views, the fused op; all with and without weight.
+accesses, strided views, the fused op; all with and without weight. The
+backward: narrow and block rows at one, two and four vectors a thread, the
+wide kernel, a saved rstd, a per-head view, a misaligned x.
 """
 
 import os
@@ -41,8 +43,54 @@ def main():
         flat = rand((3 * 256 + 1,), dtype)[1:].view(3, 256)
         check(L.rms_norm(flat, None, 1e-6), ref(flat, None), dtype, "misaligned")
         n += 2
+    n += backward(L)
     torch.cuda.synchronize()
     print(f"sanitize_norms: {n} calls checked")
+
+
+def ref_backward(x, w, dy, eps=1e-6):
+    x64 = x.double().requires_grad_()
+    w64 = w.double().requires_grad_() if w is not None else None
+    y = x64 * torch.rsqrt(x64.pow(2).mean(-1, keepdim=True) + eps)
+    y = y * w64 if w64 is not None else y
+    g = torch.autograd.grad(y, (x64, w64) if w64 is not None else (x64,), dy.double())
+    return g[0], (g[1] if w64 is not None else None)
+
+
+def backward(L):
+    n = 0
+    for dtype in (torch.bfloat16, torch.float32):
+        # rows x hidden: narrow groups, one / two / four vectors a thread, the wide kernel
+        for rows, hidden in [(37, 128), (5, 7), (3, 1), (1100, 4096), (9, 8192), (5, 16384), (3, 20000), (2, 65536)]:
+            x = rand((rows, hidden), dtype)
+            dy = rand((rows, hidden), dtype)
+            for w in (rand((hidden,), dtype, offset=1.0), None):
+                dx, dw = L.rms_norm_backward(dy, x, w, 1e-6)
+                rdx, rdw = ref_backward(x, w, dy)
+                if hidden > 1:  # at one element dx cancels to ~1e-6 of its terms (test_norms_backward)
+                    check(dx, rdx, dtype, f"backward {rows}x{hidden}")
+                else:
+                    assert torch.isfinite(dx).all(), f"backward {rows}x{hidden}: dx not finite"
+                if w is not None:
+                    check(dw, rdw, dtype, f"backward dw {rows}x{hidden}")
+                n += 1
+            rstd = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)
+            dx, _ = L.rms_norm_backward(dy, x, None, 1e-6, rstd)
+            if hidden > 1:
+                check(dx, ref_backward(x, None, dy)[0], dtype, f"backward saved rstd {rows}x{hidden}")
+            n += 1
+        qkv = rand((9, 3 * 4 * 64), dtype)
+        q = qkv[:, : 4 * 64].view(9, 4, 64)
+        dy = rand((9, 4, 64), dtype)
+        w = rand((64,), dtype, offset=1.0)
+        dx, dw = L.rms_norm_backward(dy, q, w, 1e-6)
+        check(dx, ref_backward(q, w, dy)[0], dtype, "backward view")
+        flat = rand((3 * 256 + 1,), dtype)[1:].view(3, 256)
+        dy = rand((3, 256), dtype)
+        dx, _ = L.rms_norm_backward(dy, flat, None, 1e-6)
+        check(dx, ref_backward(flat, None, dy)[0], dtype, "backward misaligned")
+        n += 2
+    return n
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 
 The classes follow the Hugging Face `kernels` layer rules: no constructor, no
 members besides `forward` (and the `can_torch_compile` and `has_backward`
-flags that `kernelize` reads: every op has a fake, none has a backward), state
+flags that `kernelize` reads: every op has a fake; a layer whose ops all have
+a registered gradient says has_backward = True), state
 read from the module they replace. So
 `RMSNorm.forward` serves transformers-style norms (`weight`,
 `variance_epsilon`) and diffusers' (`weight`, possibly None, and `eps`).
@@ -51,10 +52,11 @@ def _weight_matches(module: nn.Module, x: torch.Tensor) -> bool:
 
 # ---- rms_norm family ----
 class RMSNorm(nn.Module):
-    """RMSNorm over the last dimension; weight optional (None = no scale)."""
+    """RMSNorm over the last dimension; weight optional (None = no scale).
+    Trainable: rms_norm's gradient is registered (rmsnorm-backward.md)."""
 
     can_torch_compile = True
-    has_backward = False
+    has_backward = True
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         eps = _eps_of(self, hidden_states)
