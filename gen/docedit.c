@@ -145,13 +145,19 @@ static const char *S_eol(const S_raw *r) {
   return r->eol == 2 ? "\r\n" : r->s[r->len] == '\r' ? "\r" : "\n";
 }
 
-int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit_docedit *edits, size_t n, lit_buf *out,
-                      lit_diags *d) {
+/* The edits made on raw[0..len), appended to out: the whole document, or
+ * (whole 0) only what replaces raw[*from, *to), the bytes from the first
+ * edit to the end of the last (the rest stays as it is). */
+static int S_apply(const lit_doc *doc, const char *raw, size_t len, const lit_docedit *edits, size_t n, int whole,
+                   lit_buf *out, size_t *from, size_t *to, lit_diags *d) {
   const char *path = doc->src.path;
+  size_t bom = 0;
+  *from = *to = 0;
   if (len >= 3 && memcmp(raw, "\xEF\xBB\xBF", 3) == 0) {
-    lit_buf_put(out, raw, 3);
+    if (whole) lit_buf_put(out, raw, 3);
     raw += 3;
     len -= 3;
+    bom = 3;
   }
   /* The lines the edits read: from the line above the first edit or its
    * block's first line of code, to the last block's closing fence or the
@@ -171,7 +177,7 @@ int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit
   if (lo < 1) lo = 1;
   S_lines w;
   S_split(raw, len, lo, hi, &doc->src, &w);
-  lit_buf_reserve(out, len + extra);
+  lit_buf_reserve(out, (whole ? len : 0) + extra);
   int failed = 0;
   size_t next = 0, ln = 1, done = 0; /* the next edit to make, the next line to copy, the bytes copied */
   S_block k;
@@ -181,7 +187,10 @@ int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit
     /* The lines up to the edit, as they are. */
     if ((size_t)e->line < ln || (size_t)e->line > w.known + 1 || (size_t)e->line < w.lo) break;
     size_t at_edit = S_off(&w, raw, (size_t)e->line);
-    lit_buf_put(out, raw + done, at_edit - done);
+    if (whole || next > 0)
+      lit_buf_put(out, raw + done, at_edit - done);
+    else
+      *from = bom + at_edit;
     done = at_edit;
     ln = (size_t)e->line;
     next++;
@@ -229,8 +238,31 @@ int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit
              edits[next].line);
     failed = 1;
   }
-  if (!failed) lit_buf_put(out, raw + done, len - done); /* the lines after the last edit */
+  if (!failed && whole) lit_buf_put(out, raw + done, len - done); /* the lines after the last edit */
+  *to = bom + done;
   free(k.code);
   free(w.l);
   return failed ? -1 : 0;
+}
+
+int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit_docedit *edits, size_t n, lit_buf *out,
+                      lit_diags *d) {
+  size_t from, to;
+  return S_apply(doc, raw, len, edits, n, 1, out, &from, &to, d);
+}
+
+int lit_docedit_apply_in_place(const lit_doc *doc, lit_buf *text, const lit_docedit *edits, size_t n, lit_diags *d) {
+  lit_buf mid = LIT_BUF_INIT;
+  size_t from, to;
+  int failed = S_apply(doc, text->data ? text->data : "", text->len, edits, n, 0, &mid, &from, &to, d);
+  if (!failed) { /* text[from, to) becomes mid: the bytes after it move by the difference */
+    size_t tail = text->len - to;
+    lit_buf_reserve(text, mid.len > to - from ? mid.len - (to - from) : 0);
+    memmove(text->data + from + mid.len, text->data + to, tail);
+    if (mid.len) memcpy(text->data + from, mid.data, mid.len);
+    text->len = from + mid.len + tail;
+    text->data[text->len] = '\0';
+  }
+  lit_buf_free(&mid);
+  return failed;
 }

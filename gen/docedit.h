@@ -34,5 +34,9 @@ typedef struct {
  * a line whose code cmark took from the middle of a tab). */
 int lit_docedit_apply(const lit_doc *doc, const char *raw, size_t len, const lit_docedit *edits, size_t n, lit_buf *out,
                       lit_diags *d);
+/* The same, made in text itself (its bytes as on disk): only the bytes
+ * from the first edit on move, and no second copy of the document is
+ * made. On -1 text is as it was. */
+int lit_docedit_apply_in_place(const lit_doc *doc, lit_buf *text, const lit_docedit *edits, size_t n, lit_diags *d);
 
 #endif

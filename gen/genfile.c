@@ -49,10 +49,16 @@ void lit_genfile_unknown(const lit_project *p, const char *path, lit_diags *d) {
              path);
 }
 
-void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, size_t size_hint,
-                           lit_genfile *g) {
+/* lit_genfile_tangle_as, its text written into *room when given (taken). */
+static void S_tangle_as(const lit_project *p, const lit_file *f, int line_directives, size_t size_hint, lit_buf *room,
+                        lit_genfile *g) {
   memset(g, 0, sizeof *g);
   g->file = f;
+  if (room) {
+    g->text = *room;
+    g->text.len = 0;
+    memset(room, 0, sizeof *room);
+  }
   /* Room for the text at once: grown by doubling, a 28 MB file is copied
    * over and over and each new buffer faulted in page by page. */
   if (size_hint) lit_buf_reserve(&g->text, size_hint + size_hint / 16 + 4096);
@@ -61,6 +67,11 @@ void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_dir
   lit_tangle_opts o = {line_directives, g->map};
   lit_tangle_file(p, f, &o, &g->text);
   lit_hash_hex(g->text.data ? g->text.data : "", g->text.len, g->hash);
+}
+
+void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, size_t size_hint,
+                           lit_genfile *g) {
+  S_tangle_as(p, f, line_directives, size_hint, NULL, g);
 }
 
 static int S_wanted(const lit_genfile *g, const char *const *want, size_t nwant) {
@@ -74,9 +85,14 @@ static int S_wanted(const lit_genfile *g, const char *const *want, size_t nwant)
  * tangle of its own for each mode tried. */
 int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, size_t size_hint,
                        lit_genfile *g) {
+  return lit_genfile_tangle_room(p, f, want, nwant, size_hint, NULL, g);
+}
+
+int lit_genfile_tangle_room(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant,
+                            size_t size_hint, lit_buf *room, lit_genfile *g) {
   int c = lit_lang_comment(f->path) == LIT_COMMENT_C;
   int first = c && p->line_directives;
-  lit_genfile_tangle_as(p, f, first, size_hint, g);
+  S_tangle_as(p, f, first, size_hint, room, g);
   if (S_wanted(g, want, nwant)) return 1;
   if (!c) return 0;
   lit_genfile other;

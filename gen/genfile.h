@@ -39,6 +39,10 @@ typedef struct {
  * size_hint: the text's likely size (0: unknown), reserved at once. */
 int lit_genfile_tangle(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant, size_t size_hint,
                        lit_genfile *g);
+/* The same, the first tangle's text written into room (taken: *room is
+ * emptied; its memory already touched, lit stitch's read ahead), or NULL. */
+int lit_genfile_tangle_room(const lit_project *p, const lit_file *f, const char *const *want, size_t nwant,
+                            size_t size_hint, lit_buf *room, lit_genfile *g);
 /* Tangles f into g in the given mode, with its map. */
 void lit_genfile_tangle_as(const lit_project *p, const lit_file *f, int line_directives, size_t size_hint,
                            lit_genfile *g);

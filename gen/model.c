@@ -17,16 +17,24 @@
 /* What only the loader touches: a project's other fields are the back
  * ends' read-only view. */
 struct lit_model {
-  lit_index chunk_index; /* name -> position in p->chunks */
-  lit_index file_index;  /* path -> position in p->files */
-  lit_chunk **anon;      /* anonymous file roots (a file= block without #name), owned here */
+  lit_index chunk_index;  /* name -> position in p->chunks (empty when names is borrowed) */
+  const lit_index *names; /* what lit_project_find reads: chunk_index, or that of the project whose chunk table
+                             S_register_like copied (the same positions) */
+  lit_index file_index;   /* path -> position in p->files */
+  lit_chunk **anon;       /* anonymous file roots (a file= block without #name), owned here */
   size_t nanon;
-  int in_memory; /* loaded by lit_project_load_memory: no disk checks */
+  lit_use *uses;    /* every chunk's uses, in one array (S_resolve) */
+  lit_chunk *pool;  /* S_register_like's chunks, in one array, their names borrowed; NULL: each chunk is
+                       allocated on its own and owns its name and definitions */
+  lit_block **defs; /* and their definitions, in one array */
+  int in_memory;    /* loaded by lit_project_load_memory: no disk checks */
+  int blocks_clean; /* registering the blocks reported no error */
+  int acyclic;      /* no reference cycle */
 };
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) {
   size_t i;
-  return lit_index_get(&p->own->chunk_index, name, len, &i) ? p->chunks[i] : NULL;
+  return lit_index_get(p->own->names, name, len, &i) ? p->chunks[i] : NULL;
 }
 
 size_t lit_project_nchunk_ids(const lit_project *p) { return p->nchunks + p->own->nanon; }
@@ -590,20 +598,51 @@ static void S_check_inline_refs(const lit_project *p, const lit_block *b, lit_se
   }
 }
 
-static void S_resolve(lit_project *p, lit_diags *d) {
+/* The chunk that reference s (segment si of its block) names, when the
+ * block `like` in the same place of the project p's chunk table was copied
+ * from (S_register_like) has there a reference to a code chunk of the same
+ * name: the chunk in its target's place, which is what a lookup would give
+ * (the table and its index are the same). Else NULL: the caller looks the
+ * name up. */
+static lit_chunk *S_target_like(const lit_project *p, const lit_block *like, size_t si, const lit_seg *s) {
+  if (!like || si >= like->nsegs || like->segs[si].kind != LIT_SEG_REF) return NULL;
+  const lit_chunk *t = like->segs[si].target;
+  if (!t || t->is_data || t->id >= p->nchunks || t->name_len != s->len || memcmp(t->name, s->text, s->len) != 0)
+    return NULL;
+  return p->chunks[t->id];
+}
+
+/* Resolves every reference and gives each chunk its uses (in reading
+ * order, in one array: counted first, then filled). like: the project
+ * whose chunk table p's was copied from (S_register_like), block for
+ * block, or NULL; a reference its original block also makes there takes
+ * the chunk in the same place, with no lookup. Returns how many references
+ * were looked up by name (with like, 0 means every reference is one of
+ * like's: p's references are some of like's). */
+static size_t S_resolve(lit_project *p, const lit_project *like, lit_diags *d) {
   S_suggester sg;
   memset(&sg, 0, sizeof sg);
+  size_t *count = lit_xcalloc(p->nchunks + 1, sizeof *count), nuses = 0, lookups = 0;
   for (size_t di = 0; di < p->ndocs; di++) {
     lit_doc *doc = p->docs[di];
     for (size_t bi = 0; bi < doc->nblocks; bi++) {
       lit_block *b = doc->blocks[bi];
+      const lit_block *orig = like ? like->docs[di]->blocks[bi] : NULL;
       for (size_t si = 0; si < b->nsegs; si++) {
         lit_seg *s = &b->segs[si];
         if (s->kind != LIT_SEG_REF) {
           S_check_inline_refs(p, b, s, d);
           continue;
         }
-        lit_chunk *c = lit_project_find(p, s->text, s->len);
+        lit_chunk *c = S_target_like(p, orig, si, s);
+        if (c) {
+          s->target = c;
+          count[c->id]++;
+          nuses++;
+          continue;
+        }
+        c = lit_project_find(p, s->text, s->len);
+        lookups++;
         if (c && c->is_data) {
           lit_diag(d, LIT_ERROR, doc->src.path, s->line, s->col,
                    "'%.*s' is a .data block for the weaver, not a code chunk: it cannot be included", (int)s->len,
@@ -620,13 +659,28 @@ static void S_resolve(lit_project *p, lit_diags *d) {
           continue;
         }
         s->target = c;
-        c->uses = lit_grow(c->uses, &c->uses_cap, c->nuses + 1, sizeof(lit_use));
-        c->uses[c->nuses].block = b;
-        c->uses[c->nuses].seg = si;
-        c->nuses++;
+        count[c->id]++;
+        nuses++;
       }
     }
   }
+  p->own->uses = lit_xmalloc((nuses + 1) * sizeof *p->own->uses);
+  for (size_t i = 0, at = 0; i < p->nchunks; i++) {
+    p->chunks[i]->uses = p->own->uses + at;
+    p->chunks[i]->nuses = 0;
+    p->chunks[i]->uses_cap = count[i];
+    at += count[i];
+  }
+  free(count);
+  for (size_t di = 0; di < p->ndocs; di++)
+    for (size_t bi = 0; bi < p->docs[di]->nblocks; bi++) {
+      lit_block *b = p->docs[di]->blocks[bi];
+      for (size_t si = 0; si < b->nsegs; si++)
+        if (b->segs[si].kind == LIT_SEG_REF && b->segs[si].target) {
+          lit_chunk *c = b->segs[si].target;
+          c->uses[c->nuses++] = (lit_use){b, si};
+        }
+    }
   if (sg.gave_up)
     lit_diag(d, LIT_NOTE, NULL, 0, 0,
              "more than %d different undefined chunks: the later ones are reported without a suggestion",
@@ -642,6 +696,7 @@ static void S_resolve(lit_project *p, lit_diags *d) {
     lit_block *b = c->defs[0];
     lit_diag(d, LIT_WARNING, b->doc->src.path, b->line, b->name_col, "chunk '%s' is defined but never used", c->name);
   }
+  return lookups;
 }
 
 /* A tangle-command fits in a header comment's `...`: printable, one line. */
@@ -911,6 +966,83 @@ static int S_load_source(lit_source *src, const char *root, const char *path, co
   return -1;
 }
 
+/* Whether p's documents are clones of those of mem's reuse, in its order,
+ * under the same output folders and record, and reuse registered its
+ * blocks without an error. p's blocks then register exactly as reuse's did:
+ * a clone keeps its original's name, file and flags (the same strings), and
+ * a load from memory checks no more (no disk; its root, ".", is the
+ * shortest). The clones' edits are inside code, where registering does
+ * not look. */
+static int S_same_blocks(const lit_project *p, const S_memory *mem) {
+  const lit_project *o = mem ? mem->reuse : NULL;
+  if (!o || !o->own->blocks_clean || o->ndocs != p->ndocs || o->nroots != p->nroots ||
+      strcmp(o->record_path, p->record_path) != 0 || strcmp(o->journal_path, p->journal_path) != 0)
+    return 0;
+  for (size_t i = 0; i < p->nroots; i++)
+    if (strcmp(o->tangle_roots[i], p->tangle_roots[i]) != 0) return 0;
+  for (size_t k = 0; k < p->ndocs; k++) {
+    const lit_doc *a = p->docs[k], *b = o->docs[k];
+    if (!a->clone_blocks || a->nblocks != b->nblocks || a->order != k || b->order != k ||
+        strcmp(a->src.path, b->src.path) != 0)
+      return 0;
+    for (size_t i = 0; i < a->nblocks; i++) {
+      const lit_block *x = a->blocks[i], *y = b->blocks[i];
+      if (x->name != y->name || x->file != y->file || x->flags != y->flags || y->index != i) return 0;
+    }
+  }
+  return 1;
+}
+
+/* p's block in the place of block b of the project p was cloned from. */
+static lit_block *S_twin(const lit_project *p, const lit_block *b) { return p->docs[b->doc->order]->blocks[b->index]; }
+
+/* What registering p's blocks one by one would make, copied from o (S_same_blocks
+ * holds): o's chunks, ids and files, each block replaced by its clone; the
+ * chunks in one array, their names and o's index of them borrowed (o
+ * outlives p, as its clones need). */
+static void S_register_like(lit_project *p, const lit_project *o) {
+  size_t n = o->nchunks, na = o->own->nanon, ndefs = 0;
+  for (size_t i = 0; i < n + na; i++)
+    ndefs += (i < n ? o->chunks[i] : o->own->anon[i - n])->ndefs;
+  lit_chunk *pool = lit_xcalloc(n + na + 1, sizeof *pool);
+  lit_block **defs = lit_xmalloc((ndefs + 1) * sizeof *defs);
+  p->chunks = lit_xmalloc((n + 1) * sizeof *p->chunks);
+  p->nchunks = n;
+  p->own->anon = lit_xmalloc((na + 1) * sizeof *p->own->anon);
+  p->own->nanon = na;
+  for (size_t i = 0, at = 0; i < n + na; i++) {
+    const lit_chunk *oc = i < n ? o->chunks[i] : o->own->anon[i - n];
+    lit_chunk *c = &pool[i];
+    c->name = oc->name;
+    c->name_len = oc->name_len;
+    c->is_data = oc->is_data;
+    c->id = i; /* o's: the named chunks in order, then the anonymous roots */
+    c->defs = defs + at;
+    c->ndefs = c->defs_cap = oc->ndefs;
+    at += oc->ndefs;
+    for (size_t k = 0; k < oc->ndefs; k++) {
+      lit_block *b = S_twin(p, oc->defs[k]);
+      b->chunk = c;
+      b->def_index = k;
+      c->defs[k] = b;
+    }
+    if (i < n)
+      p->chunks[i] = c;
+    else
+      p->own->anon[i - n] = c;
+  }
+  p->files = lit_xmalloc((o->nfiles + 1) * sizeof *p->files);
+  p->nfiles = o->nfiles;
+  for (size_t i = 0; i < o->nfiles; i++) {
+    const lit_file *of = &o->files[i];
+    p->files[i] = (lit_file){lit_xstrdup(of->path), S_twin(p, of->block), &pool[of->root->id]};
+    lit_index_put(&p->own->file_index, p->files[i].path, i);
+  }
+  p->own->pool = pool;
+  p->own->defs = defs;
+  p->own->names = o->own->names;
+}
+
 static lit_project *S_load(const char *root, const char *entry, const S_memory *mem, lit_diags *d) {
   lit_source src;
   if (S_load_source(&src, root, entry, mem, NULL, NULL, d) != 0) {
@@ -921,6 +1053,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   p->root = lit_xstrdup(root && root[0] ? root : ".");
   p->own = lit_xcalloc(1, sizeof *p->own);
   p->own->in_memory = mem != NULL;
+  p->own->names = &p->own->chunk_index;
   size_t doc_cap = 0, chunk_cap = 0, file_cap = 0;
   S_read_config(p, &src, d);
   S_add_doc(p, S_reused_or_parsed(mem, &src, 0, 1, d), &doc_cap);
@@ -980,21 +1113,31 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   free(parsed);
   free(srcs);
   if (!mem) S_check_unlisted(p, d);
-  for (size_t di = 0; di < p->ndocs; di++)
-    for (size_t bi = 0; bi < p->docs[di]->nblocks; bi++) {
-      lit_block *b = p->docs[di]->blocks[bi];
-      if (b->flags & (LIT_BLOCK_TANGLED | LIT_BLOCK_DATA)) S_register_block(p, b, d, &chunk_cap, &file_cap);
-    }
-  /* Dense ids: the named chunks in order, then the anonymous roots. */
-  for (size_t i = 0; i < p->nchunks; i++)
-    p->chunks[i]->id = i;
-  for (size_t i = 0; i < p->own->nanon; i++)
-    p->own->anon[i]->id = p->nchunks + i;
+  const size_t errors = lit_diags_count(d, LIT_ERROR);
+  const lit_project *like = S_same_blocks(p, mem) ? mem->reuse : NULL;
+  if (like) { /* lit stitch's check: the documents differ only inside code */
+    S_register_like(p, like);
+  } else {
+    for (size_t di = 0; di < p->ndocs; di++)
+      for (size_t bi = 0; bi < p->docs[di]->nblocks; bi++) {
+        lit_block *b = p->docs[di]->blocks[bi];
+        if (b->flags & (LIT_BLOCK_TANGLED | LIT_BLOCK_DATA)) S_register_block(p, b, d, &chunk_cap, &file_cap);
+      }
+    /* Dense ids: the named chunks in order, then the anonymous roots. */
+    for (size_t i = 0; i < p->nchunks; i++)
+      p->chunks[i]->id = i;
+    for (size_t i = 0; i < p->own->nanon; i++)
+      p->own->anon[i]->id = p->nchunks + i;
+  }
+  p->own->blocks_clean = lit_diags_count(d, LIT_ERROR) == errors;
   S_check_record(p, d);
   S_check_file_folders(p, d);
   S_check_files_not_docs(p, d);
-  S_resolve(p, d);
-  if (S_check_cycles(p, d) == 0) S_check_sizes(p, d); /* a cycle has no size */
+  size_t lookups = S_resolve(p, like, d);
+  /* References that are some of an acyclic project's, chunk for chunk,
+   * make no cycle: only a new one can. */
+  p->own->acyclic = like && like->own->acyclic && lookups == 0 ? 1 : S_check_cycles(p, d) == 0;
+  if (p->own->acyclic) S_check_sizes(p, d); /* a cycle has no size */
   return p;
 }
 
@@ -1017,10 +1160,9 @@ lit_project *lit_project_load_memory_reusing(const char *const *names, const cha
   return S_load(".", names[0], &mem, d);
 }
 
-static void S_chunk_free(lit_chunk *c) {
+static void S_chunk_free(lit_chunk *c) { /* its uses are in p->own->uses */
   free(c->name);
   free(c->defs);
-  free(c->uses);
   free(c);
 }
 
@@ -1029,12 +1171,18 @@ void lit_project_free(lit_project *p) {
   for (size_t i = 0; i < p->ndocs; i++)
     lit_doc_free(p->docs[i]);
   free(p->docs);
-  for (size_t i = 0; i < p->nchunks; i++)
-    S_chunk_free(p->chunks[i]);
+  if (p->own->pool) { /* S_register_like's */
+    free(p->own->pool);
+    free(p->own->defs);
+  } else {
+    for (size_t i = 0; i < p->nchunks; i++)
+      S_chunk_free(p->chunks[i]);
+    for (size_t i = 0; i < p->own->nanon; i++)
+      S_chunk_free(p->own->anon[i]);
+  }
   free(p->chunks);
-  for (size_t i = 0; i < p->own->nanon; i++)
-    S_chunk_free(p->own->anon[i]);
   free(p->own->anon);
+  free(p->own->uses);
   for (size_t i = 0; i < p->nfiles; i++)
     free(p->files[i].path);
   free(p->files);

@@ -84,12 +84,17 @@ lit_project *lit_project_load_memory(const char *const *names, const char *const
  * (lit stitch's check of the documents it is about to write, where one
  * document of many changed). An edited one, edits[i][0..nedits[i]) for
  * reuse's document i (edits NULL: none), is cloned with the edits where
- * lit_doc_clone_edited allows, else parsed. reuse is only read, and must
- * outlive the result: a clone borrows its document's strings, and a text
- * that is reuse's own loaded text (texts[i] == its src.text) is borrowed,
- * not copied. The text of an edited one is read by lit_source_from_edited
- * and may be borrowed too: it must then be NUL-terminated at lens[i], and
- * texts must outlive the result. */
+ * lit_doc_clone_edited allows, else parsed. When every document is such
+ * a clone, in reuse's order, and reuse registered its blocks without an
+ * error, the chunks and files are copied from reuse's, block for block
+ * (their names and reuse's index of them borrowed), and a reference that
+ * the original block also makes takes its chunk without a lookup. reuse
+ * is only read, and must outlive the result: a clone borrows its
+ * document's strings, and a text that is reuse's own loaded text
+ * (texts[i] == its src.text) is borrowed, not copied. The text of an
+ * edited one is read by lit_source_from_edited and may be borrowed too: it
+ * must then be NUL-terminated at lens[i], and texts must outlive the
+ * result. */
 lit_project *lit_project_load_memory_reusing(const char *const *names, const char *const *texts, const size_t *lens,
                                              size_t n, const lit_project *reuse, const lit_doc_edit *const *edits,
                                              const size_t *nedits, lit_diags *d);

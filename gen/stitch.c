@@ -1,11 +1,16 @@
+#define _DEFAULT_SOURCE /* struct stat's st_mtim and st_ctim, madvise */
 #include "stitch.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commit.h"
 #include "diff.h"
@@ -49,7 +54,8 @@ typedef struct {
   size_t nt, tcap;
   S_edit *e;
   size_t ne, ecap;
-  lit_buf spare; /* a tangle's text, diffed: memory already in use, for reading a document into */
+  lit_buf spare;           /* a tangle's text, diffed: memory already in use, for reading a document into */
+  lit_stitch_ahead *ahead; /* the named files, read ahead, or NULL */
   int failed;
 } S_run;
 
@@ -296,6 +302,128 @@ static void S_hunk(S_run *r, size_t ti, const lit_hunk *h) {
       (S_edit){o->block, line, (int)h->alen, lines, h->blen, ti, gl, h->b + h->blen + 1, lit_line_col(o), 0};
 }
 
+/* ---- the named files, read ahead ---- */
+
+typedef struct {
+  char *full;     /* the root joined to the path named */
+  struct stat st; /* the file before it was read */
+  lit_buf disk;   /* its bytes */
+  int err;        /* of the read; also when taken */
+  char hash[LIT_HASH_HEX + 1];
+  lit_buf room; /* memory for its tangle, touched */
+} S_ahead_file;
+
+struct lit_stitch_ahead {
+  pthread_t thread;
+  int running; /* started, not yet joined */
+  S_ahead_file *f;
+  size_t n;
+};
+
+enum { S_AHEAD_MAX = 256 << 20 }; /* model.c's default LIT_MAX_FILE_SIZE */
+
+/* Gives p[0..n) its pages now: the kernel fills them in one call where it
+ * can (no fault, no write of ours per page), else they are written. */
+static void S_touch(char *p, size_t n) {
+#ifdef MADV_POPULATE_WRITE
+  const long size = sysconf(_SC_PAGESIZE);
+  const uintptr_t page = size > 0 ? (uintptr_t)size : 4096;
+  const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (e > a && madvise((void *)a, e - a, MADV_POPULATE_WRITE) == 0) {
+    memset(p, 0, a - (uintptr_t)p); /* the partial pages at each end */
+    memset((char *)e, 0, (uintptr_t)p + n - e);
+    return;
+  }
+#endif
+  memset(p, 0, n);
+}
+
+static void *S_ahead_work(void *arg) {
+  lit_stitch_ahead *a = arg;
+  size_t total = 0;
+  for (size_t i = 0; i < a->n; i++) {
+    S_ahead_file *f = &a->f[i];
+    /* Files past the default limit on a generated file's size, one by
+     * one or in all, are left to the stitch to read when it comes to them
+     * (a typo naming a large file is then not read before it is refused). */
+    if (stat(f->full, &f->st) != 0 || !S_ISREG(f->st.st_mode) || f->st.st_size > S_AHEAD_MAX ||
+        total + (size_t)f->st.st_size > S_AHEAD_MAX)
+      continue;
+    total += (size_t)f->st.st_size;
+    f->err = lit_read_file(f->full, &f->disk);
+    if (f->err) continue;
+    lit_hash_hex(f->disk.data ? f->disk.data : "", f->disk.len, f->hash);
+    size_t want = f->disk.len + f->disk.len / 16 + 4096; /* what lit_genfile_tangle_room reserves */
+    lit_buf_reserve(&f->room, want);
+    S_touch(f->room.data, want);
+  }
+  return NULL;
+}
+
+lit_stitch_ahead *lit_stitch_ahead_start(const char *root, const char *const *files, size_t n) {
+  if (n == 0) return NULL;
+  lit_stitch_ahead *a = lit_xcalloc(1, sizeof *a);
+  a->f = lit_xcalloc(n, sizeof *a->f);
+  a->n = n;
+  for (size_t i = 0; i < n; i++) {
+    const char *rel = files[i];
+    while (rel[0] == '.' && rel[1] == '/') /* as lit_genfile_find reads a path from the root */
+      rel += 2;
+    a->f[i].full = lit_path_join(root && root[0] ? root : ".", rel);
+    a->f[i].err = ENOENT; /* until read */
+  }
+  if (pthread_create(&a->thread, NULL, S_ahead_work, a) != 0) {
+    lit_stitch_ahead_free(a);
+    return NULL;
+  }
+  a->running = 1;
+  return a;
+}
+
+void lit_stitch_ahead_wait(lit_stitch_ahead *a) {
+  if (!a || !a->running) return;
+  pthread_join(a->thread, NULL);
+  a->running = 0;
+}
+
+void lit_stitch_ahead_free(lit_stitch_ahead *a) {
+  if (!a) return;
+  lit_stitch_ahead_wait(a);
+  for (size_t i = 0; i < a->n; i++) {
+    free(a->f[i].full);
+    lit_buf_free(&a->f[i].disk);
+    lit_buf_free(&a->f[i].room);
+  }
+  free(a->f);
+  free(a);
+}
+
+/* The file at `full` as read ahead, if it was, and is still the same file
+ * unchanged (the recovery of an interrupted run may have put an old copy
+ * back since, or the user saved it again): the same inode, size and
+ * times as before it was read. Else NULL: it is read now. */
+static S_ahead_file *S_ahead_take(lit_stitch_ahead *a, const char *full, const struct stat *now) {
+  if (!a) return NULL;
+  lit_stitch_ahead_wait(a);
+  for (size_t i = 0; i < a->n; i++) {
+    S_ahead_file *f = &a->f[i];
+    if (f->err || strcmp(f->full, full) != 0) continue;
+    const struct stat *was = &f->st;
+    if (now->st_dev != was->st_dev || now->st_ino != was->st_ino || now->st_size != was->st_size ||
+        (size_t)now->st_size != f->disk.len || now->st_mtim.tv_sec != was->st_mtim.tv_sec ||
+        now->st_mtim.tv_nsec != was->st_mtim.tv_nsec || now->st_ctim.tv_sec != was->st_ctim.tv_sec ||
+        now->st_ctim.tv_nsec != was->st_ctim.tv_nsec) {
+      lit_buf_free(&f->disk); /* stale: not kept while the stitch runs */
+      lit_buf_free(&f->room);
+      f->err = ENOENT;
+      return NULL;
+    }
+    f->err = ENOENT; /* taken */
+    return f;
+  }
+  return NULL;
+}
+
 /* ---- which files, and their hunks ---- */
 
 /* One generated file read and hashed, and, at the same time on another
@@ -311,7 +439,8 @@ typedef struct {
   int tangle;       /* 1: tangle it too */
   size_t size_hint;
   lit_genfile g;
-  int matched; /* g has the hash wanted */
+  int matched;  /* g has the hash wanted */
+  lit_buf room; /* memory for g's text, touched (read ahead), or none */
 } S_read_job;
 
 static void S_read_work(void *ctx, size_t i) {
@@ -321,7 +450,7 @@ static void S_read_work(void *ctx, size_t i) {
     if (!j->err) lit_hash_hex(j->disk.data ? j->disk.data : "", j->disk.len, j->hash);
   } else {
     const char *want[1] = {j->want};
-    j->matched = lit_genfile_tangle(j->p, j->f, want, 1, j->size_hint, &j->g);
+    j->matched = lit_genfile_tangle_room(j->p, j->f, want, 1, j->size_hint, j->room.data ? &j->room : NULL, &j->g);
   }
 }
 
@@ -346,8 +475,20 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
   j.want = e ? e->hash : NULL;
   j.tangle = explicit;
   struct stat st;
-  j.size_hint = stat(j.full, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
-  lit_parallel_for(j.tangle ? 2 : 1, S_read_work, &j);
+  int known = stat(j.full, &st) == 0;
+  j.size_hint = known && st.st_size > 0 ? (size_t)st.st_size : 0;
+  S_ahead_file *ah = explicit && known ? S_ahead_take(r->ahead, j.full, &st) : NULL;
+  if (ah) { /* read and hashed while the project loaded: only the tangle is left */
+    j.disk = ah->disk;
+    j.room = ah->room;
+    memcpy(j.hash, ah->hash, sizeof j.hash);
+    memset(&ah->disk, 0, sizeof ah->disk);
+    memset(&ah->room, 0, sizeof ah->room);
+    S_read_work(&j, 1);
+  } else {
+    lit_parallel_for(j.tangle ? 2 : 1, S_read_work, &j);
+  }
+  lit_buf_free(&j.room); /* unused if the tangle took none */
   free(j.full);
   lit_buf disk = j.disk;
   int err = j.err;
@@ -875,19 +1016,15 @@ static void S_rewrite(S_run *r, S_docs *x) {
       int err = lit_read_file(full, &raw);
       free(full);
       if (err) S_refuse(r, p->docs[i]->src.path, 0, "cannot read this document: %s", lit_strerror(err));
-      if (!n) {
-        x->texts[i] = raw;
-      } else {
+      if (n) { /* edited where it was read: no second copy of the document */
         x->changed[i] = 1;
         x->dedits[i] = lit_xmalloc(n * sizeof **x->dedits);
         x->ndedits[i] = n;
         for (size_t k = 0; k < n; k++)
           x->dedits[i][k] = (lit_doc_edit){edits[k].block, edits[k].line, edits[k].nold, (int)edits[k].nlines};
-        if (!r->failed &&
-            lit_docedit_apply(p->docs[i], raw.data ? raw.data : "", raw.len, edits, n, &x->texts[i], r->d) != 0)
-          r->failed = 1;
-        lit_buf_free(&raw);
+        if (!r->failed && lit_docedit_apply_in_place(p->docs[i], &raw, edits, n, r->d) != 0) r->failed = 1;
       }
+      x->texts[i] = raw;
     } else {
       x->texts[i].data = p->docs[i]->src.text;
       x->texts[i].len = p->docs[i]->src.len;
@@ -920,11 +1057,16 @@ static void S_edits_work(void *ctx, size_t i) {
 }
 
 lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_diags *d) {
+  return lit_stitch_run_ahead(p, o, NULL, d);
+}
+
+lit_status lit_stitch_run_ahead(const lit_project *p, const lit_stitch_opts *o, lit_stitch_ahead *a, lit_diags *d) {
   S_run r;
   memset(&r, 0, sizeof r);
   r.p = p;
   r.o = o;
   r.d = d;
+  r.ahead = a;
   if (lit_record_read(&r.rec, p->root, p->record_path, d) != 0) {
     lit_record_free(&r.rec);
     return LIT_FAILED;

@@ -53,4 +53,21 @@ typedef struct {
  * project does not generate, with no document changed. */
 lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_diags *d);
 
+/* The files named to lit stitch, read ahead on a thread of their own while
+ * the project loads (which reads its documents on one core, leaving the
+ * other idle): each read and hashed, and memory touched for its tangle, so
+ * that the stitch after the load neither reads it nor faults in fresh pages
+ * for it. Only a read that succeeded is used, and only for the path the
+ * stitch would read (root joined to the file's path); anything else is read
+ * as without it. NULL when there is nothing to read ahead (or no thread). */
+typedef struct lit_stitch_ahead lit_stitch_ahead;
+lit_stitch_ahead *lit_stitch_ahead_start(const char *root, const char *const *files, size_t n);
+/* lit_stitch_run, taking what it uses of a (which the caller still frees). */
+lit_status lit_stitch_run_ahead(const lit_project *p, const lit_stitch_opts *o, lit_stitch_ahead *a, lit_diags *d);
+/* Waits until a's thread has read its files (the stitch does, before it
+ * looks at them). */
+void lit_stitch_ahead_wait(lit_stitch_ahead *a);
+/* Waits for a's thread and frees what the stitch did not take. */
+void lit_stitch_ahead_free(lit_stitch_ahead *a);
+
 #endif

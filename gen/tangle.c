@@ -18,7 +18,8 @@ typedef struct {
 } S_frame;
 
 typedef struct {
-  lit_buf pend; /* bytes not yet handed to the sink */
+  lit_buf pend; /* bytes not yet handed to the sink; with no sink, the caller's buffer (lit_tangle_file) */
+  size_t base;  /* pend's bytes before the tangle's own (the caller's) */
   lit_sink_fn sink;
   void *ctx;
   int err;        /* the first nonzero the sink returned: expansion stops there */
@@ -41,6 +42,7 @@ typedef struct {
 /* Hands everything but a trailing run of newlines to the sink: those wait,
  * so the file can end with exactly one. */
 static void S_flush(S_emit *e) {
+  if (!e->sink) return; /* writing into the caller's buffer: it holds everything */
   size_t keep = 0;
   while (keep < e->pend.len && e->pend.data[e->pend.len - 1 - keep] == '\n')
     keep++;
@@ -190,7 +192,7 @@ static void S_emit_text(S_emit *e, const lit_block *b, const lit_seg *s) {
     p = nl ? nl + 1 : end;
     line++;
   }
-  if (e->pend.len >= S_FLUSH_AT) S_flush(e);
+  if (e->pend.len - e->base >= S_FLUSH_AT) S_flush(e);
 }
 
 /* The documents whose blocks reach the file, in reading order: a walk over
@@ -223,12 +225,18 @@ static void S_collect_docs(const lit_project *p, const lit_file *f, unsigned cha
   free(used);
 }
 
-int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink,
-                      void *ctx) {
+/* The tangle into sink, or with sink NULL straight onto the end of *out
+ * (no second copy of every byte). */
+static int S_tangle(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink, void *ctx,
+                    lit_buf *out) {
   S_emit e;
   memset(&e, 0, sizeof e);
   e.sink = sink;
   e.ctx = ctx;
+  if (!sink) { /* *out is taken over until the end */
+    e.pend = *out;
+    e.base = out->len;
+  }
   e.style = lit_lang_comment(f->path);
   e.directives = opts && opts->line_directives && e.style == LIT_COMMENT_C;
   e.map = opts ? opts->map : NULL;
@@ -290,19 +298,22 @@ int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_
    * one newline where the format has no comments). */
   if (!e.err) {
     if (!e.header_done) S_header(&e);
-    while (e.pend.len > 0 && e.pend.data[e.pend.len - 1] == '\n')
+    while (e.pend.len > e.base && e.pend.data[e.pend.len - 1] == '\n')
       e.pend.len--;
     lit_buf_putc(&e.pend, '\n');
-    e.err = e.sink(e.ctx, e.pend.data, e.pend.len);
+    if (e.sink) e.err = e.sink(e.ctx, e.pend.data, e.pend.len);
   }
-  lit_buf_free(&e.pend);
+  if (sink)
+    lit_buf_free(&e.pend);
+  else
+    *out = e.pend;
   free(e.docs);
   return e.err;
 }
 
-static int S_to_buf(void *ctx, const char *data, size_t len) {
-  lit_buf_put(ctx, data, len);
-  return 0;
+int lit_tangle_stream(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_sink_fn sink,
+                      void *ctx) {
+  return S_tangle(p, f, opts, sink, ctx, NULL);
 }
 
 static int S_to_hasher(void *ctx, const char *data, size_t len) {
@@ -318,6 +329,6 @@ void lit_tangle_hash(const lit_project *p, const lit_file *f, const lit_tangle_o
 
 void lit_tangle_file(const lit_project *p, const lit_file *f, const lit_tangle_opts *opts, lit_buf *out) {
   size_t start = out->len;
-  (void)lit_tangle_stream(p, f, opts, S_to_buf, out); /* a buffer takes every byte */
+  (void)S_tangle(p, f, opts, NULL, NULL, out); /* a buffer takes every byte */
   if (opts && opts->map) lit_linemap_fit(opts->map, out->data + start, out->len - start);
 }

@@ -2,6 +2,8 @@
  * suggestions, unused chunks, cycles, file roots, configuration. */
 #include "check_lit.h"
 
+#include "dump.h"
+
 #define FM "---\ntangle-roots: out\n---\n"
 
 START_TEST(test_reading_order_and_appends) {
@@ -401,6 +403,201 @@ START_TEST(test_size_limit_env) {
 }
 END_TEST
 
+/* ---- a load that reuses a loaded project (lit stitch's check) ---- */
+
+static const char *S_reuse_index = FM "1. [A](a.md)\n\n```{.c file=out/x.c}\n<<p>>\n<<q>>\n```\n";
+/* Lines 2 (in #p), 6 (in #q), 10 (in out/y.c's block) and 14 (in #r) are
+ * the lines of code the cases edit. */
+static const char *S_reuse_a = "```{.c #p}\nint p;\n```\n\n```{.c #q}\nint q;\n```\n\n"
+                               "```{.c file=out/y.c}\n<<p>>\n```\n\n```{.c #r}\nint r;\n```\n";
+
+/* Edits of a.md: up to two, each lines [line, line + nold) of block `block`
+ * replaced by the lines of `with` (separated by '|'). */
+static const struct {
+  struct {
+    size_t block;
+    int line, nold;
+    const char *with;
+  } e[2];
+  size_t n;
+  int like; /* the chunk table is copied from the loaded project */
+} S_reuse_cases[] = {
+    {{{0, 2, 1, "int p2;"}}, 1, 1},                           /* code only */
+    {{{0, 2, 0, "<<r>>"}}, 1, 1},                             /* a new reference: r is used now */
+    {{{0, 2, 1, "<<nothere>>"}}, 1, 1},                       /* an undefined chunk */
+    {{{0, 2, 1, "<<q>>"}, {1, 6, 1, "<<p>>"}}, 2, 1},         /* a cycle */
+    {{{2, 10, 1, ""}}, 1, 1},                                 /* a reference removed: p still used by x.c */
+    {{{1, 6, 1, "int q1;|int q2;"}, {3, 14, 1, "<<q>>"}}, 2, 1}, /* two blocks, lines added above the second */
+    {{{0, 2, 1, "```"}}, 1, 0},                               /* a fence: a.md is parsed again */
+};
+
+/* a.md with case i's edits made, and the edits as the load takes them. */
+static char *S_reuse_edit(size_t i, const lit_project *p, lit_doc_edit *edits) {
+  lit_buf out = LIT_BUF_INIT;
+  const char *t = S_reuse_a;
+  int line = 1;
+  for (size_t k = 0; k < S_reuse_cases[i].n; k++) {
+    const char *w = S_reuse_cases[i].e[k].with;
+    for (; line < S_reuse_cases[i].e[k].line; line++) {
+      const char *nl = strchr(t, '\n');
+      lit_buf_put(&out, t, (size_t)(nl + 1 - t));
+      t = nl + 1;
+    }
+    int nnew = 0;
+    for (const char *c = w; *c || c == w; c++) {
+      const char *bar = strchr(c, '|');
+      size_t len = bar ? (size_t)(bar - c) : strlen(c);
+      lit_buf_put(&out, c, len);
+      lit_buf_putc(&out, '\n');
+      nnew++;
+      c += len;
+      if (!*c) break;
+    }
+    for (int j = 0; j < S_reuse_cases[i].e[k].nold; j++, line++)
+      t = strchr(t, '\n') + 1;
+    edits[k] = (lit_doc_edit){p->docs[1]->blocks[S_reuse_cases[i].e[k].block], S_reuse_cases[i].e[k].line,
+                              S_reuse_cases[i].e[k].nold, nnew};
+  }
+  lit_buf_puts(&out, t);
+  return lit_buf_detach(&out);
+}
+
+/* q (reusing) and f (loaded afresh) hold the same model, block for block. */
+static void S_same_model(const lit_project *q, const lit_project *f) {
+  lit_buf a = LIT_BUF_INIT, b = LIT_BUF_INIT;
+  lit_dump(q, &a);
+  lit_dump(f, &b);
+  ck_assert_str_eq(a.data, b.data);
+  lit_buf_free(&a);
+  lit_buf_free(&b);
+  ck_assert_uint_eq(q->nchunks, f->nchunks);
+  ck_assert_uint_eq(lit_project_nchunk_ids(q), lit_project_nchunk_ids(f));
+  ck_assert_uint_eq(q->ndocs, f->ndocs);
+  for (size_t i = 0; i < q->ndocs; i++) {
+    ck_assert_uint_eq(q->docs[i]->nblocks, f->docs[i]->nblocks);
+    for (size_t k = 0; k < q->docs[i]->nblocks; k++) {
+      const lit_block *x = q->docs[i]->blocks[k], *y = f->docs[i]->blocks[k];
+      ck_assert_int_eq(!x->chunk, !y->chunk);
+      if (x->chunk) {
+        ck_assert_uint_eq(x->chunk->id, y->chunk->id);
+        ck_assert_uint_eq(x->def_index, y->def_index);
+        ck_assert_uint_eq(x->chunk->nuses, y->chunk->nuses);
+        ck_assert_ptr_eq(x->chunk->defs[x->def_index], x);
+        ck_assert_ptr_eq(lit_project_find(q, x->name ? x->name : "", x->name ? strlen(x->name) : 0),
+                         x->name ? x->chunk : NULL);
+      }
+      ck_assert_uint_eq(x->nsegs, y->nsegs);
+      for (size_t j = 0; j < x->nsegs; j++) {
+        const lit_chunk *u = x->segs[j].target, *v = y->segs[j].target;
+        ck_assert_int_eq(!u, !v);
+        if (u) {
+          ck_assert_uint_eq(u->id, v->id);
+          ck_assert_ptr_eq(q->chunks[u->id], u); /* q's own chunks, not the loaded project's */
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < q->nfiles; i++) {
+    ck_assert_ptr_eq(q->files[i].block->doc, q->docs[q->files[i].block->doc->order]);
+    ck_assert_uint_eq(q->files[i].root->id, f->files[i].root->id);
+  }
+}
+
+START_TEST(test_load_reusing) {
+  const char *names[2] = {"index.md", "a.md"};
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(S_reuse_index, S_reuse_a, NULL, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_doc_edit edits[2];
+  char *a = S_reuse_edit((size_t)_i, p, edits);
+  const char *texts[2] = {S_reuse_index, a};
+  size_t lens[2] = {strlen(S_reuse_index), strlen(a)};
+  const lit_doc_edit *by_doc[2] = {NULL, edits};
+  size_t nedits[2] = {0, S_reuse_cases[_i].n};
+  lit_diags *dq = lit_diags_new(), *df = lit_diags_new();
+  lit_project *q = lit_project_load_memory_reusing(names, texts, lens, 2, p, by_doc, nedits, dq);
+  lit_project *f = lit_project_load_memory(names, texts, lens, 2, df);
+  char *mq = ck_diags_text(dq), *mf = ck_diags_text(df);
+  ck_assert_str_eq(mq, mf);
+  S_same_model(q, f);
+  /* Whether the chunk table was copied: its names are then the loaded ones. */
+  ck_assert_int_eq(q->chunks[0]->name == p->chunks[0]->name, S_reuse_cases[_i].like);
+  free(mq);
+  free(mf);
+  lit_project_free(q);
+  lit_project_free(f);
+  lit_diags_free(dq);
+  lit_diags_free(df);
+  free(a);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
+/* A loaded project whose blocks did not register cleanly (two write one
+ * file) lends no chunk table: the same errors come again. */
+START_TEST(test_load_reusing_after_errors) {
+  const char *index = FM "```{.c file=out/x.c}\n<<p>>\n```\n\n```{.c file=out/x.c}\nint y;\n```\n\n"
+                         "```{.c #p}\nint p;\n```\n";
+  const char *names[1] = {"index.md"};
+  size_t lens[1] = {strlen(index)};
+  lit_diags *d = lit_diags_new(), *dq = lit_diags_new(), *df = lit_diags_new();
+  lit_project *p = lit_project_load_memory(names, &index, lens, 1, d);
+  ck_assert_uint_gt(lit_diags_count(d, LIT_ERROR), 0);
+  lit_project *q = lit_project_load_memory_reusing(names, &index, lens, 1, p, NULL, NULL, dq);
+  lit_project *f = lit_project_load_memory(names, &index, lens, 1, df);
+  char *mq = ck_diags_text(dq), *mf = ck_diags_text(df);
+  ck_assert_str_eq(mq, mf);
+  ck_assert_ptr_nonnull(strstr(mq, "already written by another block"));
+  S_same_model(q, f);
+  ck_assert_ptr_ne(q->chunks[0]->name, p->chunks[0]->name);
+  free(mq);
+  free(mf);
+  lit_project_free(q);
+  lit_project_free(f);
+  lit_project_free(p);
+  lit_diags_free(d);
+  lit_diags_free(dq);
+  lit_diags_free(df);
+}
+END_TEST
+
+/* A loaded project with a reference cycle: a copy of its chunk table that
+ * makes no new reference is checked for cycles again (only an acyclic
+ * project's references are known to make none), and says the same. */
+START_TEST(test_load_reusing_cycle) {
+  const char *index = FM "```{.c file=out/x.c}\n<<p>>\n```\n\n```{.c #p}\nint p;\n<<q>>\n```\n\n"
+                         "```{.c #q}\n<<p>>\n```\n";
+  const char *edited = FM "```{.c file=out/x.c}\n<<p>>\n```\n\n```{.c #p}\nint p2;\n<<q>>\n```\n\n"
+                          "```{.c #q}\n<<p>>\n```\n";
+  const char *names[1] = {"index.md"};
+  size_t lens[1] = {strlen(index)}, elens[1] = {strlen(edited)};
+  lit_diags *d = lit_diags_new(), *dq = lit_diags_new(), *df = lit_diags_new();
+  lit_project *p = lit_project_load_memory(names, &index, lens, 1, d);
+  char *m = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(m, "reference cycle"));
+  lit_doc_edit e = {p->docs[0]->blocks[1], 9, 1, 1};
+  const lit_doc_edit *by_doc[1] = {&e};
+  size_t nedits[1] = {1};
+  lit_project *q = lit_project_load_memory_reusing(names, &edited, elens, 1, p, by_doc, nedits, dq);
+  lit_project *f = lit_project_load_memory(names, &edited, elens, 1, df);
+  char *mq = ck_diags_text(dq), *mf = ck_diags_text(df);
+  ck_assert_str_eq(mq, mf);
+  ck_assert_ptr_nonnull(strstr(mq, "reference cycle"));
+  S_same_model(q, f);
+  ck_assert_ptr_eq(q->chunks[0]->name, p->chunks[0]->name); /* the table was copied */
+  free(m);
+  free(mq);
+  free(mf);
+  lit_project_free(q);
+  lit_project_free(f);
+  lit_project_free(p);
+  lit_diags_free(d);
+  lit_diags_free(dq);
+  lit_diags_free(df);
+}
+END_TEST
+
 Suite *model_suite(void) {
   Suite *s = suite_create("model");
   TCase *tc = tcase_create("core");
@@ -416,6 +613,9 @@ Suite *model_suite(void) {
   tcase_add_test(tc, test_size_limit_saturates);
   tcase_add_test(tc, test_size_limit_env);
   tcase_add_test(tc, test_deep_chain);
+  tcase_add_loop_test(tc, test_load_reusing, 0, sizeof S_reuse_cases / sizeof S_reuse_cases[0]);
+  tcase_add_test(tc, test_load_reusing_after_errors);
+  tcase_add_test(tc, test_load_reusing_cycle);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -8,8 +8,11 @@
  * top level, in a quote or in a list item; one or two files, C (sometimes
  * tangled with #line directives) or Python. It is tangled, then one of its
  * files gets one to three random line edits (a line replaced, inserted or
- * deleted, mostly indented like its neighbours), and lit stitch runs. Then
- * either
+ * deleted, mostly indented like its neighbours), and lit stitch runs: on
+ * every file, or (every other case) on the file named, read ahead while
+ * the project loads as lit stitch FILE does (every fourth case reads it
+ * ahead before the edit, which then replaces the file: the stitch must
+ * read it again). Then either
  *
  *   - the stitch succeeded: a tangle writes the file back exactly as
  *     edited, and a tangle --check after it finds nothing to do; or
@@ -376,14 +379,32 @@ static int S_case(const char *base, unsigned number, S_counts *counts, const reg
     counts->unchanged++;
     goto done;
   }
-  S_write(dir, file, edited, strlen(edited));
+  /* Every other case names the file, read ahead while the project loads
+   * as lit stitch FILE does; every fourth reads it ahead before the edit,
+   * which then replaces it (a new file, as the recovery of an interrupted
+   * run puts a copy back): the stitch must read the edit, not what it
+   * read ahead. */
+  lit_stitch_ahead *ahead = NULL;
+  if (number % 4 == 1) {
+    ahead = lit_stitch_ahead_start(dir, &file, 1);
+    lit_stitch_ahead_wait(ahead);
+    S_write(dir, "out/.edited", edited, strlen(edited));
+    char *from = lit_xasprintf("%s/out/.edited", dir), *to = lit_xasprintf("%s/%s", dir, file);
+    if (rename(from, to) != 0) lit_buf_printf(&why, "cannot rename %s", from);
+    free(from);
+    free(to);
+  } else {
+    S_write(dir, file, edited, strlen(edited));
+    if (number % 2) ahead = lit_stitch_ahead_start(dir, &file, 1);
+  }
   for (int i = 0; i < pr.ndocs; i++)
     before[i] = S_read(dir, S_doc_name(i), &before_len[i]);
   lit_diags_free(d);
   d = lit_diags_new();
   lit_project *p = lit_project_load(dir, "index.md", d);
-  lit_stitch_opts so = {NULL, 0, 1};
-  lit_status s = p && lit_diags_count(d, LIT_ERROR) == 0 ? lit_stitch_run(p, &so, d) : LIT_USAGE;
+  lit_stitch_opts so = {number % 2 ? &file : NULL, number % 2 ? 1 : 0, 1};
+  lit_status s = p && lit_diags_count(d, LIT_ERROR) == 0 ? lit_stitch_run_ahead(p, &so, ahead, d) : LIT_USAGE;
+  lit_stitch_ahead_free(ahead);
   lit_project_free(p);
   messages = S_diags(d);
   if (s == LIT_OK) {
