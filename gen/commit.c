@@ -704,6 +704,12 @@ static const char *S_journal_invalid(const char *root, const char *journal_rel, 
     const char *why = S_target_invalid(root, it->final, o);
     *path = it->final;
     if (why) return why;
+    /* A document under any spelling (through a link to it or to its
+     * folder): a stitch only replaces one, named as the project names it. */
+    if (lit_path_same_as_any(root, it->final, o->docs, o->ndocs)) {
+      if (it->kind != S_REPLACE) return "a document, which a stitch replaces but never makes or removes";
+      if (!S_is_doc(root, it->final, o)) return "a document under another name than the project's, which no run writes";
+    }
     if (it->temp && (!S_named_by(S_base(it->temp), ".lit-tmp-", j->pid) || !S_same_dir(it->temp, it->final))) {
       *path = it->temp;
       return "not a staged copy that run made beside its target";

@@ -81,7 +81,25 @@ lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   char *skill_md = lit_xasprintf("%s/SKILL.md", src);
   struct stat st;
   int r = 0;
-  if (stat(skill_md, &st) != 0) {
+  /* The default places are the project's own: a link the project ships
+   * (build -> ..., .claude -> ...) must not send the read or the install
+   * elsewhere. Checked before anything is read or written; an explicit
+   * --from or --dest goes where it says. */
+  if (!(o->from && o->from[0]) && lit_tree_check_inside(src, d) != 0) {
+    lit_diag(d, LIT_NOTE, NULL, 0, 0, "to install that bundle all the same, name it: --from %s", src);
+    r = 1;
+  }
+  for (size_t i = 0; i < 3; i++) {
+    if (!picked[i] || o->global) continue;
+    char *dir = lit_xasprintf("%s/%s", S_agents[i].local, name);
+    if (lit_tree_check_inside(dir, d) != 0) {
+      lit_diag(d, LIT_NOTE, NULL, 0, 0, "to install there all the same, name the folder: --dest %s", S_agents[i].local);
+      r = 1;
+    }
+    free(dir);
+  }
+  if (r) lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was installed");
+  if (!r && stat(skill_md, &st) != 0) {
     lit_diag(d, LIT_ERROR, src, 0, 0, "no skill bundle here (no SKILL.md); run `make skill` first, or pass --from DIR");
     r = 1;
   }

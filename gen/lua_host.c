@@ -16,7 +16,8 @@ struct lit_lua {
   unsigned seconds; /* wall-clock limit of one call */
   size_t used, mem_limit;
   unsigned long instr, instr_limit;
-  char **paths; /* every chunk path loaded, to undo Lua's "..." truncation */
+  int exhausted; /* this call spent its budget: every later hook raises again */
+  char **paths;  /* every chunk path loaded, to undo Lua's "..." truncation */
   size_t npaths;
 };
 
@@ -39,13 +40,19 @@ static void *S_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return p;
 }
 
+/* The budget's error is an ordinary one, which pcall can catch: once it is
+ * spent, the hook runs after every instruction and raises again, so a block
+ * that catches it cannot run on (to the wall-clock alarm) and the error
+ * reaches lit_lua_call. The message handler there is C, which the count
+ * hook never interrupts. */
 static void S_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lit_lua *h;
   lua_getallocf(L, (void **)&h);
-  h->instr += S_HOOK_EVERY;
-  if (h->instr > h->instr_limit) {
-    h->instr = 0;     /* leave room for the error handler to run */
+  h->instr += (unsigned long)lua_gethookcount(L); /* 1 once the budget is spent */
+  if (h->exhausted || h->instr > h->instr_limit) {
+    h->exhausted = 1;
+    lua_sethook(L, S_hook, LUA_MASKCOUNT, 1);
     luaL_where(L, 0); /* where: in a hook, level 0 is the Lua function that was running */
     lua_pushfstring(L, "instruction budget of %I exceeded (an endless loop?)", (lua_Integer)h->instr_limit);
     lua_concat(L, 2); /* where..message */
@@ -326,6 +333,8 @@ int lit_lua_call(lit_lua *h, int nargs, int nresults, const char *path, int line
   lua_pushcfunction(L, S_msghandler); /* f args handler */
   lua_insert(L, base);                /* handler f args */
   h->instr = 0;
+  h->exhausted = 0;
+  lua_sethook(L, S_hook, LUA_MASKCOUNT, S_HOOK_EVERY); /* a fresh budget, counted every S_HOOK_EVERY again */
   int n = snprintf(S_alarm_msg, sizeof S_alarm_msg,
                    "%s:%d:1: error: this Lua block ran for more than %u s (a slow string pattern?)\n%s%s%s", path, line,
                    h->seconds, S_alarm_note ? "lit: note: " : "", S_alarm_note ? S_alarm_note : "",

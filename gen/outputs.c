@@ -240,6 +240,23 @@ static void S_file(S_run *r, const lit_file *f) {
   lit_record_set(&r->next, f->path, fresh);
 }
 
+/* Why an orphan that lies in an output folder is still never lit's to
+ * remove, or NULL: one of the documents (a generated Markdown file kept as
+ * a document once its block was dropped, or a record that says so), the
+ * record or its journal, under any spelling (a link, a hard link), or a
+ * file of git's. */
+static const char *S_not_removable(const lit_project *p, const char *path) {
+  char **docs = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
+  for (size_t i = 0; i < p->ndocs; i++)
+    docs[i] = p->docs[i]->src.path;
+  int doc = lit_path_same_as_any(p->root, path, docs, p->ndocs);
+  free(docs);
+  if (doc) return "it is one of the project's documents";
+  char *own[] = {p->record_path, p->journal_path};
+  if (lit_path_same_as_any(p->root, path, own, 2)) return "it is the record of generated files or its journal";
+  return lit_path_check_git(p->root, path);
+}
+
 /* Recorded files no block writes any more: removed if unchanged since lit
  * wrote them, kept with a warning if edited. */
 static void S_orphans(S_run *r) {
@@ -252,6 +269,7 @@ static void S_orphans(S_run *r) {
     /* Only files inside the declared output folders are lit's to remove. */
     const char *why = lit_path_check_syntax(e->path, p->tangle_roots, p->nroots);
     if (!why) why = lit_path_check_disk(p->root, e->path, p->tangle_roots, p->nroots);
+    if (!why) why = S_not_removable(p, e->path);
     if (why) {
       lit_diag(d, LIT_WARNING, p->record_path, e->line, 1,
                "'%s' is in the record but no document writes it, and %s: left in place", e->path, why);

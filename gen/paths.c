@@ -170,6 +170,49 @@ const char *lit_path_check_read(const char *project_root, const char *path) {
   return inside ? NULL : "it is reached through a symbolic link that leads outside the project";
 }
 
+int lit_path_same_as_any(const char *project_root, const char *path, char *const *files, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(path, files[i]) == 0) return 1;
+  char *full = lit_path_join(project_root, path);
+  struct stat st;
+  int same = 0;
+  if (stat(full, &st) == 0)
+    for (size_t i = 0; i < n && !same; i++) {
+      char *other = lit_path_join(project_root, files[i]);
+      struct stat os;
+      same = stat(other, &os) == 0 && os.st_dev == st.st_dev && os.st_ino == st.st_ino;
+      free(other);
+    }
+  free(full);
+  return same;
+}
+
+/* path holds a component ".git". */
+static int S_names_git(const char *path) {
+  for (const char *c = path; (c = strstr(c, ".git")) != NULL; c += 4)
+    if ((c == path || c[-1] == '/') && (c[4] == '\0' || c[4] == '/')) return 1;
+  return 0;
+}
+
+const char *lit_path_check_git(const char *project_root, const char *path) {
+  static const char *const why = "it lies inside a .git folder (git's own files, never the project's)";
+  if (S_names_git(path)) return why;
+  char proj_real[PATH_MAX], real[PATH_MAX];
+  if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) proj_real[0] = '\0';
+  /* The part that exists, resolved: what does not exist yet was read above. */
+  char *full = lit_path_join(project_root, path);
+  size_t keep = strlen(full) - strlen(path);
+  int found = realpath(full, real) != NULL;
+  for (char *slash; !found && (slash = strrchr(full + keep, '/')) != NULL;) {
+    *slash = '\0';
+    found = realpath(full, real) != NULL;
+  }
+  free(full);
+  if (!found) return NULL;
+  const char *below = proj_real[0] && S_inside(proj_real, real) ? real + strlen(proj_real) : real;
+  return S_names_git(below) ? why : NULL;
+}
+
 static int S_hexval(char c) {
   return c >= '0' && c <= '9'   ? c - '0'
          : c >= 'a' && c <= 'f' ? c - 'a' + 10

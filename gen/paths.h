@@ -30,6 +30,16 @@ const char *lit_path_check_project(const char *project_root, const char *path);
  * (or does not exist: the read that follows reports that); else a static
  * reason. For files lit reads: documents, the record. */
 const char *lit_path_check_read(const char *project_root, const char *path);
+/* 1 if path is spelled as one of files[0..n) or, once every link is
+ * resolved, is the same file (device and inode) as one of them; all are
+ * relative to project_root. For what lit must never remove, however a
+ * record or a journal spells it: the documents, the record. */
+int lit_path_same_as_any(const char *project_root, const char *path, char *const *files, size_t n);
+/* NULL if path, once every link in the part of it that exists is resolved,
+ * lies in no `.git` folder inside the project (nor names one); else a
+ * static reason. git's files are never lit's, whatever a record, a journal
+ * or the front matter says. */
+const char *lit_path_check_git(const char *project_root, const char *path);
 /* NULL if every component of path fits in NAME_MAX and the path joined to
  * project_root fits in PATH_MAX, with room for the temporary lit stages
  * beside it; else a static reason. Checked when the documents are read, so

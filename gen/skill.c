@@ -564,9 +564,15 @@ lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diag
   char *name = NULL;
   lit_status r = lit_skill_build(p, &t, &name, d);
   if (r == LIT_OK) {
-    const char *out = o->out && o->out[0] ? o->out : "build/skill";
+    int given = o->out && o->out[0];
+    const char *out = given ? o->out : "build/skill";
     char *dir = lit_xasprintf("%s/%s", out, name);
-    if (o->check)
+    if (!given && lit_tree_check_inside(dir, d) != 0) {
+      /* a project that ships build -> ../elsewhere must not get the default
+       * output written (or read, under --check) there; --out says where */
+      lit_diag(d, LIT_NOTE, NULL, 0, 0, "to weave the skill there all the same, name the folder: --out %s", out);
+      r = LIT_FAILED;
+    } else if (o->check)
       r = lit_tree_compare(&t, dir, d) ? LIT_DIFFERS : LIT_OK;
     else if (lit_tree_check_parent(out, d) != 0) /* `--out /` would write /NAME */
       r = LIT_FAILED;

@@ -44,8 +44,8 @@ static long S_find(const lit_tree *tree, const char *path) {
 /* skill-assets-files: DEST=PATTERN ... (project-relative glob patterns):
  * plain files that are not tangled, such as a test suite, copied to
  * assets/DEST/<file name>. DEST is a plain folder path; a match must be a
- * regular file that lies inside the project once its links are resolved;
- * two files may not land on one name. */
+ * regular file that lies inside the project, and in no .git folder, once
+ * its links are resolved; two files may not land on one name. */
 static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, lit_diags *d) {
   int line = 0;
   const char *spec = lit_source_meta(ix, "skill-assets-files", &line);
@@ -80,7 +80,9 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
       for (size_t k = 0; k < g.gl_pathc; k++) {
         const char *rel = g.gl_pathv[k] + skip;
         lit_buf b = LIT_BUF_INIT;
-        int err = (why = lit_path_check_read(p->root, rel)) ? 0 : lit_read_file(g.gl_pathv[k], &b);
+        /* git's files (a remote's URL in .git/config may hold a token) never ship, named or linked */
+        if (!(why = lit_path_check_read(p->root, rel))) why = lit_path_check_git(p->root, rel);
+        int err = why ? 0 : lit_read_file(g.gl_pathv[k], &b);
         if (why || err) {
           lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: cannot read %s: %s", rel,
                    why ? why : lit_strerror(err));

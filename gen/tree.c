@@ -510,11 +510,61 @@ static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags 
 
 int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d) { return S_read_dir(t, dir, "", d); }
 
+/* 1 if `inner` is `outer` or below it (both real paths). */
+static int S_inside(const char *outer, const char *inner) {
+  size_t n = strlen(outer);
+  if (strncmp(outer, inner, n) != 0) return 0;
+  return inner[n] == '\0' || inner[n] == '/' || (n > 0 && outer[n - 1] == '/');
+}
+
+int lit_tree_check_inside(const char *dir, lit_diags *d) {
+  char here[PATH_MAX], real[PATH_MAX], to[PATH_MAX];
+  if (!dir[0] || !realpath(".", here)) return 0; /* nothing to check, or no current folder to leave */
+  char *p = lit_xstrdup(dir);
+  int r = 0;
+  for (char *c = p + 1;; c++) {
+    if (*c && *c != '/') continue;
+    char end = *c;
+    *c = '\0';
+    struct stat st;
+    if (lstat(p, &st) != 0) break; /* the rest does not exist: lit makes it here */
+    int resolves = realpath(p, real) != NULL;
+    if (!resolves || !S_inside(here, real)) {
+      /* what the link says, not where it lands: the message stays the same
+       * wherever the project is */
+      ssize_t n = S_ISLNK(st.st_mode) ? readlink(p, to, sizeof to - 1) : -1;
+      to[n > 0 ? n : 0] = '\0';
+      lit_diag(d, LIT_ERROR, p, 0, 0,
+               "is a symbolic link%s%s that leads %s: lit neither reads nor writes through it unless told to; "
+               "remove the link",
+               to[0] ? " to " : "", to, resolves ? "outside the current folder" : "nowhere");
+      r = -1;
+    }
+    *c = end;
+    if (r || !end) break;
+  }
+  free(p);
+  return r;
+}
+
 size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d) {
   lit_tree disk = LIT_TREE_INIT, want = LIT_TREE_INIT;
   struct stat st;
   size_t diffs = 0;
-  if (stat(dir, &st) == 0) lit_tree_read(&disk, dir, d);
+  /* Looked at as lit_tree_install looks (lstat, no trailing '/'): a link
+   * here is refused, never followed (book -> /usr would read and list all
+   * of /usr). */
+  char *parent;
+  const char *base;
+  char *target = S_target(dir, &parent, &base);
+  int there = lstat(target, &st) == 0, folder = there && S_ISDIR(st.st_mode);
+  free(parent);
+  free(target);
+  if (there && !folder) {
+    lit_diag(d, LIT_ERROR, dir, 0, 0, "exists and is not a folder; remove it first");
+    return 1;
+  }
+  if (folder) lit_tree_read(&disk, dir, d);
   /* a sorted view of the wanted files, without copying their bytes */
   want.files = lit_xmalloc((t->n + 1) * sizeof(lit_tree_file));
   memcpy(want.files, t->files, t->n * sizeof(lit_tree_file));

@@ -81,8 +81,19 @@ void lit_tree_recover(const char *dir);
  * other entry reported. For a folder that receives output folders by name
  * (lit skill --out DIR writes DIR/NAME). */
 int lit_tree_check_parent(const char *dir, lit_diags *d);
+/* 0 if dir (a path relative to the current folder) and every folder on
+ * the way to it that exists resolve inside the current folder; else -1,
+ * with the first that does not reported (a symbolic link that leads
+ * nowhere counts as leading out: what lit made through it would land who
+ * knows where). For the places lit reads and writes by default, which a
+ * link shipped with a project must not send elsewhere: lit skill's
+ * build/skill/NAME, lit skill install's bundle and ./.claude/skills/NAME.
+ * Checked before anything is read or written there. */
+int lit_tree_check_inside(const char *dir, lit_diags *d);
 /* Reports every difference between the tree and dir (missing, extra or
- * changed files) as an error; returns how many there are. */
+ * changed files) as an error; returns how many there are. A dir that
+ * exists and is not a folder (a symbolic link to one, say) is not read:
+ * it is reported as one difference, as lit_tree_install refuses it. */
 size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d);
 /* Adds every regular file under dir (recursively) to t, but dir's own
  * manifest. 0, or -1 reported. */

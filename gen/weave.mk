@@ -20,8 +20,10 @@ SKILL_INSTALL ?= --claude
 
 .PHONY: skill book install-skill check-weave check-skill check-book bench-weave serve check-serve
 
+# The default folder goes unnamed, so lit checks it for links that lead out
+# of the project (it does not second-guess a folder it was told).
 skill: $(LIT)
-	$(LIT) skill --out $(SKILL_OUT)
+	$(LIT) skill $(if $(filter build/skill,$(SKILL_OUT)),,--out $(SKILL_OUT))
 
 book: $(LIT)
 	$(LIT) book --out book

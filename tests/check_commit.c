@@ -303,6 +303,51 @@ START_TEST(test_recover_stitch_distrusts) {
 }
 END_TEST
 
+/* A stitch only replaces documents: a journal that makes or removes one,
+ * or names one through a link to its folder, is refused (its undo would
+ * delete the document) and nothing is touched. */
+START_TEST(test_recover_refuses_document_targets) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "index.md", "index");
+  ck_write(dir, "out/doc.md", "doc");
+  ck_write(dir, ".lit-old-4194304-0", "bait");
+  char *link = lit_xasprintf("%s/out/sub", dir);
+  ck_assert_int_eq(symlink(".", link), 0); /* out/sub/doc.md is out/doc.md */
+  free(link);
+  char hi[LIT_HASH_HEX + 1], hd[LIT_HASH_HEX + 1];
+  lit_hash_hex("index", 5, hi);
+  lit_hash_hex("doc", 3, hd);
+  char *journals[] = {
+      lit_xasprintf("lit-journal 4194304\nnew\t.lit-tmp-4194304-1\tindex.md\t%s\ncommit\n", hi),
+      lit_xasprintf("lit-journal 4194304\nremove\tindex.md\t.lit-old-4194304-0\ncommit\n"),
+      lit_xasprintf("lit-journal 4194304\nnew\tout/.lit-tmp-4194304-1\tout/doc.md\t%s\ncommit\n", hd),
+      lit_xasprintf("lit-journal 4194304\nnew\tout/sub/.lit-tmp-4194304-1\tout/sub/doc.md\t%s\ncommit\n", hd),
+      lit_xasprintf("lit-journal 4194304\nreplace\tout/sub/.lit-tmp-4194304-1\tout/sub/doc.md\t"
+                    "out/sub/.lit-old-4194304-2\t%s\ncommit\n",
+                    hd),
+  };
+  char *roots[] = {"out/"}, *docs[] = {"index.md", "out/doc.md"};
+  for (size_t k = 0; k < sizeof journals / sizeof journals[0]; k++) {
+    lit_recover_opts o = {roots, 1, ".rec", 0, docs, 2};
+    ck_write(dir, ".rec-journal", journals[k]);
+    lit_diags *d = lit_diags_new();
+    ck_assert_msg(lit_commit_recover(dir, ".rec-journal", &o, d) == -1, "journal %zu was trusted", k);
+    char *t = ck_diags_text(d);
+    ck_assert_msg(strstr(t, "a document") != NULL, "journal %zu: %s", k, t);
+    free(t);
+    ck_assert(S_exists(dir, ".rec-journal"));
+    lit_diags_free(d);
+    free(journals[k]);
+  }
+  char *i = ck_read(dir, "index.md"), *doc = ck_read(dir, "out/doc.md");
+  ck_assert_str_eq(i, "index");
+  ck_assert_str_eq(doc, "doc");
+  free(i);
+  free(doc);
+  ck_rmtree(dir);
+}
+END_TEST
+
 /* Killed while staging (no "commit" line, the last line cut short): only
  * temporaries and folders to remove; the files were never touched. */
 START_TEST(test_recover_staging) {
@@ -511,6 +556,7 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_recover_staging);
   tcase_add_test(tc, test_recover_stitch);
   tcase_add_test(tc, test_recover_stitch_distrusts);
+  tcase_add_test(tc, test_recover_refuses_document_targets);
   tcase_add_test(tc, test_recover_refuses);
   tcase_add_test(tc, test_keeps_mode);
   tcase_add_test(tc, test_recover_distrusts);

@@ -85,6 +85,33 @@ START_TEST(test_instruction_budget) {
 }
 END_TEST
 
+/* pcall catches the budget's error, but cannot run on: once spent, the
+ * budget raises again at the next instruction, and the block fails. */
+START_TEST(test_instruction_budget_not_caught) {
+  lit_lua_limits lim = {0, 100000};
+  lit_lua *h = lit_lua_new(&lim);
+  char *diags;
+  ck_assert_int_eq(S_run(h, "for i = 1, 1000 do pcall(function() while true do end end) end\nreturn ''\n", 20, &diags),
+                   -1);
+  ck_assert_msg(strstr(diags, "x.md:20:1: error:") && strstr(diags, "instruction budget"), "%s", diags);
+  free(diags);
+  ck_assert_int_eq(S_run(h, "while true do pcall(function() while true do end end) end\n", 5, &diags), -1);
+  ck_assert_msg(strstr(diags, "instruction budget"), "%s", diags);
+  free(diags);
+  /* nor is xpcall, whose handler is Lua code */
+  ck_assert_int_eq(
+      S_run(h, "while true do xpcall(function() while true do end end, function(e) return e end) end\n", 7, &diags),
+      -1);
+  ck_assert_msg(strstr(diags, "instruction budget"), "%s", diags);
+  free(diags);
+  /* and the next call has its whole budget again */
+  char *v = S_eval(h, "local n = 0 for i = 1, 10000 do n = n + i end return n");
+  ck_assert_str_eq(v, "50005000");
+  free(v);
+  lit_lua_free(h);
+}
+END_TEST
+
 START_TEST(test_no_finalizers) {
   lit_lua *h = lit_lua_new(NULL);
   char *diags;
@@ -198,6 +225,7 @@ Suite *lua_host_suite(void) {
   tcase_add_test(tc, test_only_safe_libraries);
   tcase_add_test(tc, test_load_refuses_bytecode);
   tcase_add_test(tc, test_instruction_budget);
+  tcase_add_test(tc, test_instruction_budget_not_caught);
   tcase_add_test(tc, test_memory_cap);
   tcase_add_test(tc, test_no_finalizers);
   tcase_add_test(tc, test_error_names_markdown_line);

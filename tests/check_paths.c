@@ -177,6 +177,34 @@ START_TEST(test_output_folder_link) {
 }
 END_TEST
 
+/* The documents and git's files, under any spelling. */
+START_TEST(test_same_file_and_git) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "out/doc.md", "doc\n");
+  ck_write(dir, "out/other.md", "doc\n");
+  ck_write(dir, ".git/HEAD", "ref: refs/heads/main\n");
+  ck_write(dir, "out/sub/.git/config", "x\n");
+  ck_write(dir, "out/.github/ci.yml", "x\n");
+  ck_assert_int_eq(S_ln(dir, ".", "out/alias"), 0);
+  ck_assert_int_eq(S_ln(dir, "../.git", "out/g"), 0);
+  char *docs[] = {"index.md", "out/doc.md"};
+  ck_assert_int_eq(lit_path_same_as_any(dir, "out/doc.md", docs, 2), 1);
+  ck_assert_int_eq(lit_path_same_as_any(dir, "out/alias/doc.md", docs, 2), 1);
+  ck_assert_int_eq(lit_path_same_as_any(dir, "index.md", docs, 2), 1); /* spelled alike, though missing */
+  ck_assert_int_eq(lit_path_same_as_any(dir, "out/other.md", docs, 2), 0);
+  ck_assert_int_eq(lit_path_same_as_any(dir, "out/missing.md", docs, 2), 0);
+  ck_assert_ptr_nonnull(lit_path_check_git(dir, ".git/HEAD"));
+  ck_assert_ptr_nonnull(lit_path_check_git(dir, "out/sub/.git/config"));
+  ck_assert_ptr_nonnull(lit_path_check_git(dir, "out/g/HEAD"));
+  ck_assert_ptr_nonnull(lit_path_check_git(dir, "out/g/hooks/not-yet"));
+  ck_assert_ptr_nonnull(lit_path_check_git(dir, "out/new/.git/x"));
+  ck_assert_ptr_null(lit_path_check_git(dir, "out/.github/ci.yml"));
+  ck_assert_ptr_null(lit_path_check_git(dir, "out/alias/doc.md"));
+  ck_assert_ptr_null(lit_path_check_git(dir, "out/not/yet.c"));
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *paths_suite(void) {
   Suite *s = suite_create("paths");
   TCase *tc = tcase_create("core");
@@ -187,6 +215,7 @@ Suite *paths_suite(void) {
   tcase_add_loop_test(tc, test_resolve_link, 0, sizeof S_links / sizeof S_links[0]);
   tcase_add_test(tc, test_disk);
   tcase_add_test(tc, test_output_folder_link);
+  tcase_add_test(tc, test_same_file_and_git);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,1 @@
+mkdir -p ../outside && ln -s ../outside .claude

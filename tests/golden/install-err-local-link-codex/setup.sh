@@ -1,0 +1,1 @@
+mkdir -p .codex ../outside && ln -s ../../outside .codex/skills

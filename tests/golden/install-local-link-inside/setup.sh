@@ -1,0 +1,1 @@
+mkdir -p conf && ln -s conf .claude

@@ -1,0 +1,1 @@
+mkdir -p ../outside/sub && echo secret >../outside/secret.txt && echo keep >../outside/sub/keep.c && ln -s ../outside book
