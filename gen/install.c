@@ -100,7 +100,7 @@ lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   }
   if (r) lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was installed");
   if (!r && stat(skill_md, &st) != 0) {
-    lit_diag(d, LIT_ERROR, src, 0, 0, "no skill bundle here (no SKILL.md); run `make skill` first, or pass --from DIR");
+    lit_diag(d, LIT_ERROR, src, 0, 0, "no skill bundle here (no SKILL.md); run `lit skill` first, or pass --from DIR");
     r = 1;
   }
   const char *home = getenv("HOME");
