@@ -900,8 +900,8 @@ lit_status lit_book_run(const lit_project *p, const lit_book_opts *o, lit_diags 
     if (o->check) {
       size_t n = lit_tree_compare(&t, dir, d);
       if (n)
-        lit_diag(d, LIT_NOTE, NULL, 0, 0, "%zu difference%s: run `lit book%s%s` and commit %s/", n,
-                 n == 1 ? "" : "s", strcmp(dir, "book") ? " --out " : "", strcmp(dir, "book") ? dir : "", dir);
+        lit_diag(d, LIT_NOTE, NULL, 0, 0, "%zu difference%s: run `lit book%s%s` and commit %s/", n, n == 1 ? "" : "s",
+                 strcmp(dir, "book") ? " --out " : "", strcmp(dir, "book") ? dir : "", dir);
       r = n ? LIT_DIFFERS : LIT_OK;
     } else {
       double t0 = lit_now();

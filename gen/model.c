@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,12 @@ struct lit_model {
   lit_block **defs; /* and their definitions, in one array */
   int in_memory;    /* loaded by lit_project_load_memory: no disk checks */
   int blocks_clean; /* registering the blocks reported no error */
+  int bad_roots;    /* a tangle-roots entry was refused (reported at the front matter) */
   int acyclic;      /* no reference cycle */
 };
+
+/* Why no output may lie in a .git folder, spelled or reached by a link. */
+static const char *const S_GIT_WHY = "it lies inside a .git folder (git's own files, never the project's)";
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) {
   size_t i;
@@ -99,7 +104,10 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
     const char *why = lit_path_check_syntax(b->file, p->tangle_roots, p->nroots);
     if (why) {
       lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, why);
-      if (!p->nroots) {
+      if (!p->nroots && p->own->bad_roots) {
+        lit_diag(d, LIT_NOTE, path, b->line, b->file_col, "%s's tangle-roots entries were refused (reported there)",
+                 p->docs[0]->src.path);
+      } else if (!p->nroots) {
         lit_diag(d, LIT_NOTE, path, b->line, b->file_col,
                  "%s declares no output folders: add 'tangle-roots: <folder>' to its front matter",
                  p->docs[0]->src.path);
@@ -111,6 +119,10 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
                  roots.data);
         lit_buf_free(&roots);
       }
+      return;
+    }
+    if (lit_path_names_git(b->file)) {
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, S_GIT_WHY);
       return;
     }
     why = lit_path_check_length(p->root, b->file);
@@ -707,6 +719,53 @@ static int S_command_ok(const char *cmd) {
   return 1;
 }
 
+/* 1 if `inner` is `outer` or below it (both absolute, no trailing '/'). */
+static int S_inside(const char *outer, const char *inner) {
+  size_t n = strlen(outer);
+  return strncmp(outer, inner, n) == 0 && (inner[n] == '\0' || inner[n] == '/' || strcmp(outer, "/") == 0);
+}
+
+/* Two output folders that are one folder, or one inside the other, through
+ * a symbolic link would let two blocks write one file under two spellings,
+ * each overwriting the other. Folders nested as spelled ("kernels" and
+ * "kernels/sub") are fine: a file has one spelling under both. Each
+ * root's real path is read once. */
+static void S_check_root_aliases(lit_project *p, const char *entry, int line, lit_diags *d) {
+  if (p->own->in_memory || p->nroots < 2) return;
+  char **real = lit_xcalloc(p->nroots, sizeof *real);
+  for (size_t i = 0; i < p->nroots; i++) {
+    char *folder = lit_xstrndup(p->tangle_roots[i], strlen(p->tangle_roots[i]) - 1);
+    real[i] = lit_path_real(p->root, folder);
+    free(folder);
+  }
+  for (size_t j = 1; j < p->nroots; j++)
+    for (size_t i = 0; i < j; i++) {
+      const char *a = p->tangle_roots[i], *b = p->tangle_roots[j];
+      if (!real[i] || !real[j] || strcmp(a, b) == 0) continue;
+      size_t outer = S_inside(real[i], real[j]) ? i : S_inside(real[j], real[i]) ? j : p->nroots;
+      if (outer == p->nroots) continue;
+      size_t inner = outer == i ? j : i;
+      const char *o = p->tangle_roots[outer], *in = p->tangle_roots[inner];
+      size_t ol = strlen(o);
+      /* Nested as spelled, and no link between the two: the inner real
+       * path is the outer's with the rest of the spelling after it. */
+      if (strncmp(o, in, ol) == 0) {
+        char *want = lit_xasprintf("%s/%.*s", real[outer], (int)(strlen(in) - ol - 1), in + ol);
+        int same = strcmp(want, real[inner]) == 0;
+        free(want);
+        if (same) continue;
+      }
+      lit_diag(d, LIT_ERROR, entry, line, 1,
+               "tangle-roots entries '%.*s' and '%.*s' are %s through a symbolic link: two blocks could write one "
+               "file under two names; keep one of them",
+               (int)strlen(a) - 1, a, (int)strlen(b) - 1, b,
+               strcmp(real[i], real[j]) == 0 ? "one folder" : "one inside the other");
+    }
+  for (size_t i = 0; i < p->nroots; i++)
+    free(real[i]);
+  free(real);
+}
+
 static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d) {
   int line = 0;
   const char *roots = lit_source_meta(entry, "tangle-roots", &line);
@@ -717,12 +776,28 @@ static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d)
       int bad = t[0] == '/' || strstr(t, "..") != NULL;
       if (bad) {
         lit_diag(d, LIT_ERROR, entry->path, line, 1, "tangle-roots entry '%s' must be a folder inside the project", t);
+        p->own->bad_roots = 1;
+        continue;
+      }
+      char *folder = lit_xstrndup(t, n && t[n - 1] == '/' ? n - 1 : n);
+      const char *why = strcmp(folder, ".") == 0 || !folder[0]
+                            ? "it is the project folder itself, where no file= path can be (none holds a '.' "
+                              "component); name a folder below it"
+                            : lit_path_check_plain(folder);
+      if (!why && lit_path_names_git(folder)) why = S_GIT_WHY;
+      if (!why && !p->own->in_memory) why = lit_path_check_git(p->root, folder);
+      if (why) {
+        lit_diag(d, LIT_ERROR, entry->path, line, 1, "tangle-roots entry '%s' cannot be an output folder: %s", t, why);
+        free(folder);
+        p->own->bad_roots = 1;
         continue;
       }
       p->tangle_roots = lit_xrealloc(p->tangle_roots, (p->nroots + 1) * sizeof(char *));
-      p->tangle_roots[p->nroots++] = (n && t[n - 1] == '/') ? lit_xstrdup(t) : lit_xasprintf("%s/", t);
+      p->tangle_roots[p->nroots++] = lit_xasprintf("%s/", folder);
+      free(folder);
     }
     free(copy);
+    S_check_root_aliases(p, entry->path, line, d);
   }
   const char *ld = lit_source_meta(entry, "tangle-line-directives", &line);
   if (ld && (strcmp(ld, "true") == 0 || strcmp(ld, "false") == 0))
@@ -851,6 +926,58 @@ static void S_check_files_not_docs(lit_project *p, lit_diags *d) {
              "not change this)",
              doc);
   }
+}
+
+/* What spelling cannot show: a file= path reached through a symbolic link
+ * inside the project may be a file another block writes (kernels/add.c
+ * and k2/add.c, k2 a link to kernels), a document (kernels/sub2/add.md,
+ * sub2 a link to sub), or lie in a .git folder. Each file's and each
+ * document's real path is read once (lit_path_real); the same real path
+ * is the same file. Links in the output folders' own paths are read when
+ * the front matter is (S_check_root_aliases). */
+static void S_check_real_paths(lit_project *p, lit_diags *d) {
+  char proj_real[PATH_MAX];
+  if (p->own->in_memory || !p->nfiles || !realpath(p->root, proj_real)) return;
+  char **real = lit_xcalloc(p->nfiles, sizeof *real);
+  lit_index seen = LIT_INDEX_INIT;
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const lit_block *b = p->files[i].block;
+    real[i] = lit_path_real(p->root, p->files[i].path);
+    if (!real[i]) continue;
+    const char *below = S_inside(proj_real, real[i]) ? real[i] + strlen(proj_real) : real[i];
+    size_t k;
+    if (lit_path_names_git(below)) {
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "cannot write '%s': %s, reached through a symbolic link", p->files[i].path, S_GIT_WHY);
+    } else if (lit_index_get(&seen, real[i], strlen(real[i]), &k)) {
+      const lit_block *o = p->files[k].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "'%s' is already written by another block, as '%s': a symbolic link makes the two one file",
+               p->files[i].path, p->files[k].path);
+      lit_diag(d, LIT_NOTE, o->doc->src.path, o->line, o->file_col,
+               "first claimed here; a file has one root block (append with a #name instead)");
+    } else {
+      lit_index_put(&seen, real[i], i);
+    }
+  }
+  for (size_t i = 0; i < p->ndocs; i++) {
+    const char *doc = p->docs[i]->src.path;
+    char *r = lit_path_real(p->root, doc);
+    size_t k;
+    /* The same spelling is S_check_files_not_docs's. */
+    if (r && lit_index_get(&seen, r, strlen(r), &k) && strcmp(p->files[k].path, doc) != 0) {
+      const lit_block *b = p->files[k].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "cannot write '%s': it is the document '%s' (through a symbolic link), which lit reads and never "
+               "writes (--force does not change this)",
+               p->files[k].path, doc);
+    }
+    free(r);
+  }
+  lit_index_free(&seen);
+  for (size_t i = 0; i < p->nfiles; i++)
+    free(real[i]);
+  free(real);
 }
 
 /* A path cannot be a file and a folder at once: "kernels/d.c" written by
@@ -1133,6 +1260,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   S_check_record(p, d);
   S_check_file_folders(p, d);
   S_check_files_not_docs(p, d);
+  S_check_real_paths(p, d);
   size_t lookups = S_resolve(p, like, d);
   /* References that are some of an acyclic project's, chunk for chunk,
    * make no cycle: only a new one can. */

@@ -187,16 +187,45 @@ int lit_path_same_as_any(const char *project_root, const char *path, char *const
   return same;
 }
 
-/* path holds a component ".git". */
-static int S_names_git(const char *path) {
+int lit_path_names_git(const char *path) {
   for (const char *c = path; (c = strstr(c, ".git")) != NULL; c += 4)
     if ((c == path || c[-1] == '/') && (c[4] == '\0' || c[4] == '/')) return 1;
   return 0;
 }
 
+char *lit_path_real(const char *project_root, const char *path) {
+  char *full = lit_path_join(project_root, path);
+  size_t keep = strlen(full) - strlen(path), n = strlen(full);
+  char real[PATH_MAX];
+  char *rest = NULL; /* the part that does not exist, after the '/' cut */
+  int found = realpath(full, real) != NULL;
+  for (char *slash; !found && (slash = strrchr(full + keep, '/')) != NULL;) {
+    *slash = '\0';
+    rest = slash + 1;
+    found = realpath(full, real) != NULL;
+  }
+  if (!found && keep == 0 && n > 0) { /* not even its first component exists: below the current folder */
+    rest = full;
+    found = realpath(".", real) != NULL;
+  } else if (!found && keep > 0) { /* below the project root itself */
+    full[keep - 1] = '\0';
+    rest = full + keep;
+    found = realpath(full, real) != NULL;
+  }
+  char *out = NULL;
+  if (found) {
+    /* The cuts put back: rest runs to the end of the original string. */
+    for (char *c = rest; c && c < full + n; c++)
+      if (*c == '\0') *c = '/';
+    out = rest ? lit_xasprintf("%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/", rest) : lit_xstrdup(real);
+  }
+  free(full);
+  return out;
+}
+
 const char *lit_path_check_git(const char *project_root, const char *path) {
   static const char *const why = "it lies inside a .git folder (git's own files, never the project's)";
-  if (S_names_git(path)) return why;
+  if (lit_path_names_git(path)) return why;
   char proj_real[PATH_MAX], real[PATH_MAX];
   if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) proj_real[0] = '\0';
   /* The part that exists, resolved: what does not exist yet was read above. */
@@ -210,7 +239,7 @@ const char *lit_path_check_git(const char *project_root, const char *path) {
   free(full);
   if (!found) return NULL;
   const char *below = proj_real[0] && S_inside(proj_real, real) ? real + strlen(proj_real) : real;
-  return S_names_git(below) ? why : NULL;
+  return lit_path_names_git(below) ? why : NULL;
 }
 
 static int S_hexval(char c) {

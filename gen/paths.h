@@ -40,6 +40,13 @@ int lit_path_same_as_any(const char *project_root, const char *path, char *const
  * static reason. git's files are never lit's, whatever a record, a journal
  * or the front matter says. */
 const char *lit_path_check_git(const char *project_root, const char *path);
+/* 1 if path has a component ".git" (spelling only, nothing read). */
+int lit_path_names_git(const char *path);
+/* The absolute real path of path under project_root: the longest part of
+ * it that exists with every link resolved, then the rest as spelled. Two
+ * paths with the same result name one file, however they are spelled; NULL
+ * if nothing of it resolves. The caller frees the result. */
+char *lit_path_real(const char *project_root, const char *path);
 /* NULL if every component of path fits in NAME_MAX and the path joined to
  * project_root fits in PATH_MAX, with room for the temporary lit stages
  * beside it; else a static reason. Checked when the documents are read, so

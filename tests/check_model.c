@@ -103,6 +103,12 @@ static const struct {
     {"---\ntangle-roots: ../up /abs ok\n---\n",
      "index.md:2:1: error: tangle-roots entry '../up' must be a folder inside the project\n"
      "index.md:2:1: error: tangle-roots entry '/abs' must be a folder inside the project\n"},
+    /* the project folder itself, and git's, are no output folders */
+    {"---\ntangle-roots: . .git/hooks ok\n---\n",
+     "index.md:2:1: error: tangle-roots entry '.' cannot be an output folder: it is the project folder itself, where "
+     "no file= path can be (none holds a '.' component); name a folder below it\n"
+     "index.md:2:1: error: tangle-roots entry '.git/hooks' cannot be an output folder: it lies inside a .git folder "
+     "(git's own files, never the project's)\n"},
     {FM "1. [up](../x.md)\n", "index.md:4:4: error: link '../x.md' leads outside the project\n"},
     /* one path cannot be a file and a folder: both blocks are named */
     {FM "```{.c file=out/d.c/e.c}\ne\n```\n```{.c file=out/d.c}\nd\n```\n",

@@ -205,6 +205,37 @@ START_TEST(test_same_file_and_git) {
 }
 END_TEST
 
+/* One file under two spellings has one real path, existing or not yet. */
+START_TEST(test_real) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "kernels/sub/a.c", "x\n");
+  ck_assert_int_eq(S_ln(dir, "kernels", "k2"), 0);
+  ck_assert_int_eq(S_ln(dir, "sub", "kernels/sub2"), 0);
+  char *pairs[][2] = {{"kernels/sub/a.c", "k2/sub2/a.c"},
+                      {"kernels/sub/new/b.c", "kernels/sub2/new/b.c"},
+                      {"kernels", "k2"},
+                      {"nowhere/c.c", "nowhere/c.c"}};
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    char *a = lit_path_real(dir, pairs[i][0]), *b = lit_path_real(dir, pairs[i][1]);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_str_eq(a, b);
+    ck_assert_int_eq(a[0], '/');
+    free(a);
+    free(b);
+  }
+  char *a = lit_path_real(dir, "kernels/sub/a.c"), *b = lit_path_real(dir, "kernels/a.c");
+  ck_assert_str_ne(a, b);
+  ck_assert_ptr_nonnull(strstr(b, "/kernels/a.c"));
+  free(a);
+  free(b);
+  ck_assert_int_eq(lit_path_names_git(".git/hooks"), 1);
+  ck_assert_int_eq(lit_path_names_git("out/.git"), 1);
+  ck_assert_int_eq(lit_path_names_git("out/.github/x"), 0);
+  ck_assert_int_eq(lit_path_names_git("out/x.git"), 0);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *paths_suite(void) {
   Suite *s = suite_create("paths");
   TCase *tc = tcase_create("core");
@@ -216,6 +247,7 @@ Suite *paths_suite(void) {
   tcase_add_test(tc, test_disk);
   tcase_add_test(tc, test_output_folder_link);
   tcase_add_test(tc, test_same_file_and_git);
+  tcase_add_test(tc, test_real);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,1 @@
+mkdir -p vendor/.git/hooks && ln -s .git/hooks vendor/hooks

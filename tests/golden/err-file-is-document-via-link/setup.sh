@@ -1,0 +1,1 @@
+ln -s sub kernels/sub2

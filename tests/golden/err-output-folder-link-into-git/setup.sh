@@ -1,0 +1,1 @@
+mkdir -p .git/hooks && ln -s .git/hooks kernels

@@ -1,0 +1,1 @@
+mkdir -p kernels/sub && ln -s sub kernels/sub2

@@ -1,0 +1,1 @@
+mkdir kernels && ln -s kernels k2
