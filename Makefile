@@ -153,7 +153,7 @@ help:
 	@echo "  make check-integration   Check suites on the repository's own documents (GPU data)"
 	@echo "  make check-golden    whole runs of lit on small projects against expected output"
 	@echo "  make check-diff      the tangler against Debian's notangle"
-	@echo "  make check-stitch    lit stitch on 3000 random projects and edits (STITCH_CASES, STITCH_SEED)"
+	@echo "  make check-stitch    lit stitch on 10,000 random projects and edits (STITCH_CASES, STITCH_SEED)"
 	@echo "  make fuzz-smoke      20 s of libFuzzer"
 	@echo "  make check-tangle    kernels/ equals a fresh tangle"
 	@echo "  make check-share     at least 90% of the documents' code is tangled"
