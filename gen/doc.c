@@ -177,6 +177,16 @@ static void S_segment(lit_block *b, lit_diags *d) {
   }
 }
 
+/* A link to a Markdown file by an absolute path ("/x.md"; not "//host/x.md",
+ * which names another host): lit cannot follow it inside the project, and
+ * the book would link to the reader's own file system. */
+static int S_is_absolute_md(const char *url) {
+  if (!url || url[0] != '/' || url[1] == '/') return 0;
+  const char *hash = strchr(url, '#');
+  size_t len = hash ? (size_t)(hash - url) : strlen(url);
+  return len > 4 && memcmp(url + len - 3, ".md", 3) == 0;
+}
+
 static int S_is_local_md(const char *url) {
   if (!url || !url[0] || url[0] == '#' || url[0] == '/') return 0;
   for (const char *c = url; *c && *c != '/' && *c != '#'; c++)
@@ -354,6 +364,17 @@ lit_doc *lit_doc_parse(lit_source *src, size_t order, lit_diags *d) {
     case CMARK_NODE_HTML_BLOCK: S_check_html(doc, n, d); break;
     case CMARK_NODE_LINK: {
       const char *url = cmark_node_get_url(n);
+      if (S_is_absolute_md(url)) {
+        cmark_node *blk = n;
+        while (blk && cmark_node_get_start_line(blk) == 0)
+          blk = cmark_node_parent(blk);
+        lit_diag(d, LIT_ERROR, doc->src.path, blk ? cmark_node_get_start_line(blk) : 0,
+                 blk ? cmark_node_get_start_column(blk) : 0,
+                 "the link to '%s' is an absolute path: lit follows a document only by a path relative to the "
+                 "one that links it, and the book would point into the reader's own file system; write it "
+                 "relative to this document",
+                 url);
+      }
       if (S_is_local_md(url)) {
         doc->links = lit_grow(doc->links, &lcap, doc->nlinks + 1, sizeof(lit_link));
         lit_link *l = &doc->links[doc->nlinks++];
