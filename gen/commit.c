@@ -461,10 +461,13 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
   }
   char *journal = S_full(c->root, c->journal);
   if (!err) {
-    close(c->jfd);
-    c->jfd = -1;
     err = lit_fault_step(); /* the commit point */
     if (!err && unlink(journal) != 0) err = errno;
+    /* The lock goes only after the unlink: another run that opened the
+     * journal before it finds, once it has the lock, a journal no longer at
+     * its path (S_journal_open), never a finished run's plan to undo. */
+    close(c->jfd);
+    c->jfd = -1;
     if (err) {
       failed_at = c->n;
       what = "remove the journal of this run (the commit point)";
@@ -742,6 +745,16 @@ static const char *S_journal_invalid(const char *root, const char *journal_rel, 
   return NULL;
 }
 
+/* Whether the journal open on fd is no longer the file at full: its run
+ * removed it (the commit point, or the end of an undo) after this process
+ * opened it, and a new journal there, if any, is another run's. */
+static int S_gone(const char *full, int fd) {
+  struct stat open_st, path_st;
+  if (fstat(fd, &open_st) != 0 || open_st.st_nlink == 0) return 1;
+  if (lstat(full, &path_st) != 0) return 1;
+  return open_st.st_dev != path_st.st_dev || open_st.st_ino != path_st.st_ino;
+}
+
 /* The journal's text, read through a descriptor that is neither a link
  * nor anything but a regular file, with the journal's lock taken: 0 (and
  * *fd open, the caller closes it; *locked 0 where the file system has no
@@ -763,6 +776,8 @@ static int S_journal_open(const char *full, int *fd, int *locked, lit_buf *text,
     err = EINVAL;
   } else if (!(*locked = flock(*fd, LOCK_EX | LOCK_NB) == 0) && (errno == EWOULDBLOCK || errno == EAGAIN)) {
     err = EBUSY;
+  } else if (S_gone(full, *fd)) {
+    err = ENOENT; /* its run committed (or undid) while this one opened it: nothing to recover */
   } else {
     char chunk[65536];
     ssize_t r;
@@ -796,8 +811,16 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
     S_journal j;
     memset(&j, 0, sizeof j);
     const char *bad = NULL, *why = NULL;
+    const int empty = b.len == 0;
     lit_buf_putc(&b, '\0'); /* a C string for the parser */
-    if (S_journal_parse(b.data, &j) != 0) {
+    if (empty) {
+      /* A run creates its journal, then locks it: one that has only just
+       * begun, or one stopped before it wrote a line (nothing to undo). */
+      lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
+               "this journal is empty: another lit has just started, or one stopped before it changed "
+               "anything; run again, and if no lit is running, delete it");
+      status = -1;
+    } else if (S_journal_parse(b.data, &j) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                "this is not a journal lit can undo; check the files it names, then delete it");
       status = -1;

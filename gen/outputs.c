@@ -71,7 +71,11 @@ static int S_stage(lit_commit *c, const char *rel, const lit_buf *content) {
  * (a tangle-record whose folder cannot be made, say). */
 static void S_write_error(const lit_project *p, const lit_commit *t, const char *doc, int line, int col,
                           const char *path, int err, lit_diags *d) {
-  if (lit_commit_journal_error(t))
+  if (lit_commit_journal_error(t) && err == EBUSY)
+    lit_diag(d, LIT_ERROR, p->journal_path, 0, 0,
+             "another lit is writing this project (its journal is here); run again when it has finished; "
+             "nothing was written");
+  else if (lit_commit_journal_error(t))
     lit_diag(d, LIT_ERROR, p->docs[0]->src.path, p->record_line, p->record_line ? 1 : 0,
              "cannot write the journal '%s' beside the record (tangle-record): %s; nothing was written",
              p->journal_path, strerror(err));

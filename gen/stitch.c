@@ -811,7 +811,10 @@ static int S_stage(lit_commit *c, const char *rel, const lit_buf *content) {
 }
 
 static void S_write_error(S_run *r, lit_commit *c, const char *rel, int err) {
-  if (lit_commit_journal_error(c))
+  if (lit_commit_journal_error(c) && err == EBUSY)
+    lit_diag(r->d, LIT_ERROR, r->p->journal_path, 0, 0,
+             "another lit is writing this project (its journal is here); run again when it has finished");
+  else if (lit_commit_journal_error(c))
     lit_diag(r->d, LIT_ERROR, r->p->docs[0]->src.path, r->p->record_line, r->p->record_line ? 1 : 0,
              "cannot write the journal '%s' beside the record (tangle-record): %s", r->p->journal_path, strerror(err));
   else

@@ -397,6 +397,30 @@ START_TEST(test_recover_refuses) {
 }
 END_TEST
 
+/* An empty journal is a run that has only just created it (it locks it
+ * next) or one stopped before its first line: nothing is undone, and the
+ * message does not tell the user to delete a live run's journal outright. */
+START_TEST(test_recover_empty_journal) {
+  char *dir = ck_tempdir();
+  ck_write(dir, ".rec-journal", "");
+  ck_write(dir, "out/a.c", "a");
+  lit_recover_opts o = {NULL, 0, ".rec", 0, NULL, 0};
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), -1);
+  ck_assert(S_exists(dir, ".rec-journal"));
+  char *a = ck_read(dir, "out/a.c");
+  ck_assert_str_eq(a, "a");
+  free(a);
+  char *t = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(t, "this journal is empty"));
+  ck_assert_ptr_nonnull(strstr(t, "if no lit is running"));
+  ck_assert_ptr_null(strstr(t, "not a journal lit can undo"));
+  free(t);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+}
+END_TEST
+
 /* A journal is trusted only as far as it names what a run of this project
  * could have made: anything else is refused and nothing is touched. */
 static void S_refused(const char *dir, const char *journal, const char *expect) {
@@ -563,6 +587,7 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_recover_journal_file);
   tcase_add_test(tc, test_recover_check_writes_nothing);
   tcase_add_test(tc, test_recover_reused_pid);
+  tcase_add_test(tc, test_recover_empty_journal);
   tcase_add_test(tc, test_sweep);
   suite_add_tcase(s, tc);
   return s;
