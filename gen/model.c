@@ -35,7 +35,6 @@ struct lit_model {
 };
 
 /* Why no output may lie in a .git folder, spelled or reached by a link. */
-static const char *const S_GIT_WHY = "it lies inside a .git folder (git's own files, never the project's)";
 
 lit_chunk *lit_project_find(const lit_project *p, const char *name, size_t len) {
   size_t i;
@@ -122,7 +121,7 @@ static void S_register_block(lit_project *p, lit_block *b, lit_diags *d, size_t 
       return;
     }
     if (lit_path_names_git(b->file)) {
-      lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, S_GIT_WHY);
+      lit_diag(d, LIT_ERROR, path, b->line, b->file_col, "cannot write '%s': %s", b->file, lit_path_git_why);
       return;
     }
     why = lit_path_check_length(p->root, b->file);
@@ -719,12 +718,6 @@ static int S_command_ok(const char *cmd) {
   return 1;
 }
 
-/* 1 if `inner` is `outer` or below it (both absolute, no trailing '/'). */
-static int S_inside(const char *outer, const char *inner) {
-  size_t n = strlen(outer);
-  return strncmp(outer, inner, n) == 0 && (inner[n] == '\0' || inner[n] == '/' || strcmp(outer, "/") == 0);
-}
-
 /* Two output folders that are one folder, or one inside the other, through
  * a symbolic link would let two blocks write one file under two spellings,
  * each overwriting the other. Folders nested as spelled ("kernels" and
@@ -742,7 +735,7 @@ static void S_check_root_aliases(lit_project *p, const char *entry, int line, li
     for (size_t i = 0; i < j; i++) {
       const char *a = p->tangle_roots[i], *b = p->tangle_roots[j];
       if (!real[i] || !real[j] || strcmp(a, b) == 0) continue;
-      size_t outer = S_inside(real[i], real[j]) ? i : S_inside(real[j], real[i]) ? j : p->nroots;
+      size_t outer = lit_path_is_inside(real[i], real[j]) ? i : lit_path_is_inside(real[j], real[i]) ? j : p->nroots;
       if (outer == p->nroots) continue;
       size_t inner = outer == i ? j : i;
       const char *o = p->tangle_roots[outer], *in = p->tangle_roots[inner];
@@ -784,8 +777,8 @@ static void S_read_config(lit_project *p, const lit_source *entry, lit_diags *d)
                             ? "it is the project folder itself, where no file= path can be (none holds a '.' "
                               "component); name a folder below it"
                             : lit_path_check_plain(folder);
-      if (!why && lit_path_names_git(folder)) why = S_GIT_WHY;
-      if (!why && !p->own->in_memory) why = lit_path_check_git(p->root, folder);
+      if (!why && lit_path_names_git(folder)) why = lit_path_git_why;
+      if (!why && !p->own->in_memory) why = lit_path_check_git(p->root, folder); /* through links too */
       if (why) {
         lit_diag(d, LIT_ERROR, entry->path, line, 1, "tangle-roots entry '%s' cannot be an output folder: %s", t, why);
         free(folder);
@@ -944,11 +937,10 @@ static void S_check_real_paths(lit_project *p, lit_diags *d) {
     const lit_block *b = p->files[i].block;
     real[i] = lit_path_real(p->root, p->files[i].path);
     if (!real[i]) continue;
-    const char *below = S_inside(proj_real, real[i]) ? real[i] + strlen(proj_real) : real[i];
     size_t k;
-    if (lit_path_names_git(below)) {
+    if (lit_path_real_names_git(proj_real, real[i])) {
       lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
-               "cannot write '%s': %s, reached through a symbolic link", p->files[i].path, S_GIT_WHY);
+               "cannot write '%s': %s, reached through a symbolic link", p->files[i].path, lit_path_git_why);
     } else if (lit_index_get(&seen, real[i], strlen(real[i]), &k)) {
       const lit_block *o = p->files[k].block;
       lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,

@@ -87,7 +87,7 @@ char *lit_path_join(const char *root, const char *rel) {
 }
 
 /* 1 if `inner` is `outer` or below it. */
-static int S_inside(const char *outer, const char *inner) {
+int lit_path_is_inside(const char *outer, const char *inner) {
   size_t n = strlen(outer);
   if (strncmp(outer, inner, n) != 0) return 0;
   return inner[n] == '\0' || inner[n] == '/' || (n > 0 && outer[n - 1] == '/');
@@ -108,7 +108,8 @@ static const char *S_walk(const char *project_root, const char *path, size_t fro
     struct stat st;
     /* A link that leads nowhere counts as leading out: lit cannot tell
      * where a folder made through it would land. */
-    if (lstat(full, &st) == 0 && (realpath(full, r) ? !S_inside(inside, r) : S_ISLNK(st.st_mode))) why = escape;
+    if (lstat(full, &st) == 0 && (realpath(full, r) ? !lit_path_is_inside(inside, r) : S_ISLNK(st.st_mode)))
+      why = escape;
     *c = '/';
     if (why) break;
   }
@@ -135,7 +136,8 @@ const char *lit_path_check_disk(const char *project_root, const char *path, char
   char out_real[PATH_MAX];
   const char *why = NULL;
   if (realpath(outdir, out_real)) {
-    if (!S_inside(proj_real, out_real)) why = "the output folder is a symbolic link that leads outside the project";
+    if (!lit_path_is_inside(proj_real, out_real))
+      why = "the output folder is a symbolic link that leads outside the project";
   } else {
     /* Not created yet: the folders above it that exist must not lead out
      * (lit would create it, and write, wherever they point). */
@@ -165,7 +167,7 @@ const char *lit_path_check_read(const char *project_root, const char *path) {
   char proj_real[PATH_MAX], real[PATH_MAX];
   if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) return NULL;
   char *full = lit_path_join(project_root, path);
-  int inside = !realpath(full, real) || S_inside(proj_real, real);
+  int inside = !realpath(full, real) || lit_path_is_inside(proj_real, real);
   free(full);
   return inside ? NULL : "it is reached through a symbolic link that leads outside the project";
 }
@@ -186,6 +188,8 @@ int lit_path_same_as_any(const char *project_root, const char *path, char *const
   free(full);
   return same;
 }
+
+const char lit_path_git_why[] = "it lies inside a .git folder (git's own files, never the project's)";
 
 int lit_path_names_git(const char *path) {
   for (const char *c = path; (c = strstr(c, ".git")) != NULL; c += 4)
@@ -223,23 +227,20 @@ char *lit_path_real(const char *project_root, const char *path) {
   return out;
 }
 
+const char *lit_path_real_names_git(const char *proj_real, const char *real) {
+  const char *below = proj_real[0] && lit_path_is_inside(proj_real, real) ? real + strlen(proj_real) : real;
+  return lit_path_names_git(below) ? lit_path_git_why : NULL;
+}
+
 const char *lit_path_check_git(const char *project_root, const char *path) {
-  static const char *const why = "it lies inside a .git folder (git's own files, never the project's)";
-  if (lit_path_names_git(path)) return why;
-  char proj_real[PATH_MAX], real[PATH_MAX];
+  if (lit_path_names_git(path)) return lit_path_git_why;
+  char proj_real[PATH_MAX];
   if (!realpath(project_root && project_root[0] ? project_root : ".", proj_real)) proj_real[0] = '\0';
-  /* The part that exists, resolved: what does not exist yet was read above. */
-  char *full = lit_path_join(project_root, path);
-  size_t keep = strlen(full) - strlen(path);
-  int found = realpath(full, real) != NULL;
-  for (char *slash; !found && (slash = strrchr(full + keep, '/')) != NULL;) {
-    *slash = '\0';
-    found = realpath(full, real) != NULL;
-  }
-  free(full);
-  if (!found) return NULL;
-  const char *below = proj_real[0] && S_inside(proj_real, real) ? real + strlen(proj_real) : real;
-  return lit_path_names_git(below) ? why : NULL;
+  /* The part of it that exists, resolved (the rest, as spelled, was read above). */
+  char *real = lit_path_real(project_root, path);
+  const char *why = real ? lit_path_real_names_git(proj_real, real) : NULL;
+  free(real);
+  return why;
 }
 
 static int S_hexval(char c) {

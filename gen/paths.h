@@ -42,6 +42,13 @@ int lit_path_same_as_any(const char *project_root, const char *path, char *const
 const char *lit_path_check_git(const char *project_root, const char *path);
 /* 1 if path has a component ".git" (spelling only, nothing read). */
 int lit_path_names_git(const char *path);
+/* The reason lit gives for a path in a .git folder. */
+extern const char lit_path_git_why[];
+/* lit_path_git_why if real (an absolute real path), below proj_real where it
+ * is inside it, has a component ".git"; else NULL. */
+const char *lit_path_real_names_git(const char *proj_real, const char *real);
+/* 1 if `inner` is `outer` or below it (both absolute real paths). */
+int lit_path_is_inside(const char *outer, const char *inner);
 /* The absolute real path of path under project_root: the longest part of
  * it that exists with every link resolved, then the rest as spelled. Two
  * paths with the same result name one file, however they are spelled; NULL

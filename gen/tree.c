@@ -15,6 +15,7 @@
 
 #include "fault.h"
 #include "hash.h"
+#include "paths.h"
 #include "util.h"
 
 void lit_tree_add(lit_tree *t, const char *path, char *data, size_t len) {
@@ -510,13 +511,6 @@ static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags 
 
 int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d) { return S_read_dir(t, dir, "", d); }
 
-/* 1 if `inner` is `outer` or below it (both real paths). */
-static int S_inside(const char *outer, const char *inner) {
-  size_t n = strlen(outer);
-  if (strncmp(outer, inner, n) != 0) return 0;
-  return inner[n] == '\0' || inner[n] == '/' || (n > 0 && outer[n - 1] == '/');
-}
-
 int lit_tree_check_inside(const char *dir, lit_diags *d) {
   char here[PATH_MAX], real[PATH_MAX], to[PATH_MAX];
   if (!dir[0] || !realpath(".", here)) return 0; /* nothing to check, or no current folder to leave */
@@ -529,7 +523,7 @@ int lit_tree_check_inside(const char *dir, lit_diags *d) {
     struct stat st;
     if (lstat(p, &st) != 0) break; /* the rest does not exist: lit makes it here */
     int resolves = realpath(p, real) != NULL;
-    if (!resolves || !S_inside(here, real)) {
+    if (!resolves || !lit_path_is_inside(here, real)) {
       /* what the link says, not where it lands: the message stays the same
        * wherever the project is */
       ssize_t n = S_ISLNK(st.st_mode) ? readlink(p, to, sizeof to - 1) : -1;

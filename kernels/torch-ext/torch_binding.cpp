@@ -484,7 +484,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& dy, const
   p.rstd = saved;
   p.rows = x.size(-1) > 0 ? x.numel() / x.size(-1) : 0;
   p.hidden = x.size(-1);
-  p.inner_rows = x.numel() > 0 ? r.inner_rows : 1;
+  p.inner_rows = r.inner_rows;  // Rows{} (no elements) has one
   p.stride_outer = r.stride_outer;
   p.stride_inner = r.stride_inner;
   p.eps = static_cast<float>(eps);

@@ -49,7 +49,7 @@ def check_dx(dx, ref_dx, x, w, dy, dtype, what):
     assert err < TOLERANCE[dtype], f"{what}: dx error {err:.3e} of the cancelling terms ({dtype})"
 
 
-def check_grads(dx, dw, x, w, dy, dtype, what, rstd=None):
+def check_grads(dx, dw, x, w, dy, dtype, what):
     ref_dx, ref_dw = reference(x, w, dy)
     check_dx(dx, ref_dx, x, w, dy, dtype, what)
     if w is None:
