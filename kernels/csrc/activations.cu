@@ -65,6 +65,38 @@ __global__ void __launch_bounds__(kGatedThreads) gated_kernel(T* __restrict__ ou
   }
 }
 
+template <typename T>
+struct GatedBwdArgs {
+  T* dgate;
+  T* dup;
+  const T* dout;
+  const T* gate;
+  const T* up;
+  int64_t rows;
+  int dv;  // vectors a row
+  int64_t dgs, dus, dos, gs, us;  // row strides, in elements
+};
+
+template <typename T, int ACT, int V>
+__global__ void __launch_bounds__(kGatedThreads) gated_backward_kernel(const GatedBwdArgs<T> a) {
+  const int i = static_cast<int>(blockIdx.x) * kGatedThreads + static_cast<int>(threadIdx.x);
+  if (i >= a.dv) return;
+  for (int64_t r = blockIdx.y; r < a.rows; r += gridDim.y) {
+    float g[V], u[V], d[V];
+    load_f32<T, V>(a.gate + r * a.gs + i * V, g);
+    load_f32<T, V>(a.up + r * a.us + i * V, u);
+    load_f32<T, V>(a.dout + r * a.dos + i * V, d);
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const float2 f = act_and_grad<ACT>(g[j]);
+      g[j] = d[j] * u[j] * f.y;
+      u[j] = d[j] * f.x;
+    }
+    store_f32<T, V>(a.dgate + r * a.dgs + i * V, g);
+    store_f32<T, V>(a.dup + r * a.dus + i * V, u);
+  }
+}
+
 // One 16-byte vector per thread and small blocks, as many as the shape
 // gives: full occupancy (about 30 registers), 32 KB in flight per SM, and a
 // last partial wave of short blocks. The flat kernel's blocks have 256
@@ -140,6 +172,31 @@ cudaError_t gated_dispatch(void* out, const void* gate, const void* up, int64_t 
   return cudaErrorInvalidValue;
 }
 
+template <typename T, int ACT>
+cudaError_t launch_gated_backward(const GatedActivationBackwardParams& p, cudaStream_t stream) {
+  constexpr int VV = kVec16<T>;
+  const bool vec_ok = p.d % VV == 0 && p.dgate_row_stride % VV == 0 && p.dup_row_stride % VV == 0 &&
+                      p.dout_row_stride % VV == 0 && p.gate_row_stride % VV == 0 &&
+                      p.up_row_stride % VV == 0 && aligned16(p.dgate) && aligned16(p.dup) &&
+                      aligned16(p.dout) && aligned16(p.gate) && aligned16(p.up);
+  const int V = vec_ok ? VV : 1;
+  const int64_t dv = p.d / V;
+  if (dv > INT32_MAX - kGatedThreads) return cudaErrorInvalidValue;  // the kernel's 32-bit columns
+  GatedBwdArgs<T> a{static_cast<T*>(p.dgate), static_cast<T*>(p.dup), static_cast<const T*>(p.dout),
+                    static_cast<const T*>(p.gate), static_cast<const T*>(p.up), p.rows,
+                    static_cast<int>(dv), p.dgate_row_stride, p.dup_row_stride, p.dout_row_stride,
+                    p.gate_row_stride, p.up_row_stride};
+  const int threads = dv >= kGatedThreads ? kGatedThreads : round_up32(dv);
+  const dim3 grid(static_cast<unsigned>(ceil_div(dv, threads)),
+                  static_cast<unsigned>(p.rows < 65535 ? p.rows : 65535));
+  if (vec_ok) {
+    gated_backward_kernel<T, ACT, VV><<<grid, threads, 0, stream>>>(a);
+  } else {
+    gated_backward_kernel<T, ACT, 1><<<grid, threads, 0, stream>>>(a);
+  }
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t activation(const ActivationParams& p, DType dtype, cudaStream_t stream) {
@@ -156,6 +213,21 @@ cudaError_t gated_activation(const GatedActivationParams& p, DType dtype, cudaSt
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
     return gated_dispatch<scalar_t>(p.out, p.gate, p.up, p.rows, p.d, p.gate_row_stride,
                                     p.up_row_stride, p.out_row_stride, p.act, stream);
+  });
+}
+
+cudaError_t gated_activation_backward(const GatedActivationBackwardParams& p, DType dtype,
+                                      cudaStream_t stream) {
+  if (p.rows < 0 || p.d < 0) return cudaErrorInvalidValue;
+  if (p.rows == 0 || p.d == 0) return cudaSuccess;
+  return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
+    switch (p.act) {
+      case Act::kGeluErf: return launch_gated_backward<scalar_t, 0>(p, stream);
+      case Act::kGeluTanh: return launch_gated_backward<scalar_t, 1>(p, stream);
+      case Act::kSilu: return launch_gated_backward<scalar_t, 2>(p, stream);
+      case Act::kIdentity: break;
+    }
+    return cudaErrorInvalidValue;
   });
 }
 

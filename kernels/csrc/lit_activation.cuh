@@ -58,6 +58,28 @@ __device__ __forceinline__ float act_f(float x) {
   }
 }
 
+// ACT(x) and its derivative, in fp32: the backward's pair. For very negative
+// x the sigmoid's exponential overflows and __fdividef returns 0, the limit
+// of both the value and the derivative.
+template <int ACT>
+__device__ __forceinline__ float2 act_and_grad(float x) {
+  if (ACT == static_cast<int>(Act::kGeluErf)) {
+    const float cdf = 0.5f * erfcf(-x * 0.70710678118654752f);
+    const float pdf = 0.39894228040143268f * __expf(-0.5f * x * x);
+    return make_float2(x * cdf, fmaf(x, pdf, cdf));
+  } else if (ACT == static_cast<int>(Act::kGeluTanh)) {
+    const float k = 0.79788456080286536f;
+    const float u = k * (x + 0.044715f * x * x * x);
+    const float s = __fdividef(1.f, 1.f + __expf(-2.f * u));
+    return make_float2(x * s, s + 2.f * x * s * (1.f - s) * k * (1.f + 3.f * 0.044715f * x * x));
+  } else if (ACT == static_cast<int>(Act::kSilu)) {
+    const float s = __fdividef(1.f, 1.f + __expf(-x));
+    return make_float2(x * s, s * (1.f + x * (1.f - s)));
+  } else {
+    return make_float2(x, 1.f);  // Act::kIdentity
+  }
+}
+
 // The same with the activation chosen at run time. Every thread of a launch
 // takes the same branch, so the switch costs a few uniform instructions.
 template <typename OutT = float>

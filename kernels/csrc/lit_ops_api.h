@@ -114,6 +114,27 @@ struct GatedActivationParams {
 };
 cudaError_t gated_activation(const GatedActivationParams& p, DType dtype, cudaStream_t stream);
 
+// dgate = dout * up * act'(gate), dup = dout * act(gate): the gradients of
+// gated_activation. Every operand is rows of d contiguous elements at its
+// own row stride (in elements).
+struct GatedActivationBackwardParams {
+  void* dgate = nullptr;
+  void* dup = nullptr;
+  const void* dout = nullptr;
+  const void* gate = nullptr;
+  const void* up = nullptr;
+  int64_t rows = 0;
+  int64_t d = 0;
+  int64_t dgate_row_stride = 0;
+  int64_t dup_row_stride = 0;
+  int64_t dout_row_stride = 0;
+  int64_t gate_row_stride = 0;
+  int64_t up_row_stride = 0;
+  Act act = Act::kSilu;
+};
+cudaError_t gated_activation_backward(const GatedActivationBackwardParams& p, DType dtype,
+                                      cudaStream_t stream);
+
 // 1D rotary embedding (vLLM layout). q: tokens x num_q_heads x head_size with
 // the heads of one token contiguous and tokens `*_stride` elements apart; same
 // for k. cos_sin_cache: contiguous [max_position, rot_dim], cos in the first

@@ -898,6 +898,94 @@ at::Tensor act_and_mul(const at::Tensor& gate, const at::Tensor& up,
   return y;
 }
 
+
+lit::Act parse_gated_activation(const std::string& activation, const char* op) {
+  if (activation == "silu") return lit::Act::kSilu;
+  if (activation == "gelu") return lit::Act::kGeluErf;
+  if (activation == "gelu_tanh") return lit::Act::kGeluTanh;
+  TORCH_CHECK(false, op, ": activation must be 'silu', 'gelu' or 'gelu_tanh', got '", activation, "'");
+  return lit::Act::kSilu;
+}
+
+std::tuple<at::Tensor, at::Tensor> act_and_mul_backward(const at::Tensor& dout, const at::Tensor& gate,
+                                                        const at::Tensor& up,
+                                                        const std::string& activation) {
+  const char* op = "act_and_mul_backward";
+  check_cuda_tensor(gate, op, "gate");
+  const lit::DType dt = to_lit_dtype(gate, op, "gate");
+  check_like(up, gate, op, "up");
+  check_like(dout, gate, op, "dout");
+  TORCH_CHECK(gate.sizes() == up.sizes() && gate.sizes() == dout.sizes(), op,
+              ": dout, gate and up must have the same shape, got ", dout.sizes(), ", ", gate.sizes(),
+              " and ", up.sizes());
+  TORCH_CHECK(gate.dim() >= 1, op, ": gate must have at least one dimension");
+  const lit::Act act = parse_gated_activation(activation, op);
+  const c10::cuda::CUDAGuard guard(gate.device());
+  at::Tensor dgate = at::empty(gate.sizes(), gate.options());
+  at::Tensor dup = at::empty(gate.sizes(), gate.options());
+  if (gate.numel() == 0) return {dgate, dup};
+  const at::Tensor g = dout.contiguous();
+  const int64_t d = gate.size(-1);
+  lit::GatedActivationBackwardParams p;
+  p.dgate = dgate.data_ptr();
+  p.dup = dup.data_ptr();
+  p.dout = g.data_ptr();
+  p.gate = gate.data_ptr();
+  p.up = up.data_ptr();
+  p.rows = gate.numel() / d;
+  p.d = d;
+  p.dgate_row_stride = d;
+  p.dup_row_stride = d;
+  p.dout_row_stride = d;
+  p.gate_row_stride = row_stride_of(gate, op, "gate");
+  p.up_row_stride = row_stride_of(up, op, "up");
+  p.act = act;
+  check_launch(lit::gated_activation_backward(p, dt, stream_of(gate)), op);
+  return {dgate, dup};
+}
+
+// dx [..., 2d] for the fused forms, the gate's half and the other half where
+// gate_first puts them in x.
+at::Tensor gated_backward(const at::Tensor& dout, const at::Tensor& x, const std::string& activation,
+                          bool gate_first) {
+  const char* op = "gated_backward";
+  check_cuda_tensor(x, op, "x");
+  const lit::DType dt = to_lit_dtype(x, op, "x");
+  check_like(dout, x, op, "dout");
+  TORCH_CHECK(x.dim() >= 1 && x.size(-1) % 2 == 0, op,
+              ": the last dimension of x must be even (two halves), got ", x.sizes());
+  check_contiguous(x, op, "x");
+  const int64_t d = x.size(-1) / 2;
+  bool halved = dout.dim() == x.dim();
+  for (int64_t i = 0; halved && i < x.dim(); ++i) halved = dout.size(i) == (i + 1 == x.dim() ? d : x.size(i));
+  TORCH_CHECK(halved, op, ": dout must have x's shape ", x.sizes(), " with the last dimension halved (", d,
+              "), got ", dout.sizes());
+  const lit::Act act = parse_gated_activation(activation, op);
+  const c10::cuda::CUDAGuard guard(x.device());
+  at::Tensor dx = at::empty(x.sizes(), x.options());
+  if (x.numel() == 0) return dx;
+  const at::Tensor g = dout.contiguous();
+  const int64_t es = x.element_size();
+  char* out = static_cast<char*>(dx.data_ptr());
+  const char* in = static_cast<const char*>(x.data_ptr());
+  lit::GatedActivationBackwardParams p;
+  p.dgate = gate_first ? out : out + d * es;
+  p.dup = gate_first ? out + d * es : out;
+  p.dout = g.data_ptr();
+  p.gate = gate_first ? in : in + d * es;
+  p.up = gate_first ? in + d * es : in;
+  p.rows = x.numel() / (2 * d);
+  p.d = d;
+  p.dgate_row_stride = 2 * d;
+  p.dup_row_stride = 2 * d;
+  p.dout_row_stride = d;
+  p.gate_row_stride = 2 * d;
+  p.up_row_stride = 2 * d;
+  p.act = act;
+  check_launch(lit::gated_activation_backward(p, dt, stream_of(x)), op);
+  return dx;
+}
+
 // ---- RoPE 1D ----
 // query [T, Hq * head_size] or [T, Hq, head_size]; key likewise with Hkv heads.
 // Heads of one token contiguous, tokens any stride (e.g. slices of a fused QKV).
@@ -2123,6 +2211,11 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("swiglu", c10::kCUDA, &lit_torch::swiglu);
   ops.def("act_and_mul(Tensor gate, Tensor up, str activation='silu') -> Tensor");
   ops.impl("act_and_mul", c10::kCUDA, &lit_torch::act_and_mul);
+  ops.def("act_and_mul_backward(Tensor dout, Tensor gate, Tensor up, str activation='silu') "
+          "-> (Tensor, Tensor)");
+  ops.impl("act_and_mul_backward", c10::kCUDA, &lit_torch::act_and_mul_backward);
+  ops.def("gated_backward(Tensor dout, Tensor x, str activation, bool gate_first) -> Tensor");
+  ops.impl("gated_backward", c10::kCUDA, &lit_torch::gated_backward);
   // RoPE 1D (vLLM layout); rope_ rotates query and key in place
   ops.def(
       "rope(Tensor positions, Tensor query, Tensor key, int head_size, Tensor cos_sin_cache, "

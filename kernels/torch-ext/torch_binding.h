@@ -54,6 +54,11 @@ at::Tensor geglu(const at::Tensor& x, const std::string& approximate, bool gate_
 at::Tensor swiglu(const at::Tensor& x, bool gate_first);
 at::Tensor act_and_mul(const at::Tensor& gate, const at::Tensor& up,
                        const std::string& activation);
+std::tuple<at::Tensor, at::Tensor> act_and_mul_backward(const at::Tensor& dout, const at::Tensor& gate,
+                                                        const at::Tensor& up,
+                                                        const std::string& activation);
+at::Tensor gated_backward(const at::Tensor& dout, const at::Tensor& x, const std::string& activation,
+                          bool gate_first);
 std::tuple<at::Tensor, at::Tensor> rope(const at::Tensor& positions, const at::Tensor& query,
                                         const at::Tensor& key, int64_t head_size,
                                         const at::Tensor& cos_sin_cache, bool is_neox);

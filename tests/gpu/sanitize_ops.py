@@ -35,6 +35,11 @@ for dt in (torch.bfloat16, torch.float32):
     check("swiglu", lk.swiglu(r(5, 2 * 1024, dtype=dt)), lk.swiglu(r(5, 2 * 13, dtype=dt)))
     gu = r(9, 2048, dtype=dt)
     check("act_and_mul", lk.act_and_mul(gu[:, :1024], gu[:, 1024:], "gelu"))
+    for a in ("silu", "gelu", "gelu_tanh"):  # the backward: column slices, odd widths
+        check(f"act_and_mul_backward {a}", *lk.act_and_mul_backward(r(9, 1024, dtype=dt), gu[:, :1024],
+                                                                    gu[:, 1024:], a))
+        check(f"gated_backward {a}", lk.gated_backward(r(5, 13, dtype=dt), r(5, 26, dtype=dt), a, False),
+              lk.gated_backward(r(5, 1024, dtype=dt), r(5, 2048, dtype=dt), a, True))
     for hs, rot, neox in ((128, 128, True), (128, 64, False), (10, 6, True)):
         cache = lk.rope_cos_sin_cache(100, rot, 1e4, torch.float32, dev)
         pos = torch.randint(0, 100, (7,), device=dev)

@@ -162,6 +162,22 @@ def act_and_mul(gate: torch.Tensor, up: torch.Tensor, activation: str = "silu") 
 __all__ += ["gelu", "geglu", "swiglu", "act_and_mul"]
 
 
+def act_and_mul_backward(dout: torch.Tensor, gate: torch.Tensor, up: torch.Tensor,
+                         activation: str = "silu") -> Tuple[torch.Tensor, torch.Tensor]:
+    """The gradients of act_and_mul(gate, up, activation) for the output's
+    gradient dout: (dgate, dup) = (dout * up * act'(gate), dout * act(gate))."""
+    return ops.act_and_mul_backward(dout, gate, up, activation)
+
+
+def gated_backward(dout: torch.Tensor, x: torch.Tensor, activation: str, gate_first: bool) -> torch.Tensor:
+    """The gradient of the fused gated form (swiglu: 'silu'; geglu: 'gelu' or
+    'gelu_tanh') with respect to x [..., 2d], in x's layout."""
+    return ops.gated_backward(dout, x, activation, gate_first)
+
+
+__all__ += ["act_and_mul_backward", "gated_backward"]
+
+
 def rope(positions: torch.Tensor, query: torch.Tensor, key: torch.Tensor, head_size: int,
          cos_sin_cache: torch.Tensor, is_neox: bool = True) -> Tuple[torch.Tensor, torch.Tensor]:
     """1D rotary embedding, out of place. query [T, Hq*hs] or [T, Hq, hs], key
@@ -683,6 +699,16 @@ def _act_and_mul_fake(gate, up, activation="silu"):
     return _contig_like(gate)
 
 
+@_register_fake("act_and_mul_backward")
+def _act_and_mul_backward_fake(dout, gate, up, activation="silu"):
+    return _contig_like(gate), _contig_like(gate)
+
+
+@_register_fake("gated_backward")
+def _gated_backward_fake(dout, x, activation, gate_first):
+    return _contig_like(x)
+
+
 @_register_fake("rope")
 def _rope_fake(positions, query, key, head_size, cos_sin_cache, is_neox):
     return _contig_like(query), _contig_like(key)
@@ -849,6 +875,47 @@ def _rms_norm_gradient(ctx, dy):
 
 
 _register_autograd("rms_norm", _rms_norm_gradient, _rms_norm_setup_context)
+
+
+# ---- act_and_mul, swiglu, geglu ----
+def _act_and_mul_setup_context(ctx, inputs, output):
+    gate, up, activation = inputs
+    ctx.save_for_backward(gate, up)
+    ctx.activation = activation
+
+
+def _act_and_mul_gradient(ctx, dout):
+    gate, up = ctx.saved_tensors
+    dgate, dup = ops.act_and_mul_backward(dout, gate, up, ctx.activation)
+    return dgate, dup, None
+
+
+def _swiglu_setup_context(ctx, inputs, output):
+    x, gate_first = inputs
+    ctx.save_for_backward(x)
+    ctx.gate_first = gate_first
+
+
+def _swiglu_gradient(ctx, dout):
+    (x,) = ctx.saved_tensors
+    return ops.gated_backward(dout, x, "silu", ctx.gate_first), None
+
+
+def _geglu_setup_context(ctx, inputs, output):
+    x, approximate, gate_first = inputs
+    ctx.save_for_backward(x)
+    ctx.activation = "gelu_tanh" if approximate == "tanh" else "gelu"
+    ctx.gate_first = gate_first
+
+
+def _geglu_gradient(ctx, dout):
+    (x,) = ctx.saved_tensors
+    return ops.gated_backward(dout, x, ctx.activation, ctx.gate_first), None, None
+
+
+_register_autograd("act_and_mul", _act_and_mul_gradient, _act_and_mul_setup_context)
+_register_autograd("swiglu", _swiglu_gradient, _swiglu_setup_context)
+_register_autograd("geglu", _geglu_gradient, _geglu_setup_context)
 
 
 

@@ -125,7 +125,7 @@ class GEGLU(nn.Module):
     value * gelu(gate) with the value FIRST and the gate SECOND."""
 
     can_torch_compile = True
-    has_backward = False
+    has_backward = True
 
     def forward(self, hidden_states: torch.Tensor, *args, **kwargs) -> torch.Tensor:
         return ops.geglu(self.proj(hidden_states), "none", False)
@@ -135,7 +135,7 @@ class SiluAndMul(nn.Module):
     """forward of vLLM's SiluAndMul: silu(x[..., :d]) * x[..., d:], gate FIRST."""
 
     can_torch_compile = True
-    has_backward = False
+    has_backward = True
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return ops.swiglu(x, True)
@@ -147,7 +147,7 @@ class SiluMLP(nn.Module):
     in one kernel."""
 
     can_torch_compile = True
-    has_backward = False
+    has_backward = True
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down_proj(ops.act_and_mul(self.gate_proj(x), self.up_proj(x), "silu"))
