@@ -29,10 +29,11 @@ struct Tensor {
   int64_t element_size() const; Tensor t() const; Tensor contiguous() const; Tensor view(IntArrayRef) const; Tensor reshape(IntArrayRef) const;
   int64_t storage_offset() const; Tensor slice(int64_t, int64_t, int64_t) const; Tensor narrow(int64_t, int64_t, int64_t) const;
   ScalarType dtype() const; Tensor select(int64_t, int64_t) const; bool is_same(const Tensor&) const;
-  bool requires_grad() const;
+  bool requires_grad() const; Tensor& addmm_(const Tensor&, const Tensor&);
 };
 Tensor empty(IntArrayRef, TensorOptions); Tensor empty(std::vector<int64_t>, TensorOptions);
 Tensor zeros(IntArrayRef, TensorOptions); Tensor zeros(std::vector<int64_t>, TensorOptions);
 Tensor ones(IntArrayRef, TensorOptions); Tensor ones(std::vector<int64_t>, TensorOptions);
+Tensor& mm_out(Tensor&, const Tensor&, const Tensor&);
 }
 #define TORCH_CHECK(cond, ...) do { if (!(cond)) throw 1; } while (0)
