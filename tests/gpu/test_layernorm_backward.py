@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lit_testing import DTYPES, check, lit, poison_next, pytest, rand, requires_cuda  # noqa: E402
+from lit_testing import DTYPES, TOLERANCE, check, lit, poison_next, pytest, rand, rel_err, requires_cuda  # noqa: E402
 
 EPS = 1e-5
 # 16392 and 65536 bf16 elements pass the register kernel's 2048 vectors (the wide kernel);
@@ -54,14 +54,39 @@ def rows_for(hidden):
     return [1, 3, 130] if hidden >= 16384 else [1, 3, 130, 1027]
 
 
-def check_grads(got, x, w, b, dy, dtype, what):
+def check_dx(dx, ref_dx, x, w, dy, dtype, what):
+    """dx = rstd * (g - mean(g) - xhat * mean(g * xhat)): g with its
+    components along ones and xhat removed. At n = 1 the exact gradient is
+    zero and at n = 2 about eps / var of its terms (nothing is left once two
+    directions are removed); at n = 3 one direction is left, and a single
+    row's g can be nearly orthogonal to it. No fp32 evaluation of the
+    difference keeps such a result to relative precision, so at n <= 3 the
+    error is held to the tolerance relative to the terms, rstd * g, as the
+    backward error of the computation. Every other row length is held to dx
+    itself."""
+    if x.shape[-1] > 3:
+        return check(dx, ref_dx, dtype, f"{what}: dx")
+    x64 = x.double()
+    g = dy.double() * (w.double() if w is not None else 1.0)
+    terms = g * torch.rsqrt(x64.var(-1, unbiased=False, keepdim=True) + EPS)
+    assert torch.isfinite(dx).all(), f"{what}: dx not finite"
+    err = float((dx.double() - ref_dx).norm() / terms.norm().clamp_min(1e-300))
+    assert err < TOLERANCE[dtype], f"{what}: dx error {err:.3e} of the cancelling terms ({dtype})"
+
+
+def check_grads(got, x, w, b, dy, dtype, what, tol=None):
+    """dx, dw and db against float64 autograd: under the dtype's tolerance,
+    or under `tol` where given."""
     dx, dw, db = got
     ref_dx, ref_dw, ref_db = reference(x, w, b, dy)
     assert dx.shape == x.shape and dx.is_contiguous(), f"{what}: dx {tuple(dx.shape)}"
-    if x.shape[-1] == 1:  # one element: every term of dx is zero exactly
-        assert torch.equal(dx, torch.zeros_like(dx)), f"{what}: dx of one-element rows not zero"
-    else:
-        check(dx, ref_dx, dtype, f"{what}: dx")
+    if tol is not None:
+        for name, t, ref in (("dx", dx, ref_dx), ("dw", dw, ref_dw), ("db", db, ref_db)):
+            if ref is not None:
+                assert torch.isfinite(t).all() and rel_err(t, ref) < tol, \
+                    f"{what}: {name} relative error {rel_err(t, ref):.3e} >= {tol:.0e}"
+        return
+    check_dx(dx, ref_dx, x, w, dy, dtype, what)
     for name, got_t, param, ref in (("dw", dw, w, ref_dw), ("db", db, b, ref_db)):
         if param is None:
             assert got_t is None, f"{what}: {name} without its parameter"
@@ -106,13 +131,19 @@ def test_saved_stats(dtype, hidden):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("hidden", [64, 4096, 65536])
 def test_large_mean(dtype, hidden):
-    """Rows whose mean is large against their spread: the two-pass variance
-    keeps rstd (a one-pass E[x^2] - mean^2 would cancel in fp32)."""
+    """Rows whose mean is 400 times their spread in fp32 (60 times in the
+    16-bit types, whose resolution at 30 is still finer than the spread).
+    The two-pass variance keeps rstd: a one-pass E[x^2] - mean^2 in fp32
+    would be off by about 1e-2 of the variance. What remains in fp32 is the
+    rounding of the mean itself (some 1e-7 of it, up to 1e-4 of the spread
+    here), which every fp32 LayerNorm has: fp32 is held to 1e-3, the 16-bit
+    types to their tolerance."""
     requires_cuda()
     x = rand((33, hidden), dtype, scale=0.5, offset=200.0 if dtype == torch.float32 else 30.0)
     w, b = params(hidden, dtype, True, True)
     dy = rand((33, hidden), dtype)
-    check_grads(lit().layer_norm_backward(dy, x, w, b, EPS), x, w, b, dy, dtype, f"large mean {hidden}")
+    check_grads(lit().layer_norm_backward(dy, x, w, b, EPS), x, w, b, dy, dtype, f"large mean {hidden}",
+                tol=1e-3 if dtype == torch.float32 else None)
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
