@@ -9,92 +9,18 @@
 //    visits, and the block writes one partial row at the end.
 //  * rms_norm_bwd_wide_kernel: rows too wide for registers, read twice, the
 //    partial row kept in the workspace by the thread that owns each column.
-//  * rms_norm_bwd_weight_kernel: dw[i] = sum of column i of the partial rows.
-#include <algorithm>
-
-#include "lit_common.cuh"
+//  * norm_bwd_column_sum_kernel (norm_backward.cuh): dw[i] = sum of column
+//    i of the partial rows.
+#include "norm_backward.cuh"
 #include "rms_norm_backward.h"
 
 namespace lit {
 namespace {
 
-constexpr int kBwdBlock = 512;       // threads of the register kernel's block
-constexpr int kBwdMaxVecs = 2048;    // vectors a row may have in registers (512 threads x 4)
-constexpr int kBwdWideBlock = 1024;  // threads of the wide kernel's block
-
-template <typename T>
-struct BwdParams {
-  T* dx;               // rows x hidden, contiguous
-  float* dw_partial;   // gridDim.x x hidden, or null (no weight)
-  const T* dy;         // rows x hidden, contiguous
-  const T* x;          // row r at x_offset(r)
-  const T* w;          // hidden, or null
-  const float* rstd;   // rows, or null (recomputed)
-  int64_t rows;
-  int hidden;
-  int64_t inner_rows;
-  int64_t stride_outer;
-  int64_t stride_inner;
-  float eps;
-  float inv_hidden;
-  int tpr;             // threads per row (register kernel)
-};
-
-template <typename T>
-__device__ __forceinline__ int64_t x_offset(const BwdParams<T>& p, int64_t row) {
-  if (p.inner_rows == p.rows) return row * p.stride_inner;  // one stride: no division
-  const int64_t o = row / p.inner_rows;
-  return o * p.stride_outer + (row - o * p.inner_rows) * p.stride_inner;
-}
-
-// This thread's vectors of row `row` of x and dy, when the row exists.
-template <typename T, int VEC, int VPT>
-__device__ __forceinline__ void load_row(const BwdParams<T>& p, int64_t row, int lane, int tpr, int nvec,
-                                         Vec<T, VEC> (&xv)[VPT], Vec<T, VEC> (&gv)[VPT]) {
-  if (row >= p.rows) return;
-  const T* xr = p.x + x_offset(p, row);
-  const T* dyr = p.dy + row * p.hidden;
-#pragma unroll
-  for (int k = 0; k < VPT; ++k) {
-    const int idx = lane + k * tpr;
-    if (idx < nvec) {
-      xv[k] = load_vec<T, VEC>(xr + static_cast<int64_t>(idx) * VEC);
-      gv[k] = load_vec<T, VEC>(dyr + static_cast<int64_t>(idx) * VEC);
-    }
-  }
-}
-
 // The row's inverse RMS: the saved value, or from the sum of squares.
 template <typename T>
 __device__ __forceinline__ float row_rstd(const BwdParams<T>& p, int64_t row, float ss) {
   return p.rstd != nullptr ? p.rstd[row] : rsqrtf(ss * p.inv_hidden + p.eps);
-}
-
-__device__ __forceinline__ float2 add2(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-
-__device__ __forceinline__ float2 shfl_xor2(float2 v, int offset) {
-  return make_float2(__shfl_xor_sync(0xffffffffu, v.x, offset), __shfl_xor_sync(0xffffffffu, v.y, offset));
-}
-
-// Sum of v over the `tpr` threads of this thread's group (tpr a power of two
-// up to 32, or a multiple of 32 dividing blockDim.x). Every thread of the
-// block must call it.
-__device__ __forceinline__ float2 group_sum2(float2 v, int tpr, float2 (*scratch)[32], int& parity) {
-  const int width = tpr < 32 ? tpr : 32;
-#pragma unroll
-  for (int o = 16; o >= 1; o >>= 1) {
-    if (o < width) v = add2(v, shfl_xor2(v, o));
-  }
-  if (tpr <= 32) return v;
-  const int warp = static_cast<int>(threadIdx.x) >> 5;
-  if ((threadIdx.x & 31u) == 0) scratch[parity][warp] = v;
-  __syncthreads();
-  const int per_group = tpr >> 5;
-  const int first = warp / per_group * per_group;
-  float2 s = scratch[parity][first];
-  for (int i = 1; i < per_group; ++i) s = add2(s, scratch[parity][first + i]);
-  parity ^= 1;
-  return s;
 }
 
 template <typename T, int VEC, int VPT>
@@ -181,53 +107,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
     }
   }
   if (!has_w) return;
-
-  // Groups narrower than a warp: the lanes of one warp that own the same
-  // columns are tpr apart; fold them onto the warp's first group.
-  if (tpr < 32) {
-#pragma unroll
-    for (int o = 16; o >= 1; o >>= 1) {
-      if (o >= tpr) {
-#pragma unroll
-        for (int k = 0; k < VPT; ++k) {
-#pragma unroll
-          for (int e = 0; e < VEC; ++e) acc[k][e] += __shfl_xor_sync(0xffffffffu, acc[k][e], o);
-        }
-      }
-    }
-  }
-  // One owner of each column per warp (tpr < 32) or per group; owners add
-  // into the shared row one after another, in a fixed order.
-  const bool narrow = tpr < 32;
-  const int owners = narrow ? static_cast<int>(blockDim.x) >> 5 : groups;
-  const int slot = narrow ? static_cast<int>(threadIdx.x) >> 5 : group;
-  const bool owner = !narrow || static_cast<int>(threadIdx.x & 31u) < tpr;
-  float* part = p.dw_partial + static_cast<int64_t>(blockIdx.x) * p.hidden;
-  for (int s = 0; s < owners; ++s) {
-    if (owner && slot == s) {
-#pragma unroll
-      for (int k = 0; k < VPT; ++k) {
-        const int idx = lane + k * tpr;
-        if (idx < nvec) {
-#pragma unroll
-          for (int e = 0; e < VEC; ++e) {
-            const int col = idx * VEC + e;
-            if (owners == 1) {
-              part[col] = acc[k][e];
-            } else {
-              dw_row[col] = (s == 0 ? 0.f : dw_row[col]) + acc[k][e];
-            }
-          }
-        }
-      }
-    }
-    if (owners > 1) __syncthreads();
-  }
-  if (owners > 1) {
-    for (int i = static_cast<int>(threadIdx.x); i < p.hidden; i += static_cast<int>(blockDim.x)) {
-      part[i] = dw_row[i];
-    }
-  }
+  write_partial_row<VPT, VEC>(acc, tpr, lane, group, groups, nvec, p.hidden, p.dw_partial, dw_row);
 }
 
 template <typename T, int VEC>
@@ -282,77 +162,6 @@ __global__ void __launch_bounds__(kBwdWideBlock) rms_norm_bwd_wide_kernel(const 
   }
 }
 
-constexpr int kSumCols = 32;
-constexpr int kSumSlices = 16;
-
-template <typename T>
-__global__ void __launch_bounds__(kSumCols * kSumSlices)
-    rms_norm_bwd_weight_kernel(const float* partial, int64_t parts, int hidden, T* dw) {
-  __shared__ float slice[kSumSlices][kSumCols + 1];
-  const int col = static_cast<int>(blockIdx.x) * kSumCols + static_cast<int>(threadIdx.x);
-  float s = 0.f;
-  if (col < hidden) {
-#pragma unroll 4
-    for (int64_t b = threadIdx.y; b < parts; b += kSumSlices) s += partial[b * hidden + col];
-  }
-  slice[threadIdx.y][threadIdx.x] = s;
-  __syncthreads();
-  if (threadIdx.y == 0 && col < hidden) {
-    float t = slice[0][threadIdx.x];
-#pragma unroll
-    for (int j = 1; j < kSumSlices; ++j) t += slice[j][threadIdx.x];
-    dw[col] = from_float<T>(t);
-  }
-}
-
-struct BwdPlan {
-  bool wide = false;
-  int vpt = 1;
-  int tpr = 1;
-  int block = kBwdBlock;
-  int64_t grid = 1;
-  size_t smem = 0;  // the register kernel's shared row of dw
-};
-
-BwdPlan make_bwd_plan(int64_t rows, int hidden, int nvec, bool has_w, const DeviceInfo& d) {
-  BwdPlan pl;
-  nvec = std::max(nvec, 1);  // an empty row still gets a valid (unused) shape
-  if (nvec > kBwdMaxVecs) {
-    pl.wide = true;
-    pl.block = std::min(kBwdWideBlock, d.max_threads_per_block);
-    pl.grid = std::min<int64_t>(rows, d.sm_count);
-    return pl;
-  }
-  pl.vpt = nvec <= 512 ? 1 : nvec <= 1024 ? 2 : 4;
-  const int t = static_cast<int>(ceil_div(nvec, pl.vpt));
-  pl.tpr = t <= 32 ? next_pow2(t) : round_up32(t);
-  pl.block = kBwdBlock / pl.tpr * pl.tpr;
-  const int groups = pl.block / pl.tpr;
-  const int per_sm = pl.vpt == 1 ? 2 : 1;  // the kernel's launch bounds
-  pl.grid = std::min<int64_t>(ceil_div(rows, groups), static_cast<int64_t>(per_sm) * d.sm_count);
-  const int owners = pl.tpr < 32 ? pl.block / 32 : groups;
-  pl.smem = has_w && owners > 1 ? static_cast<size_t>(hidden) * sizeof(float) : 0;
-  return pl;
-}
-
-bool vec16_ok(const RmsNormBackwardParams& p, DType dtype) {
-  const int64_t v = 16 / dtype_size(dtype);
-  return p.hidden % v == 0 && p.stride_outer % v == 0 && p.stride_inner % v == 0 && aligned16(p.x) &&
-         aligned16(p.dy) && aligned16(p.dx) && (p.w == nullptr || aligned16(p.w));
-}
-
-cudaError_t plan_for(const RmsNormBackwardParams& p, DType dtype, BwdPlan* pl, bool* vec16) {
-  if (p.rows < 0 || p.hidden < 0 || p.hidden > INT32_MAX || p.inner_rows <= 0) return cudaErrorInvalidValue;
-  const DeviceInfo* d = nullptr;
-  cudaError_t err = current_device_info(&d);
-  if (err != cudaSuccess) return err;
-  *vec16 = vec16_ok(p, dtype);
-  const int64_t vec = *vec16 ? 16 / dtype_size(dtype) : 1;
-  *pl = make_bwd_plan(std::max<int64_t>(p.rows, 1), static_cast<int>(p.hidden),
-                      static_cast<int>(p.hidden / vec), p.w != nullptr, *d);
-  return cudaSuccess;
-}
-
 template <typename T, int VEC>
 cudaError_t launch_rows(const BwdParams<T>& k, const BwdPlan& pl, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(pl.grid);
@@ -391,7 +200,7 @@ cudaError_t run_backward(const RmsNormBackwardParams& p, const BwdPlan& pl, bool
   if (err != cudaSuccess || p.w == nullptr) return err;
   const dim3 block(kSumCols, kSumSlices);
   const unsigned cols = static_cast<unsigned>(ceil_div(p.hidden, kSumCols));
-  rms_norm_bwd_weight_kernel<T><<<cols, block, 0, stream>>>(p.dw_partial, pl.grid, k.hidden,
+  norm_bwd_column_sum_kernel<T><<<cols, block, 0, stream>>>(p.dw_partial, pl.grid, k.hidden,
                                                              static_cast<T*>(p.dw));
   return cudaGetLastError();
 }
@@ -401,7 +210,7 @@ cudaError_t run_backward(const RmsNormBackwardParams& p, const BwdPlan& pl, bool
 cudaError_t rms_norm_backward_plan(RmsNormBackwardParams* p, DType dtype) {
   BwdPlan pl;
   bool vec16 = false;
-  const cudaError_t err = plan_for(*p, dtype, &pl, &vec16);
+  const cudaError_t err = plan_for(*p, dtype, p->w != nullptr, &pl, &vec16);
   if (err != cudaSuccess) return err;
   p->partial_rows = p->w != nullptr ? pl.grid : 0;
   return cudaSuccess;
@@ -410,7 +219,7 @@ cudaError_t rms_norm_backward_plan(RmsNormBackwardParams* p, DType dtype) {
 cudaError_t rms_norm_backward(const RmsNormBackwardParams& p, DType dtype, cudaStream_t stream) {
   BwdPlan pl;
   bool vec16 = false;
-  cudaError_t err = plan_for(p, dtype, &pl, &vec16);
+  cudaError_t err = plan_for(p, dtype, p.w != nullptr, &pl, &vec16);
   if (err != cudaSuccess) return err;
   if (p.w != nullptr && (p.dw == nullptr || p.dw_partial == nullptr || p.partial_rows != pl.grid)) {
     return cudaErrorInvalidValue;

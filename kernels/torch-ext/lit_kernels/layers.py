@@ -81,10 +81,11 @@ class FusedAddRMSNorm(nn.Module):
 # ---- layer_norm, activations, rope ----
 class LayerNorm(nn.Module):
     """forward of torch.nn.LayerNorm over the last dimension: reads weight and
-    bias (either may be None) and eps."""
+    bias (either may be None) and eps. Trainable: layer_norm's gradient is
+    registered (layernorm-backward.md)."""
 
     can_torch_compile = True
-    has_backward = False
+    has_backward = True
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         w, b = getattr(self, "weight", None), getattr(self, "bias", None)
