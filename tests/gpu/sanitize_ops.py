@@ -47,6 +47,15 @@ for dt in (torch.bfloat16, torch.float32):
         check(f"rope {hs} {rot}", *lk.rope(pos, q, k, hs, cache, neox))
         lk.rope_(pos, q, k, hs, cache, neox)
         check(f"rope_ {hs} {rot}", q, k)
+        # the backward: contiguous gradients, then column slices of a wider
+        # buffer, then a start one element off (the scalar path)
+        check(f"rope_backward {hs} {rot}", *lk.rope_backward(pos, q, k, hs, cache, neox))
+        g = r(7, 6 * hs + 8, dtype=dt)
+        check(f"rope_backward slices {hs} {rot}", *lk.rope_backward(pos, g[:, :4 * hs], g[:, 4 * hs:6 * hs],
+                                                                    hs, cache, neox))
+        check(f"rope_backward misaligned {hs} {rot}", *lk.rope_backward(pos, g[:, 1:1 + 4 * hs],
+                                                                        g[:, 1 + 4 * hs:1 + 6 * hs], hs, cache,
+                                                                        neox))
     for D in (2048, 130):
         grid = lk.ltx_video_coords(2, 2, 2, 3, (8 / 25, 32, 32), device=dev)
         freqs = lk.ltx_rope_freqs(D, device=dev)
@@ -55,6 +64,8 @@ for dt in (torch.bfloat16, torch.float32):
         cos = torch.rand(2, 12, D, device=dev)
         sin = torch.rand(1, 12, D, device=dev)
         check(f"rope_3d {D}", lk.rope_3d(q, cos, cos), lk.rope_3d(q, sin, sin))
+        check(f"rope_3d_grid_backward {D}", *lk.rope_3d_grid_backward(q, k, grid, freqs))
+        check(f"rope_3d_backward {D}", lk.rope_3d_backward(q, cos, cos), lk.rope_3d_backward(k, sin, sin))
 
 torch.cuda.synchronize()
 run.finish()

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lit_testing import check, lit, rand, requires_cuda  # noqa: E402
 
-TRAINABLE = {"RMSNorm", "LayerNorm", "GEGLU", "SiluAndMul", "SiluMLP"}  # layers whose ops all have a registered gradient
+TRAINABLE = {"RMSNorm", "LayerNorm", "GEGLU", "SiluAndMul", "SiluMLP", "RotaryEmbedding"}  # layers whose ops all have a registered gradient
 
 
 def layer_classes(L):

@@ -157,15 +157,22 @@ class SiluMLP(nn.Module):
 class RotaryEmbedding(nn.Module):
     """forward of vLLM's RotaryEmbedding (positions, query, key): reads
     head_size, cos_sin_cache and is_neox_style; rotates query and key in place
-    and returns them."""
+    and returns them. Where autograd records (grad enabled, and query, key or
+    the cache requiring grad) it rotates out of place through rope, whose
+    gradient is registered, and returns new tensors of the inputs' shapes."""
 
     can_torch_compile = True
-    has_backward = False
+    has_backward = True
 
     def forward(self, positions: torch.Tensor, query: torch.Tensor, key: torch.Tensor):
         tokens = positions.numel()
-        ops.rope_(positions.reshape(-1), query.view(tokens, -1), key.view(tokens, -1),
-                  self.head_size, self.cos_sin_cache, self.is_neox_style)
+        args = (positions.reshape(-1), query.view(tokens, -1), key.view(tokens, -1),
+                self.head_size, self.cos_sin_cache, self.is_neox_style)
+        if torch.is_grad_enabled() and (query.requires_grad or key.requires_grad
+                                         or self.cos_sin_cache.requires_grad):
+            qo, ko = ops.rope(*args)
+            return qo.view(query.shape), ko.view(key.shape)
+        ops.rope_(*args)
         return query, key
 # ---- gemm ----
 def _gate_activation(act_fn: nn.Module) -> str:
