@@ -115,13 +115,16 @@ static void S_own(lit_index *owned, char *path, size_t kind, char ***keys, size_
  * line is a digest and a path: that file is lit's while its bytes still
  * hash to it, so neither a file changed since nor a name someone added to
  * the manifest is taken for lit's. A line of a path alone (the manifests
- * of earlier versions) vouches only for a name the new tree writes too,
- * or for any name when there is no tree (lit_tree_check_owned). A folder
- * without a manifest that an earlier version wrote, known by its guard,
- * gives up only the names the new tree writes (and the guard and an old
- * bundle's manifest.txt): what that manifest.txt lists is not trusted,
- * since anyone can write one. text holds the keys the index borrows.
- * 0, or -1 if neither marks the folder as lit's. */
+ * of earlier versions) proves nothing about the bytes there now: it counts
+ * only for a name the new tree writes, and then (S_KIND_NAME) the file is
+ * lit's only while it holds exactly the bytes the new tree writes there,
+ * so replacing it loses nothing (or with replace_edits, as an edited file
+ * is); with no tree (lit_tree_check_owned) it vouches for nothing. A
+ * folder without a manifest that an earlier version wrote, known by its
+ * guard, offers the same names (and the guard and an old bundle's
+ * manifest.txt) on the same terms: what that manifest.txt lists is not
+ * trusted, since anyone can write one. text holds the keys the index
+ * borrows. 0, or -1 if neither marks the folder as lit's. */
 static int S_owned(const lit_tree *t, const char *target, const char *guard, lit_index *owned, lit_buf *text,
                    char ***keys, size_t *nkeys) {
   char *man = lit_xasprintf("%s/%s", target, LIT_TREE_MANIFEST);
@@ -158,9 +161,9 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
       S_own(owned, line, S_KIND_NAME, keys, nkeys);
     } else if (S_hashed_line(line)) {
       S_own(owned, line + LIT_HASH_HEX + 2, S_KIND_HASH + (size_t)(line - text->data), keys, nkeys);
-    } else if (t->n == 0 || lit_index_get(&writes, line, strlen(line), &v)) {
+    } else if (lit_index_get(&writes, line, strlen(line), &v)) {
       S_own(owned, line, S_KIND_NAME, keys, nkeys);
-    }
+    } /* else a name alone for a file the new tree does not write: not lit's */
   }
   lit_index_free(&writes);
   return 0;
@@ -169,18 +172,27 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
 typedef struct {
   const lit_index *owned;
   const char *digests; /* the manifest's text, where S_KIND_HASH kinds point */
+  const lit_tree *t;   /* the new tree, for S_KIND_NAME */
+  lit_index *writes;   /* its paths, each to its index */
   int replace_edits;   /* a listed file changed since is lit's all the same */
   lit_diags *d;
   const char *target;
   size_t found;
 } S_foreign_walk;
 
-/* 1 if the file at full, listed as `kind`, is still what lit wrote. */
-static int S_still_lits(const S_foreign_walk *w, const char *full, const struct stat *st, size_t kind) {
-  if (kind < S_KIND_HASH) return 1;
-  char hex[LIT_HASH_HEX + 1];
-  return S_ISREG(st->st_mode) && lit_hash_file(full, hex) == 0 &&
-         memcmp(hex, w->digests + (kind - S_KIND_HASH), LIT_HASH_HEX) == 0;
+/* 1 if the file at full (rel in the folder), listed as `kind`, is still
+ * what lit wrote: a digest's bytes, or for a name alone, the bytes the new
+ * tree writes there (nothing is lost by replacing them). */
+static int S_still_lits(const S_foreign_walk *w, const char *full, const char *rel, const struct stat *st,
+                        size_t kind) {
+  if (kind == S_KIND_FOLDER) return 1;
+  char hex[LIT_HASH_HEX + 1], want[LIT_HASH_HEX + 1];
+  if (!S_ISREG(st->st_mode) || lit_hash_file(full, hex) != 0) return 0;
+  if (kind >= S_KIND_HASH) return memcmp(hex, w->digests + (kind - S_KIND_HASH), LIT_HASH_HEX) == 0;
+  size_t i;
+  if (!w->t || !lit_index_get(w->writes, rel, strlen(rel), &i)) return 0;
+  lit_hash_hex(w->t->files[i].data, w->t->files[i].len, want);
+  return memcmp(hex, want, LIT_HASH_HEX) == 0;
 }
 
 /* Reports every entry under target/rel that lit did not write. */
@@ -206,12 +218,20 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "lit did not write this %s, and replacing %s would delete it: move it out, or pick another folder",
                  is_dir ? "folder" : "file", w->target);
-    } else if (!w->replace_edits && !S_still_lits(w, full, &st, kind)) {
-      if (w->found++ < 5)
+    } else if (!w->replace_edits && !S_still_lits(w, full, sub, &st, kind)) {
+      if (w->found++ >= 5) {
+      } else if (kind == S_KIND_NAME) {
+        lit_diag(w->d, LIT_ERROR, full, 0, 0,
+                 "lit cannot tell whether this file was edited since lit wrote it (an earlier version's manifest "
+                 "keeps no hash of it), and it differs from what lit writes now: replacing %s could lose an edit; "
+                 "move it out, or pick another folder",
+                 w->target);
+      } else {
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "changed since lit wrote it, and replacing %s would lose the change: move it out, or pick another "
                  "folder",
                  w->target);
+      }
     }
     free(full);
     free(sub);
@@ -241,8 +261,12 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
              LIT_TREE_MANIFEST);
     r = -1;
   } else {
-    S_foreign_walk w = {&owned, text.data, replace_edits, d, target, 0};
+    lit_index writes = LIT_INDEX_INIT; /* borrows the tree's paths */
+    for (size_t i = 0; i < t->n; i++)
+      lit_index_put(&writes, t->files[i].path, i);
+    S_foreign_walk w = {&owned, text.data, t, &writes, replace_edits, d, target, 0};
     S_find_foreign(&w, "");
+    lit_index_free(&writes);
     if (w.found > 5) lit_diag(d, LIT_NOTE, target, 0, 0, "and %zu more files lit did not write", w.found - 5);
     r = w.found ? -1 : 0;
   }

@@ -49,13 +49,15 @@ void lit_tree_sort(lit_tree *t);
 /* Makes dir hold exactly the tree's files (and its manifest). An existing
  * dir is replaced only if it is empty or everything in it is named by its
  * manifest with the bytes it holds (a manifest of an earlier version,
- * names without digests, vouches only for the names the tree writes too);
- * a folder an earlier version wrote, without a manifest, is
- * recognised by `guard` (a file every such output had, such as chunks.html
- * for the book), and then only the names the tree writes (with the guard
- * and an old bundle's manifest.txt) are lit's; what that manifest.txt
- * lists is not trusted. Anything else in it is reported and stops
- * the install: a mistyped --out never swallows a folder of other work.
+ * names without digests, vouches only for the names the tree writes too,
+ * and each only while it holds the bytes the tree writes there, or with
+ * LIT_TREE_REPLACE_EDITS); a folder an earlier version wrote, without a
+ * manifest, is recognised by `guard` (a file every such output had, such
+ * as chunks.html for the book), and then only the names the tree writes
+ * (with the guard and an old bundle's manifest.txt) may be lit's, on the
+ * same terms; what that manifest.txt lists is not trusted. Anything else
+ * in it is reported and stops the install: a mistyped --out never swallows
+ * a folder of other work.
  * Returns 0, or -1 after reporting through d. On -1 dir is as it was, but
  * for one case: the new copy is in place and the old one could not be
  * removed (reported; the next run removes it). */

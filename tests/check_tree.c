@@ -75,7 +75,11 @@ END_TEST
 
 /* A folder an earlier version wrote, without a manifest, is known by its
  * guard; what its old manifest.txt lists is not trusted (anyone can write
- * one), so a file only that list names stops the install and is kept. */
+ * one), so a file only that list names stops the install and is kept.
+ * Nor does the guard vouch for bytes: a file the new tree writes is
+ * replaced only while it holds exactly those bytes (nothing is lost), or
+ * with LIT_TREE_REPLACE_EDITS (skill install --force); an edited one is
+ * kept with a message. */
 START_TEST(test_tree_legacy_manifest_not_trusted) {
   char *dir = ck_tempdir();
   char *out = lit_xasprintf("%s/skill", dir);
@@ -85,7 +89,8 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
   lit_diags *d = lit_diags_new();
   lit_tree t = LIT_TREE_INIT;
   lit_tree_add(&t, "SKILL.md", lit_xstrdup("new"), 3);
-  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", 0, d), -1);
+  lit_tree_add(&t, "manifest.txt", lit_xstrdup("SKILL.md\n"), 9);
+  ck_assert_int_eq(lit_tree_install(&t, out, "manifest.txt", 0, d), -1);
   char *kept = ck_read(out, "notes.txt"), *skill = ck_read(out, "SKILL.md");
   ck_assert_str_eq(kept, "a user's");
   ck_assert_str_eq(skill, "old");
@@ -94,14 +99,41 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
   char *msgs = ck_diags_text(d);
   ck_assert_ptr_nonnull(strstr(msgs, "notes.txt: error: lit did not write this file"));
   free(msgs);
-  /* without it, the old folder (the guard, manifest.txt) is lit's */
+  /* without it, SKILL.md (old bytes, edited or not: no hash says) and the
+   * old manifest.txt still stop it, each kept with a message */
   char *notes = lit_xasprintf("%s/notes.txt", out);
   ck_assert_int_eq(unlink(notes), 0);
   free(notes);
-  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", 0, d), 0);
+  lit_diags_free(d);
+  d = lit_diags_new();
+  ck_assert_int_eq(lit_tree_install(&t, out, "manifest.txt", 0, d), -1);
   skill = ck_read(out, "SKILL.md");
+  ck_assert_str_eq(skill, "old");
+  free(skill);
+  msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "SKILL.md: error: lit cannot tell whether this file was edited since lit wrote it"));
+  ck_assert_ptr_nonnull(strstr(msgs, "manifest.txt: error: lit cannot tell whether this file was edited"));
+  free(msgs);
+  /* holding the bytes the new tree writes, they are replaced: nothing lost */
+  ck_write(out, "SKILL.md", "new");
+  ck_write(out, "manifest.txt", "SKILL.md\n");
+  ck_assert_int_eq(lit_tree_install(&t, out, "manifest.txt", 0, d), 0);
+  char *man = ck_read(out, LIT_TREE_MANIFEST);
+  ck_assert_ptr_nonnull(strstr(man, "  SKILL.md\n"));
+  free(man);
+  /* and an install's (guard SKILL.md) old folder with edits goes only with --force */
+  char *inst = lit_xasprintf("%s/inst", dir);
+  ck_write(dir, "inst/SKILL.md", "old");
+  ck_write(inst, "manifest.txt", "SKILL.md\n");
+  lit_tree one = LIT_TREE_INIT;
+  lit_tree_add(&one, "SKILL.md", lit_xstrdup("new"), 3);
+  ck_assert_int_eq(lit_tree_install(&one, inst, "SKILL.md", 0, d), -1);
+  ck_assert_int_eq(lit_tree_install(&one, inst, "SKILL.md", LIT_TREE_REPLACE_EDITS, d), 0);
+  skill = ck_read(inst, "SKILL.md");
   ck_assert_str_eq(skill, "new");
   free(skill);
+  lit_tree_free(&one);
+  free(inst);
   lit_tree_free(&t);
   lit_diags_free(d);
   free(out);
@@ -175,14 +207,27 @@ START_TEST(test_tree_manifest_checked) {
   ck_write(out, LIT_TREE_MANIFEST, lits);
   free(man_path);
   free(elsewhere);
-  /* a manifest of an earlier version (names alone) vouches for the names
-   * the new tree writes: the upgrade replaces such a folder */
+  /* a manifest of an earlier version (names alone) does not vouch for the
+   * bytes: a hand-edited page is kept, with a message, and so is the folder
+   * lit serve would send (no tree to compare with: a name is nothing) */
   ck_assert_int_eq(unlink(a), 0);
-  ck_write(out, "a.html", "old bytes");
+  ck_write(out, "a.html", "edited by hand");
   ck_write(out, LIT_TREE_MANIFEST, "a.html\n");
-  ck_assert_int_eq(lit_tree_check_owned(out, d), 0);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  lit_diags *d2 = lit_diags_new();
+  ck_assert_int_eq(lit_tree_check_owned(out, d2), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d2), -1);
   char *now = ck_read(out, "a.html");
+  ck_assert_str_eq(now, "edited by hand");
+  free(now);
+  msgs = ck_diags_text(d2);
+  ck_assert_ptr_nonnull(strstr(msgs, "a.html: error: lit cannot tell whether this file was edited since lit wrote it "
+                                     "(an earlier version's manifest keeps no hash of it)"));
+  free(msgs);
+  lit_diags_free(d2);
+  /* the bytes the new tree writes: replacing them loses nothing */
+  ck_write(out, "a.html", "A");
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  now = ck_read(out, "a.html");
   ck_assert_str_eq(now, "A");
   free(now);
   free(target);
