@@ -285,31 +285,137 @@ int lit_tree_check_owned(const char *dir, lit_diags *d) {
 
 /* ---- installing ---- */
 
-/* Staging and old copies are hidden (".NAME.lit-new-PID"), so that nothing
- * scanning the parent (an agent loading every SKILL.md) takes one for a
- * second output. Those of a process that no longer runs are cleaned up: an
- * old copy whose target is missing (killed between two renames) is put
- * back, anything else removed. */
-static void S_clean_leftovers(const char *parent, const char *base, const char *target) {
+/* Staging and old copies are hidden (".NAME.lit-new-PID", ".NAME.lit-old-
+ * PID"), so that nothing scanning the parent (an agent loading every
+ * SKILL.md) takes one for a second output. A name proves nothing: anyone
+ * can make a folder, a file or a symbolic link of that name, and the
+ * process number of a dead run is someone else's later. So lit deletes or
+ * renames a leftover only when it can vouch for it (S_vouched): a real
+ * folder (never a link, never followed; never a file), owned by this user,
+ * that is either
+ *   - a staging folder being written: it holds S_STAGE_MARK, a regular
+ *     file that lit writes first into each staging folder and removes just
+ *     before the folder goes into place, holding exactly the text
+ *     S_mark_text gives for the folder's own name and process; or
+ *   - a folder of lit's output (a stage complete but for its rename, or
+ *     the old copy a swap moved aside): empty, or every entry in it named
+ *     by its own manifest with a digest its bytes still match (a name
+ *     alone vouches for nothing; see S_owned), so deleting it loses
+ *     nothing lit did not write there byte for byte.
+ * Anything else of such a name is left as it is, with a warning naming it
+ * and what to do: deleting it could lose a user's work, and renaming a
+ * link or a file into place as the output would make lit write or serve
+ * through it. Leaving it is safe: a run uses names of its own process
+ * only, and those it checks the same way before using them (S_clear_own).
+ * (Proof by file contents has a limit: a folder built to look like lit's
+ * leftover, marker and all, is taken for one; what it holds is then a copy
+ * of a lit output or a half-written one, never a folder of other work
+ * that merely has the name.) */
+#define S_STAGE_MARK ".lit-stage"
+
+/* The marker's text for the staging folder of base by process pid. */
+static char *S_mark_text(const char *base, long pid) {
+  return lit_xasprintf("lit staging folder of %s, process %ld\n", base, pid);
+}
+
+/* 1 if full, a leftover of base's run by process pid, is one lit made
+ * (see above). */
+static int S_vouched(const char *full, const char *base, long pid) {
+  struct stat st;
+  if (lstat(full, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) return 0;
+  if (S_empty_dir(full)) return 1;
+  char *mark = lit_xasprintf("%s/%s", full, S_STAGE_MARK);
+  int ok = 0;
+  if (lstat(mark, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < 4096) {
+    lit_buf text = LIT_BUF_INIT;
+    char *want = S_mark_text(base, pid);
+    ok = lit_read_file(mark, &text) == 0 && text.len == strlen(want) && memcmp(text.data, want, text.len) == 0;
+    free(want);
+    lit_buf_free(&text);
+  }
+  free(mark);
+  if (ok) return 1;
+  lit_diags *quiet = lit_diags_new();
+  const lit_tree none = LIT_TREE_INIT; /* only digests vouch */
+  ok = S_check_owned(&none, full, NULL, 0, quiet) == 0;
+  lit_diags_free(quiet);
+  return ok;
+}
+
+/* Reads n as ".BASE.lit-new-PID" or ".BASE.lit-old-PID": 1 with *pid and
+ * *old set, else 0. */
+static int S_leftover_name(const char *n, const char *base, long *pid, int *old) {
+  size_t bl = strlen(base);
+  if (n[0] != '.' || strncmp(n + 1, base, bl) != 0) return 0;
+  const char *rest = n + 1 + bl;
+  *old = strncmp(rest, ".lit-old-", 9) == 0;
+  if (!*old && strncmp(rest, ".lit-new-", 9) != 0) return 0;
+  if (rest[9] < '1' || rest[9] > '9') return 0;
+  char *end;
+  errno = 0;
+  *pid = strtol(rest + 9, &end, 10);
+  return !*end && errno == 0;
+}
+
+/* The leftovers beside target of processes that no longer run: an old
+ * copy whose target is missing (killed between two renames) is put back,
+ * the rest removed, each only if lit can vouch for it; the others are
+ * reported (d may be NULL: quiet) and left alone. */
+static void S_clean_leftovers(const char *parent, const char *base, const char *target, lit_diags *d) {
   DIR *dh = opendir(parent);
   if (!dh) return;
-  size_t bl = strlen(base);
   struct dirent *e;
   while ((e = readdir(dh))) {
     const char *n = e->d_name;
-    if (n[0] != '.' || strncmp(n + 1, base, bl) != 0) continue;
-    const char *rest = n + 1 + bl;
-    int old = strncmp(rest, ".lit-old-", 9) == 0;
-    if (!old && strncmp(rest, ".lit-new-", 9) != 0) continue;
-    char *end;
-    long pid = strtol(rest + 9, &end, 10);
-    if (end == rest + 9 || *end || pid == (long)getpid() || S_alive(pid)) continue;
+    long pid;
+    int old;
+    if (!S_leftover_name(n, base, &pid, &old) || pid == (long)getpid() || S_alive(pid)) continue;
     char *full = lit_xasprintf("%s/%s", parent, n);
     struct stat st;
-    if (!(old && lstat(target, &st) != 0 && rename(full, target) == 0)) S_remove_tree(full);
+    if (!S_vouched(full, base, pid)) {
+      if (d)
+        lit_diag(d, LIT_WARNING, full, 0, 0,
+                 "is named like a leftover of a lit run that was killed, but lit cannot tell that it made it (%s): "
+                 "left as it is; %s",
+                 lstat(full, &st) != 0    ? "it cannot be read"
+                 : S_ISLNK(st.st_mode)    ? "it is a symbolic link"
+                 : !S_ISDIR(st.st_mode)   ? "it is not a folder"
+                 : st.st_uid != geteuid() ? "another user owns it"
+                                          : "it holds files lit's manifest does not vouch for",
+                 old ? "if it is the old copy of the output, move it back into place by hand, else remove it"
+                     : "remove it or move it elsewhere");
+    } else if (!old) {
+      S_remove_tree(full); /* a stage, or the old copy an exchange left: the output is in place */
+    } else if (lstat(target, &st) != 0) {
+      /* killed between the two renames: the old copy goes back; if it
+       * cannot, it stays (it may be the only copy of the output) */
+      if (rename(full, target) != 0 && d)
+        lit_diag(d, LIT_WARNING, full, 0, 0, "the old copy of %s, which is missing, cannot be put back: %s", target,
+                 strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+      S_remove_tree(full); /* the new output is in place */
+    } else if (d) {
+      lit_diag(d, LIT_WARNING, full, 0, 0,
+               "is the old copy of %s, which is now not a folder: left as it is; move it back into place by hand, or "
+               "remove it",
+               target);
+    }
     free(full);
   }
   closedir(dh);
+}
+
+/* Clears the way for this process's own staging or old-copy name: one
+ * there already (a dead run's, whose process number this one now has) is
+ * removed if lit can vouch for it, else refused. 0 or -1 reported. */
+static int S_clear_own(const char *path, const char *base, lit_diags *d) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return 0;
+  if (S_vouched(path, base, (long)getpid()) && S_remove_tree(path) == 0) return 0;
+  lit_diag(d, LIT_ERROR, path, 0, 0,
+           "is in the way of lit's own staging folder, and lit cannot tell that it made it: move it elsewhere and run "
+           "lit again");
+  return -1;
 }
 
 static char *S_manifest(const lit_tree *t) {
@@ -328,13 +434,22 @@ static char *S_manifest(const lit_tree *t) {
   return lit_buf_detach(&b);
 }
 
-/* Writes the tree and its manifest into the new folder stage. 0 or -1. */
-static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
+/* Writes the tree and its manifest into the new folder stage, the marker
+ * that vouches for a half-written stage first (S_clean_leftovers); the
+ * caller removes the marker (S_unmark) before the stage goes into place.
+ * 0 or -1. */
+static int S_write_stage(const lit_tree *t, const char *stage, const char *base, lit_diags *d) {
   int err = lit_fault_step();
   if (err || mkdir(stage, 0755) != 0) {
     lit_diag(d, LIT_ERROR, stage, 0, 0, "cannot create the staging folder: %s", strerror(err ? err : errno));
     return -1;
   }
+  char *mark = lit_xasprintf("%s/%s", stage, S_STAGE_MARK), *text = S_mark_text(base, (long)getpid());
+  err = S_write(mark, text, strlen(text), 0);
+  if (err) lit_diag(d, LIT_ERROR, mark, 0, 0, "cannot write: %s", strerror(err));
+  free(mark);
+  free(text);
+  if (err) return -1;
   for (size_t i = 0; i < t->n; i++) {
     char *full = lit_xasprintf("%s/%s", stage, t->files[i].path);
     err = lit_make_parents(full);
@@ -349,6 +464,17 @@ static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
   if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
   free(full);
   free(man);
+  return err ? -1 : 0;
+}
+
+/* Removes the stage's marker: what goes into place holds only the tree and
+ * its manifest (a stage killed after this is vouched for by them). 0 or -1
+ * reported. */
+static int S_unmark(const char *stage, lit_diags *d) {
+  char *mark = lit_xasprintf("%s/%s", stage, S_STAGE_MARK);
+  int err = unlink(mark) == 0 ? 0 : errno;
+  if (err) lit_diag(d, LIT_ERROR, mark, 0, 0, "cannot remove: %s", strerror(err));
+  free(mark);
   return err ? -1 : 0;
 }
 
@@ -397,11 +523,11 @@ static char *S_target(const char *dir, char **parent, const char **base) {
   return target;
 }
 
-void lit_tree_recover(const char *dir) {
+void lit_tree_recover(const char *dir, lit_diags *d) {
   char *parent;
   const char *base;
   char *target = S_target(dir, &parent, &base);
-  if (base[0]) S_clean_leftovers(parent, base, target);
+  if (base[0]) S_clean_leftovers(parent, base, target, d);
   free(parent);
   free(target);
 }
@@ -418,8 +544,9 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
     lit_diag(d, LIT_ERROR, target, 0, 0, "is the root folder: refusing to replace it; pick an empty or new folder");
     goto out;
   }
-  S_clean_leftovers(parent, base, target);
+  S_clean_leftovers(parent, base, target, d);
   if (S_check_owned(t, target, guard, flags & LIT_TREE_REPLACE_EDITS, d) != 0) goto out;
+  if (S_clear_own(stage, base, d) != 0 || S_clear_own(old, base, d) != 0) goto out;
   char *parents = lit_xasprintf("%s/", parent);
   int made = lit_make_parents(parents);
   free(parents);
@@ -427,9 +554,8 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
     lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(made));
     goto out;
   }
-  S_remove_tree(stage);
-  if (S_write_stage(t, stage, d) != 0) {
-    S_remove_tree(stage);
+  if (S_write_stage(t, stage, base, d) != 0 || S_unmark(stage, d) != 0) {
+    S_remove_tree(stage); /* this run's own, made just now */
     goto out;
   }
   if (lstat(target, &st) != 0) {
@@ -473,8 +599,21 @@ int lit_tree_check_parent(const char *dir, lit_diags *d) {
   while ((e = readdir(dh))) {
     const char *n = e->d_name;
     if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0) continue;
-    if (n[0] == '.' && (strstr(n, ".lit-new-") || strstr(n, ".lit-old-"))) continue; /* a run's leftover */
     char *sub = lit_xasprintf("%s/%s", dir, n);
+    /* a run's leftover, for NAME in ".NAME.lit-new-PID", if lit made it */
+    const char *tag = n[0] == '.' ? strstr(n, ".lit-new-") : NULL;
+    tag = tag ? tag : n[0] == '.' ? strstr(n, ".lit-old-") : NULL;
+    long pid;
+    int old;
+    if (tag && tag > n + 1) {
+      char *base = lit_xstrndup(n + 1, (size_t)(tag - n - 1));
+      int vouched = S_leftover_name(n, base, &pid, &old) && S_vouched(sub, base, pid);
+      free(base);
+      if (vouched) {
+        free(sub);
+        continue;
+      }
+    }
     char *man = lit_xasprintf("%s/%s", sub, LIT_TREE_MANIFEST);
     char *legacy = lit_xasprintf("%s/manifest.txt", sub);
     struct stat st;

@@ -6,7 +6,8 @@
  * staging folder beside the destination (".NAME.lit-new-PID") and swaps it
  * into place (an atomic exchange where the kernel has renameat2, else two
  * renames), so a reader or an interrupted run sees either the old folder or
- * the new one, whole; the next run cleans up what a killed one left.
+ * the new one, whole; the next run cleans up what a killed one left, where
+ * it can prove it made it (see lit_tree_recover).
  *
  * Each installed folder holds a manifest, LIT_TREE_MANIFEST, naming every
  * file lit wrote there with the hash of the bytes it wrote. A folder is
@@ -74,10 +75,13 @@ enum { LIT_TREE_REPLACE_EDITS = 1 };
  * folder of other work (--out /etc). */
 int lit_tree_check_owned(const char *dir, lit_diags *d);
 /* Cleans up beside dir what killed installs left: an old copy whose dir is
- * missing (killed between two renames) is put back, the rest removed.
- * lit_tree_install does it first; a caller that looks at dir before
- * installing calls it before looking. */
-void lit_tree_recover(const char *dir);
+ * missing (killed between two renames) is put back, the rest removed;
+ * only leftovers lit can prove it made (a real folder holding its staging
+ * marker, or nothing but what its own manifest lists with matching
+ * digests): anything else of such a name is left as it is and reported
+ * as a warning through d (NULL: quietly). lit_tree_install does it first;
+ * a caller that looks at dir before installing calls it before looking. */
+void lit_tree_recover(const char *dir, lit_diags *d);
 /* 0 if dir is missing, empty, or holds only output folders of lit (each
  * with a manifest) and the hidden leftovers of its runs; else -1, with each
  * other entry reported. For a folder that receives output folders by name
