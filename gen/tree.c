@@ -161,8 +161,8 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
       S_own(owned, line, S_KIND_NAME, keys, nkeys);
     } else if (S_hashed_line(line)) {
       S_own(owned, line + LIT_HASH_HEX + 2, S_KIND_HASH + (size_t)(line - text->data), keys, nkeys);
-    } else if (lit_index_get(&writes, line, strlen(line), &v)) {
-      S_own(owned, line, S_KIND_NAME, keys, nkeys);
+    } else if (t->n == 0 || lit_index_get(&writes, line, strlen(line), &v)) {
+      S_own(owned, line, S_KIND_NAME, keys, nkeys); /* with no tree, never still lit's: said so */
     } /* else a name alone for a file the new tree does not write: not lit's */
   }
   lit_index_free(&writes);
@@ -220,6 +220,10 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
                  is_dir ? "folder" : "file", w->target);
     } else if (!w->replace_edits && !S_still_lits(w, full, sub, &st, kind)) {
       if (w->found++ >= 5) {
+      } else if (kind == S_KIND_NAME && w->t->n == 0) {
+        lit_diag(w->d, LIT_ERROR, full, 0, 0,
+                 "lit cannot tell that it wrote this file, or that it was not edited since (an earlier version's "
+                 "manifest keeps no hash of it): move it out, or pick another folder");
       } else if (kind == S_KIND_NAME) {
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "lit cannot tell whether this file was edited since lit wrote it (an earlier version's manifest "
