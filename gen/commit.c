@@ -299,7 +299,7 @@ static int S_undo(const char *root, const S_item *items, size_t n, char **temps,
        * target is lit's new file, unless what is there now is not. */
       if (lstat(temp, &st) != 0 && lstat(final, &st) == 0 && S_holds(final, it->hash) && unlink(final) != 0)
         err = errno;
-    } else if (lstat(backup, &st) == 0) {
+    } else if (backup && lstat(backup, &st) == 0) { /* none yet: the step that makes it failed */
       /* Renaming a link onto its own file does nothing: when the final is
        * still the old file, the link just goes. The old copy goes back over
        * the target only where the target is missing or is lit's new copy. */

@@ -37,7 +37,9 @@ static int S_install_one(const lit_tree *t, const char *name, const char *parent
   char *dir = lit_xasprintf("%s/%s", parent, name);
   struct stat st;
   int r = 1;
-  lit_tree_recover(dir); /* a killed install's old copy is an install */
+  /* a killed install's old copy is an install; quiet: lit_tree_install
+   * reports what it leaves */
+  lit_tree_recover(dir, NULL);
   if (lstat(dir, &st) == 0 && !force) {
     lit_diag(d, LIT_ERROR, dir, 0, 0, "a skill is already installed here; pass --force to replace it");
   } else if (lit_tree_install(t, dir, "SKILL.md", force ? LIT_TREE_REPLACE_EDITS : 0, d) == 0) {

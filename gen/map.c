@@ -8,20 +8,30 @@
 #include "paths.h"
 #include "record.h"
 
-/* FILE, or FILE:LINE when FILE alone names no generated file. */
-static const lit_file *S_parse(const lit_project *p, const char *arg, long *line) {
+/* FILE, or FILE:LINE when FILE alone names no generated file. When the
+ * part before the last colon names one but what follows is not a line
+ * number (FILE:0, FILE:-1, FILE:abc, FILE:), *bad is set: the argument is
+ * a bad line number, not an unknown file. */
+static const lit_file *S_parse(const lit_project *p, const char *arg, long *line, int *bad) {
   *line = 0;
+  *bad = 0;
   const lit_file *f = lit_genfile_find(p, arg);
   if (f) return f;
   const char *colon = strrchr(arg, ':');
-  if (!colon || !colon[1] || colon == arg) return NULL;
-  char *end;
-  long n = strtol(colon + 1, &end, 10);
-  if (*end || n <= 0 || colon[1] < '0' || colon[1] > '9') return NULL;
+  if (!colon || colon == arg) return NULL;
   char *path = lit_xstrndup(arg, (size_t)(colon - arg));
   f = lit_genfile_find(p, path);
   free(path);
-  if (f) *line = n;
+  if (!f) return NULL;
+  const char *s = colon + 1;
+  size_t digits = strspn(s, "0123456789");
+  errno = 0;
+  long n = digits ? strtol(s, NULL, 10) : 0;
+  if (!digits || s[digits] || errno == ERANGE || n <= 0) {
+    *bad = 1;
+    return NULL;
+  }
+  *line = n;
   return f;
 }
 
@@ -85,7 +95,15 @@ static void S_json_line(FILE *out, size_t n, const lit_line_origin *l) {
 
 lit_status lit_map_run(const lit_project *p, const lit_map_opts *o, FILE *out, lit_diags *d) {
   long want = 0;
-  const lit_file *f = S_parse(p, o->arg, &want);
+  int bad = 0;
+  const lit_file *f = S_parse(p, o->arg, &want, &bad);
+  if (bad) {
+    const char *colon = strrchr(o->arg, ':');
+    int digits = colon[1] && !colon[1 + strspn(colon + 1, "0123456789")] && strspn(colon + 1, "0") < strlen(colon + 1);
+    lit_diag(d, LIT_ERROR, NULL, 0, 0, "'%s': invalid line number '%s': %s (FILE:LINE, the first line is 1)", o->arg,
+             colon + 1, digits ? "too large" : "a line number is a positive integer");
+    return LIT_USAGE;
+  }
   if (!f) {
     lit_genfile_unknown(p, o->arg, d);
     return LIT_USAGE;

@@ -105,7 +105,61 @@ static void S_check_encoding(lit_source *src, lit_diags *d) {
 
 static int S_key_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'; }
 
-/* Parses and blanks a front matter block; reports malformed lines. */
+/* Every front matter key lit reads, in any document (the entry document's
+ * project settings, the skill's front matter and its short aliases, the
+ * man page's): any other is a typo lit would silently ignore
+ * ("tangle-root:"), so it is an error with the nearest key. Keep it in
+ * step with lit(1)'s THE ENTRY DOCUMENT. */
+static const char *const S_known_keys[] = {
+    "tangle-roots",
+    "tangle-record",
+    "tangle-line-directives",
+    "tangle-command",
+    "title",
+    "skill-name",
+    "name",
+    "skill-description",
+    "description",
+    "skill-license",
+    "license",
+    "skill-compatibility",
+    "compatibility",
+    "skill-allowed-tools",
+    "allowed-tools",
+    "skill-scripts",
+    "skill-assets",
+    "skill-assets-files",
+    "man-name",
+    "man-section",
+    "man-manual",
+};
+
+/* Reports a key lit does not know or that an earlier line already gave
+ * (the first would win unseen); 1 if the line is to be dropped. */
+static int S_check_key(const lit_source *src, const char *key, size_t klen, int ln, int col, lit_diags *d) {
+  size_t nk = sizeof S_known_keys / sizeof S_known_keys[0], k = 0;
+  while (k < nk && !(strlen(S_known_keys[k]) == klen && memcmp(S_known_keys[k], key, klen) == 0))
+    k++;
+  if (k == nk) {
+    char *word = lit_xstrndup(key, klen);
+    const char *near = lit_nearest(word, S_known_keys, nk);
+    lit_diag(d, LIT_ERROR, src->path, ln, col, "unknown front matter key '%s'%s%s%s", word,
+             near ? "; did you mean '" : " (lit reads none but its own: see lit(1), THE ENTRY DOCUMENT)",
+             near ? near : "", near ? "'?" : "");
+    free(word);
+    return 1;
+  }
+  for (size_t i = 0; i < src->nmeta; i++)
+    if (strlen(src->meta[i].key) == klen && memcmp(src->meta[i].key, key, klen) == 0) {
+      lit_diag(d, LIT_ERROR, src->path, ln, col, "front matter key '%s' is given again (first at line %d): keep one",
+               src->meta[i].key, src->meta[i].line);
+      return 1;
+    }
+  return 0;
+}
+
+/* Parses and blanks a front matter block; reports malformed lines, unknown
+ * keys and keys given twice. */
 static void S_front_matter(lit_source *src, lit_diags *d) {
   if (src->nlines < 2) return;
   size_t len;
@@ -139,6 +193,7 @@ static void S_front_matter(lit_source *src, lit_diags *d) {
       continue;
     }
     size_t k1 = i++;
+    if (S_check_key(src, s + k0, k1 - k0, ln, (int)k0 + 1, d)) continue;
     while (i < len && (s[i] == ' ' || s[i] == '\t'))
       i++;
     size_t v0 = i, v1 = len;

@@ -557,6 +557,40 @@ static void S_diff(S_run *r, size_t ti) {
   const char *text = t->disk.data ? t->disk.data : "";
   size_t len = t->disk.len;
   t->ntl = lit_linemap_len(t->g.map);
+  /* What lit never writes, said as what it is before the diff, which would
+   * see every line changed and blame the first, lit's header comment: an
+   * emptied file (lit writes at least its header), a byte-order mark, and
+   * carriage returns (the reader turns a document's CRLF and CR into LF, so
+   * no tangle holds one). */
+  if (len == 0) { /* at line 1, where lit's header was: every refusal names a line */
+    S_refuse(r, t->f->path, 1,
+             "the file is empty: lit stitch cannot carry the deletion of a whole file back into the documents; "
+             "delete its blocks in the Markdown by hand, or run lit tangle --force to write the file again");
+    return;
+  }
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+    S_refuse(r, t->f->path, 1,
+             "the file starts with a UTF-8 byte-order mark, which lit never writes (an editor added it): save the file "
+             "without it and run lit stitch again");
+    return;
+  }
+  const char *cr = memchr(text, '\r', len);
+  if (cr) {
+    size_t at = lit_lines_count(text, (size_t)(cr - text) + 1);
+    if ((size_t)(cr - text) + 1 < len && cr[1] == '\n' && at == 1)
+      S_refuse(r, t->f->path, at,
+               "the file uses CRLF line endings, and lit writes LF: convert the file back to LF line endings "
+               "(dos2unix, or the editor's setting) and run lit stitch again");
+    else if ((size_t)(cr - text) + 1 < len && cr[1] == '\n')
+      S_refuse(r, t->f->path, at,
+               "this line ends with CRLF, and lit writes LF: convert the file back to LF line endings (dos2unix, or "
+               "the editor's setting) and run lit stitch again");
+    else
+      S_refuse(r, t->f->path, at,
+               "this line holds a carriage return, which lit never writes (the documents' CRs end their lines): "
+               "remove it and run lit stitch again");
+    return;
+  }
   /* lit ends every file with exactly one newline: no block holds another. */
   if (len > 0 && text[len - 1] != '\n') {
     S_refuse(r, t->f->path, lit_lines_count(text, len),

@@ -115,13 +115,16 @@ static void S_own(lit_index *owned, char *path, size_t kind, char ***keys, size_
  * line is a digest and a path: that file is lit's while its bytes still
  * hash to it, so neither a file changed since nor a name someone added to
  * the manifest is taken for lit's. A line of a path alone (the manifests
- * of earlier versions) vouches only for a name the new tree writes too,
- * or for any name when there is no tree (lit_tree_check_owned). A folder
- * without a manifest that an earlier version wrote, known by its guard,
- * gives up only the names the new tree writes (and the guard and an old
- * bundle's manifest.txt): what that manifest.txt lists is not trusted,
- * since anyone can write one. text holds the keys the index borrows.
- * 0, or -1 if neither marks the folder as lit's. */
+ * of earlier versions) proves nothing about the bytes there now: it counts
+ * only for a name the new tree writes, and then (S_KIND_NAME) the file is
+ * lit's only while it holds exactly the bytes the new tree writes there,
+ * so replacing it loses nothing (or with replace_edits, as an edited file
+ * is); with no tree (lit_tree_check_owned) it vouches for nothing. A
+ * folder without a manifest that an earlier version wrote, known by its
+ * guard, offers the same names (and the guard and an old bundle's
+ * manifest.txt) on the same terms: what that manifest.txt lists is not
+ * trusted, since anyone can write one. text holds the keys the index
+ * borrows. 0, or -1 if neither marks the folder as lit's. */
 static int S_owned(const lit_tree *t, const char *target, const char *guard, lit_index *owned, lit_buf *text,
                    char ***keys, size_t *nkeys) {
   char *man = lit_xasprintf("%s/%s", target, LIT_TREE_MANIFEST);
@@ -159,8 +162,8 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
     } else if (S_hashed_line(line)) {
       S_own(owned, line + LIT_HASH_HEX + 2, S_KIND_HASH + (size_t)(line - text->data), keys, nkeys);
     } else if (t->n == 0 || lit_index_get(&writes, line, strlen(line), &v)) {
-      S_own(owned, line, S_KIND_NAME, keys, nkeys);
-    }
+      S_own(owned, line, S_KIND_NAME, keys, nkeys); /* with no tree, never still lit's: said so */
+    } /* else a name alone for a file the new tree does not write: not lit's */
   }
   lit_index_free(&writes);
   return 0;
@@ -169,18 +172,27 @@ static int S_owned(const lit_tree *t, const char *target, const char *guard, lit
 typedef struct {
   const lit_index *owned;
   const char *digests; /* the manifest's text, where S_KIND_HASH kinds point */
+  const lit_tree *t;   /* the new tree, for S_KIND_NAME */
+  lit_index *writes;   /* its paths, each to its index */
   int replace_edits;   /* a listed file changed since is lit's all the same */
   lit_diags *d;
   const char *target;
   size_t found;
 } S_foreign_walk;
 
-/* 1 if the file at full, listed as `kind`, is still what lit wrote. */
-static int S_still_lits(const S_foreign_walk *w, const char *full, const struct stat *st, size_t kind) {
-  if (kind < S_KIND_HASH) return 1;
-  char hex[LIT_HASH_HEX + 1];
-  return S_ISREG(st->st_mode) && lit_hash_file(full, hex) == 0 &&
-         memcmp(hex, w->digests + (kind - S_KIND_HASH), LIT_HASH_HEX) == 0;
+/* 1 if the file at full (rel in the folder), listed as `kind`, is still
+ * what lit wrote: a digest's bytes, or for a name alone, the bytes the new
+ * tree writes there (nothing is lost by replacing them). */
+static int S_still_lits(const S_foreign_walk *w, const char *full, const char *rel, const struct stat *st,
+                        size_t kind) {
+  if (kind == S_KIND_FOLDER) return 1;
+  char hex[LIT_HASH_HEX + 1], want[LIT_HASH_HEX + 1];
+  if (!S_ISREG(st->st_mode) || lit_hash_file(full, hex) != 0) return 0;
+  if (kind >= S_KIND_HASH) return memcmp(hex, w->digests + (kind - S_KIND_HASH), LIT_HASH_HEX) == 0;
+  size_t i;
+  if (!w->t || !lit_index_get(w->writes, rel, strlen(rel), &i)) return 0;
+  lit_hash_hex(w->t->files[i].data, w->t->files[i].len, want);
+  return memcmp(hex, want, LIT_HASH_HEX) == 0;
 }
 
 /* Reports every entry under target/rel that lit did not write. */
@@ -206,12 +218,24 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "lit did not write this %s, and replacing %s would delete it: move it out, or pick another folder",
                  is_dir ? "folder" : "file", w->target);
-    } else if (!w->replace_edits && !S_still_lits(w, full, &st, kind)) {
-      if (w->found++ < 5)
+    } else if (!w->replace_edits && !S_still_lits(w, full, sub, &st, kind)) {
+      if (w->found++ >= 5) {
+      } else if (kind == S_KIND_NAME && w->t->n == 0) {
+        lit_diag(w->d, LIT_ERROR, full, 0, 0,
+                 "lit cannot tell that it wrote this file, or that it was not edited since (an earlier version's "
+                 "manifest keeps no hash of it): move it out, or pick another folder");
+      } else if (kind == S_KIND_NAME) {
+        lit_diag(w->d, LIT_ERROR, full, 0, 0,
+                 "lit cannot tell whether this file was edited since lit wrote it (an earlier version's manifest "
+                 "keeps no hash of it), and it differs from what lit writes now: replacing %s could lose an edit; "
+                 "move it out, or pick another folder",
+                 w->target);
+      } else {
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "changed since lit wrote it, and replacing %s would lose the change: move it out, or pick another "
                  "folder",
                  w->target);
+      }
     }
     free(full);
     free(sub);
@@ -241,8 +265,12 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
              LIT_TREE_MANIFEST);
     r = -1;
   } else {
-    S_foreign_walk w = {&owned, text.data, replace_edits, d, target, 0};
+    lit_index writes = LIT_INDEX_INIT; /* borrows the tree's paths */
+    for (size_t i = 0; i < t->n; i++)
+      lit_index_put(&writes, t->files[i].path, i);
+    S_foreign_walk w = {&owned, text.data, t, &writes, replace_edits, d, target, 0};
     S_find_foreign(&w, "");
+    lit_index_free(&writes);
     if (w.found > 5) lit_diag(d, LIT_NOTE, target, 0, 0, "and %zu more files lit did not write", w.found - 5);
     r = w.found ? -1 : 0;
   }
@@ -261,31 +289,137 @@ int lit_tree_check_owned(const char *dir, lit_diags *d) {
 
 /* ---- installing ---- */
 
-/* Staging and old copies are hidden (".NAME.lit-new-PID"), so that nothing
- * scanning the parent (an agent loading every SKILL.md) takes one for a
- * second output. Those of a process that no longer runs are cleaned up: an
- * old copy whose target is missing (killed between two renames) is put
- * back, anything else removed. */
-static void S_clean_leftovers(const char *parent, const char *base, const char *target) {
+/* Staging and old copies are hidden (".NAME.lit-new-PID", ".NAME.lit-old-
+ * PID"), so that nothing scanning the parent (an agent loading every
+ * SKILL.md) takes one for a second output. A name proves nothing: anyone
+ * can make a folder, a file or a symbolic link of that name, and the
+ * process number of a dead run is someone else's later. So lit deletes or
+ * renames a leftover only when it can vouch for it (S_vouched): a real
+ * folder (never a link, never followed; never a file), owned by this user,
+ * that is either
+ *   - a staging folder being written: it holds S_STAGE_MARK, a regular
+ *     file that lit writes first into each staging folder and removes just
+ *     before the folder goes into place, holding exactly the text
+ *     S_mark_text gives for the folder's own name and process; or
+ *   - a folder of lit's output (a stage complete but for its rename, or
+ *     the old copy a swap moved aside): empty, or every entry in it named
+ *     by its own manifest with a digest its bytes still match (a name
+ *     alone vouches for nothing; see S_owned), so deleting it loses
+ *     nothing lit did not write there byte for byte.
+ * Anything else of such a name is left as it is, with a warning naming it
+ * and what to do: deleting it could lose a user's work, and renaming a
+ * link or a file into place as the output would make lit write or serve
+ * through it. Leaving it is safe: a run uses names of its own process
+ * only, and those it checks the same way before using them (S_clear_own).
+ * (Proof by file contents has a limit: a folder built to look like lit's
+ * leftover, marker and all, is taken for one; what it holds is then a copy
+ * of a lit output or a half-written one, never a folder of other work
+ * that merely has the name.) */
+#define S_STAGE_MARK ".lit-stage"
+
+/* The marker's text for the staging folder of base by process pid. */
+static char *S_mark_text(const char *base, long pid) {
+  return lit_xasprintf("lit staging folder of %s, process %ld\n", base, pid);
+}
+
+/* 1 if full, a leftover of base's run by process pid, is one lit made
+ * (see above). */
+static int S_vouched(const char *full, const char *base, long pid) {
+  struct stat st;
+  if (lstat(full, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) return 0;
+  if (S_empty_dir(full)) return 1;
+  char *mark = lit_xasprintf("%s/%s", full, S_STAGE_MARK);
+  int ok = 0;
+  if (lstat(mark, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < 4096) {
+    lit_buf text = LIT_BUF_INIT;
+    char *want = S_mark_text(base, pid);
+    ok = lit_read_file(mark, &text) == 0 && text.len == strlen(want) && memcmp(text.data, want, text.len) == 0;
+    free(want);
+    lit_buf_free(&text);
+  }
+  free(mark);
+  if (ok) return 1;
+  lit_diags *quiet = lit_diags_new();
+  const lit_tree none = LIT_TREE_INIT; /* only digests vouch */
+  ok = S_check_owned(&none, full, NULL, 0, quiet) == 0;
+  lit_diags_free(quiet);
+  return ok;
+}
+
+/* Reads n as ".BASE.lit-new-PID" or ".BASE.lit-old-PID": 1 with *pid and
+ * *old set, else 0. */
+static int S_leftover_name(const char *n, const char *base, long *pid, int *old) {
+  size_t bl = strlen(base);
+  if (n[0] != '.' || strncmp(n + 1, base, bl) != 0) return 0;
+  const char *rest = n + 1 + bl;
+  *old = strncmp(rest, ".lit-old-", 9) == 0;
+  if (!*old && strncmp(rest, ".lit-new-", 9) != 0) return 0;
+  if (rest[9] < '1' || rest[9] > '9') return 0;
+  char *end;
+  errno = 0;
+  *pid = strtol(rest + 9, &end, 10);
+  return !*end && errno == 0;
+}
+
+/* The leftovers beside target of processes that no longer run: an old
+ * copy whose target is missing (killed between two renames) is put back,
+ * the rest removed, each only if lit can vouch for it; the others are
+ * reported (d may be NULL: quiet) and left alone. */
+static void S_clean_leftovers(const char *parent, const char *base, const char *target, lit_diags *d) {
   DIR *dh = opendir(parent);
   if (!dh) return;
-  size_t bl = strlen(base);
   struct dirent *e;
   while ((e = readdir(dh))) {
     const char *n = e->d_name;
-    if (n[0] != '.' || strncmp(n + 1, base, bl) != 0) continue;
-    const char *rest = n + 1 + bl;
-    int old = strncmp(rest, ".lit-old-", 9) == 0;
-    if (!old && strncmp(rest, ".lit-new-", 9) != 0) continue;
-    char *end;
-    long pid = strtol(rest + 9, &end, 10);
-    if (end == rest + 9 || *end || pid == (long)getpid() || S_alive(pid)) continue;
+    long pid;
+    int old;
+    if (!S_leftover_name(n, base, &pid, &old) || pid == (long)getpid() || S_alive(pid)) continue;
     char *full = lit_xasprintf("%s/%s", parent, n);
     struct stat st;
-    if (!(old && lstat(target, &st) != 0 && rename(full, target) == 0)) S_remove_tree(full);
+    if (!S_vouched(full, base, pid)) {
+      if (d)
+        lit_diag(d, LIT_WARNING, full, 0, 0,
+                 "is named like a leftover of a lit run that was killed, but lit cannot tell that it made it (%s): "
+                 "left as it is; %s",
+                 lstat(full, &st) != 0    ? "it cannot be read"
+                 : S_ISLNK(st.st_mode)    ? "it is a symbolic link"
+                 : !S_ISDIR(st.st_mode)   ? "it is not a folder"
+                 : st.st_uid != geteuid() ? "another user owns it"
+                                          : "it holds files lit's manifest does not vouch for",
+                 old ? "if it is the old copy of the output, move it back into place by hand, else remove it"
+                     : "remove it or move it elsewhere");
+    } else if (!old) {
+      S_remove_tree(full); /* a stage, or the old copy an exchange left: the output is in place */
+    } else if (lstat(target, &st) != 0) {
+      /* killed between the two renames: the old copy goes back; if it
+       * cannot, it stays (it may be the only copy of the output) */
+      if (rename(full, target) != 0 && d)
+        lit_diag(d, LIT_WARNING, full, 0, 0, "the old copy of %s, which is missing, cannot be put back: %s", target,
+                 strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+      S_remove_tree(full); /* the new output is in place */
+    } else if (d) {
+      lit_diag(d, LIT_WARNING, full, 0, 0,
+               "is the old copy of %s, which is now not a folder: left as it is; move it back into place by hand, or "
+               "remove it",
+               target);
+    }
     free(full);
   }
   closedir(dh);
+}
+
+/* Clears the way for this process's own staging or old-copy name: one
+ * there already (a dead run's, whose process number this one now has) is
+ * removed if lit can vouch for it, else refused. 0 or -1 reported. */
+static int S_clear_own(const char *path, const char *base, lit_diags *d) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return 0;
+  if (S_vouched(path, base, (long)getpid()) && S_remove_tree(path) == 0) return 0;
+  lit_diag(d, LIT_ERROR, path, 0, 0,
+           "is in the way of lit's own staging folder, and lit cannot tell that it made it: move it elsewhere and run "
+           "lit again");
+  return -1;
 }
 
 static char *S_manifest(const lit_tree *t) {
@@ -304,13 +438,22 @@ static char *S_manifest(const lit_tree *t) {
   return lit_buf_detach(&b);
 }
 
-/* Writes the tree and its manifest into the new folder stage. 0 or -1. */
-static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
+/* Writes the tree and its manifest into the new folder stage, the marker
+ * that vouches for a half-written stage first (S_clean_leftovers); the
+ * caller removes the marker (S_unmark) before the stage goes into place.
+ * 0 or -1. */
+static int S_write_stage(const lit_tree *t, const char *stage, const char *base, lit_diags *d) {
   int err = lit_fault_step();
   if (err || mkdir(stage, 0755) != 0) {
     lit_diag(d, LIT_ERROR, stage, 0, 0, "cannot create the staging folder: %s", strerror(err ? err : errno));
     return -1;
   }
+  char *mark = lit_xasprintf("%s/%s", stage, S_STAGE_MARK), *text = S_mark_text(base, (long)getpid());
+  err = S_write(mark, text, strlen(text), 0);
+  if (err) lit_diag(d, LIT_ERROR, mark, 0, 0, "cannot write: %s", strerror(err));
+  free(mark);
+  free(text);
+  if (err) return -1;
   for (size_t i = 0; i < t->n; i++) {
     char *full = lit_xasprintf("%s/%s", stage, t->files[i].path);
     err = lit_make_parents(full);
@@ -325,6 +468,17 @@ static int S_write_stage(const lit_tree *t, const char *stage, lit_diags *d) {
   if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
   free(full);
   free(man);
+  return err ? -1 : 0;
+}
+
+/* Removes the stage's marker: what goes into place holds only the tree and
+ * its manifest (a stage killed after this is vouched for by them). 0 or -1
+ * reported. */
+static int S_unmark(const char *stage, lit_diags *d) {
+  char *mark = lit_xasprintf("%s/%s", stage, S_STAGE_MARK);
+  int err = unlink(mark) == 0 ? 0 : errno;
+  if (err) lit_diag(d, LIT_ERROR, mark, 0, 0, "cannot remove: %s", strerror(err));
+  free(mark);
   return err ? -1 : 0;
 }
 
@@ -373,11 +527,11 @@ static char *S_target(const char *dir, char **parent, const char **base) {
   return target;
 }
 
-void lit_tree_recover(const char *dir) {
+void lit_tree_recover(const char *dir, lit_diags *d) {
   char *parent;
   const char *base;
   char *target = S_target(dir, &parent, &base);
-  if (base[0]) S_clean_leftovers(parent, base, target);
+  if (base[0]) S_clean_leftovers(parent, base, target, d);
   free(parent);
   free(target);
 }
@@ -394,8 +548,9 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
     lit_diag(d, LIT_ERROR, target, 0, 0, "is the root folder: refusing to replace it; pick an empty or new folder");
     goto out;
   }
-  S_clean_leftovers(parent, base, target);
+  S_clean_leftovers(parent, base, target, d);
   if (S_check_owned(t, target, guard, flags & LIT_TREE_REPLACE_EDITS, d) != 0) goto out;
+  if (S_clear_own(stage, base, d) != 0 || S_clear_own(old, base, d) != 0) goto out;
   char *parents = lit_xasprintf("%s/", parent);
   int made = lit_make_parents(parents);
   free(parents);
@@ -403,9 +558,8 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
     lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(made));
     goto out;
   }
-  S_remove_tree(stage);
-  if (S_write_stage(t, stage, d) != 0) {
-    S_remove_tree(stage);
+  if (S_write_stage(t, stage, base, d) != 0 || S_unmark(stage, d) != 0) {
+    S_remove_tree(stage); /* this run's own, made just now */
     goto out;
   }
   if (lstat(target, &st) != 0) {
@@ -449,8 +603,21 @@ int lit_tree_check_parent(const char *dir, lit_diags *d) {
   while ((e = readdir(dh))) {
     const char *n = e->d_name;
     if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0) continue;
-    if (n[0] == '.' && (strstr(n, ".lit-new-") || strstr(n, ".lit-old-"))) continue; /* a run's leftover */
     char *sub = lit_xasprintf("%s/%s", dir, n);
+    /* a run's leftover, for NAME in ".NAME.lit-new-PID", if lit made it */
+    const char *tag = n[0] == '.' ? strstr(n, ".lit-new-") : NULL;
+    tag = tag ? tag : n[0] == '.' ? strstr(n, ".lit-old-") : NULL;
+    long pid;
+    int old;
+    if (tag && tag > n + 1) {
+      char *base = lit_xstrndup(n + 1, (size_t)(tag - n - 1));
+      int vouched = S_leftover_name(n, base, &pid, &old) && S_vouched(sub, base, pid);
+      free(base);
+      if (vouched) {
+        free(sub);
+        continue;
+      }
+    }
     char *man = lit_xasprintf("%s/%s", sub, LIT_TREE_MANIFEST);
     char *legacy = lit_xasprintf("%s/manifest.txt", sub);
     struct stat st;

@@ -6,7 +6,8 @@
  * staging folder beside the destination (".NAME.lit-new-PID") and swaps it
  * into place (an atomic exchange where the kernel has renameat2, else two
  * renames), so a reader or an interrupted run sees either the old folder or
- * the new one, whole; the next run cleans up what a killed one left.
+ * the new one, whole; the next run cleans up what a killed one left, where
+ * it can prove it made it (see lit_tree_recover).
  *
  * Each installed folder holds a manifest, LIT_TREE_MANIFEST, naming every
  * file lit wrote there with the hash of the bytes it wrote. A folder is
@@ -49,13 +50,15 @@ void lit_tree_sort(lit_tree *t);
 /* Makes dir hold exactly the tree's files (and its manifest). An existing
  * dir is replaced only if it is empty or everything in it is named by its
  * manifest with the bytes it holds (a manifest of an earlier version,
- * names without digests, vouches only for the names the tree writes too);
- * a folder an earlier version wrote, without a manifest, is
- * recognised by `guard` (a file every such output had, such as chunks.html
- * for the book), and then only the names the tree writes (with the guard
- * and an old bundle's manifest.txt) are lit's; what that manifest.txt
- * lists is not trusted. Anything else in it is reported and stops
- * the install: a mistyped --out never swallows a folder of other work.
+ * names without digests, vouches only for the names the tree writes too,
+ * and each only while it holds the bytes the tree writes there, or with
+ * LIT_TREE_REPLACE_EDITS); a folder an earlier version wrote, without a
+ * manifest, is recognised by `guard` (a file every such output had, such
+ * as chunks.html for the book), and then only the names the tree writes
+ * (with the guard and an old bundle's manifest.txt) may be lit's, on the
+ * same terms; what that manifest.txt lists is not trusted. Anything else
+ * in it is reported and stops the install: a mistyped --out never swallows
+ * a folder of other work.
  * Returns 0, or -1 after reporting through d. On -1 dir is as it was, but
  * for one case: the new copy is in place and the old one could not be
  * removed (reported; the next run removes it). */
@@ -72,10 +75,13 @@ enum { LIT_TREE_REPLACE_EDITS = 1 };
  * folder of other work (--out /etc). */
 int lit_tree_check_owned(const char *dir, lit_diags *d);
 /* Cleans up beside dir what killed installs left: an old copy whose dir is
- * missing (killed between two renames) is put back, the rest removed.
- * lit_tree_install does it first; a caller that looks at dir before
- * installing calls it before looking. */
-void lit_tree_recover(const char *dir);
+ * missing (killed between two renames) is put back, the rest removed;
+ * only leftovers lit can prove it made (a real folder holding its staging
+ * marker, or nothing but what its own manifest lists with matching
+ * digests): anything else of such a name is left as it is and reported
+ * as a warning through d (NULL: quietly). lit_tree_install does it first;
+ * a caller that looks at dir before installing calls it before looking. */
+void lit_tree_recover(const char *dir, lit_diags *d);
 /* 0 if dir is missing, empty, or holds only output folders of lit (each
  * with a manifest) and the hidden leftovers of its runs; else -1, with each
  * other entry reported. For a folder that receives output folders by name

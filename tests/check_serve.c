@@ -1,6 +1,7 @@
 /* check_serve.c: the live preview's rules: what `lit serve` may send, to whom, and from which folder. */
 #include "check_lit.h"
 
+#include "hash.h"
 #include "serve.h"
 
 START_TEST(test_serve_paths) {
@@ -94,7 +95,18 @@ START_TEST(test_serve_out_folder) {
   free(text);
   ck_write(tmp, "book/index.html", "<p>book</p>");
   ck_write(tmp, "book/sub/page.html", "<p>page</p>");
+  /* a manifest of names alone vouches for nothing: a name says nothing of
+   * the bytes there now */
   ck_write(tmp, "book/" LIT_TREE_MANIFEST, "index.html\nsub/page.html\n");
+  ck_assert(!S_out_ok(book, &text));
+  ck_assert_ptr_nonnull(strstr(text, "index.html: error: lit cannot tell that it wrote this file"));
+  free(text);
+  char h1[LIT_HASH_HEX + 1], h2[LIT_HASH_HEX + 1];
+  lit_hash_hex("<p>book</p>", 11, h1);
+  lit_hash_hex("<p>page</p>", 11, h2);
+  char *man = lit_xasprintf("%s  index.html\n%s  sub/page.html\n", h1, h2);
+  ck_write(tmp, "book/" LIT_TREE_MANIFEST, man);
+  free(man);
   ck_assert_msg(S_out_ok(book, &text), "%s", text);
   free(text);
   ck_write(tmp, "book/sub/secret.txt", "not lit's");

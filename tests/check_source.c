@@ -63,7 +63,7 @@ END_TEST
 
 START_TEST(test_front_matter) {
   const char *t = "---\ntangle-roots: kernels skill/scripts\n# a comment\n\ntitle: \"Quoted: yes\"  \n"
-                  "empty:\n---\n# Heading\n";
+                  "description:\n---\n# Heading\n";
   lit_source src;
   lit_diags *d = lit_diags_new();
   lit_source_from_bytes(&src, "index.md", t, strlen(t), d);
@@ -75,7 +75,7 @@ START_TEST(test_front_matter) {
   ck_assert_int_eq(line, 2);
   ck_assert_pstr_eq(lit_source_meta(&src, "title", &line), "Quoted: yes");
   ck_assert_int_eq(line, 5);
-  ck_assert_pstr_eq(lit_source_meta(&src, "empty", NULL), "");
+  ck_assert_pstr_eq(lit_source_meta(&src, "description", NULL), "");
   ck_assert_ptr_null(lit_source_meta(&src, "missing", &line));
   /* blanked in place: same length and lines, no text left for cmark */
   ck_assert_uint_eq(src.len, strlen(t));
@@ -103,6 +103,14 @@ static const struct {
     {"---\n: v\n---\n", "x.md:2:1: error: front matter line must be 'key: value'\n"},
     {"text\n---\nk: v\n---\n", ""}, /* not at the top: not front matter */
     {"---\n---\n", ""},
+    /* a key given twice: the first would win unseen */
+    {"---\ntangle-roots: out\ntitle: T\n tangle-roots: other\n---\n",
+     "x.md:4:2: error: front matter key 'tangle-roots' is given again (first at line 2): keep one\n"},
+    /* a key lit does not read: a typo would be ignored */
+    {"---\ntangle-root: out\n---\n", "x.md:2:1: error: unknown front matter key 'tangle-root'; did you mean "
+                                      "'tangle-roots'?\n"},
+    {"---\nauthor: me\n---\n", "x.md:2:1: error: unknown front matter key 'author' (lit reads none but its own: "
+                                 "see lit(1), THE ENTRY DOCUMENT)\n"},
 };
 
 START_TEST(test_front_matter_errors) {

@@ -75,7 +75,11 @@ END_TEST
 
 /* A folder an earlier version wrote, without a manifest, is known by its
  * guard; what its old manifest.txt lists is not trusted (anyone can write
- * one), so a file only that list names stops the install and is kept. */
+ * one), so a file only that list names stops the install and is kept.
+ * Nor does the guard vouch for bytes: a file the new tree writes is
+ * replaced only while it holds exactly those bytes (nothing is lost), or
+ * with LIT_TREE_REPLACE_EDITS (skill install --force); an edited one is
+ * kept with a message. */
 START_TEST(test_tree_legacy_manifest_not_trusted) {
   char *dir = ck_tempdir();
   char *out = lit_xasprintf("%s/skill", dir);
@@ -85,7 +89,8 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
   lit_diags *d = lit_diags_new();
   lit_tree t = LIT_TREE_INIT;
   lit_tree_add(&t, "SKILL.md", lit_xstrdup("new"), 3);
-  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", 0, d), -1);
+  lit_tree_add(&t, "manifest.txt", lit_xstrdup("SKILL.md\n"), 9);
+  ck_assert_int_eq(lit_tree_install(&t, out, "manifest.txt", 0, d), -1);
   char *kept = ck_read(out, "notes.txt"), *skill = ck_read(out, "SKILL.md");
   ck_assert_str_eq(kept, "a user's");
   ck_assert_str_eq(skill, "old");
@@ -94,14 +99,41 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
   char *msgs = ck_diags_text(d);
   ck_assert_ptr_nonnull(strstr(msgs, "notes.txt: error: lit did not write this file"));
   free(msgs);
-  /* without it, the old folder (the guard, manifest.txt) is lit's */
+  /* without it, SKILL.md (old bytes, edited or not: no hash says) and the
+   * old manifest.txt still stop it, each kept with a message */
   char *notes = lit_xasprintf("%s/notes.txt", out);
   ck_assert_int_eq(unlink(notes), 0);
   free(notes);
-  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", 0, d), 0);
+  lit_diags_free(d);
+  d = lit_diags_new();
+  ck_assert_int_eq(lit_tree_install(&t, out, "manifest.txt", 0, d), -1);
   skill = ck_read(out, "SKILL.md");
+  ck_assert_str_eq(skill, "old");
+  free(skill);
+  msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "SKILL.md: error: lit cannot tell whether this file was edited since lit wrote it"));
+  ck_assert_ptr_nonnull(strstr(msgs, "manifest.txt: error: lit cannot tell whether this file was edited"));
+  free(msgs);
+  /* holding the bytes the new tree writes, they are replaced: nothing lost */
+  ck_write(out, "SKILL.md", "new");
+  ck_write(out, "manifest.txt", "SKILL.md\n");
+  ck_assert_int_eq(lit_tree_install(&t, out, "manifest.txt", 0, d), 0);
+  char *man = ck_read(out, LIT_TREE_MANIFEST);
+  ck_assert_ptr_nonnull(strstr(man, "  SKILL.md\n"));
+  free(man);
+  /* and an install's (guard SKILL.md) old folder with edits goes only with --force */
+  char *inst = lit_xasprintf("%s/inst", dir);
+  ck_write(dir, "inst/SKILL.md", "old");
+  ck_write(inst, "manifest.txt", "SKILL.md\n");
+  lit_tree one = LIT_TREE_INIT;
+  lit_tree_add(&one, "SKILL.md", lit_xstrdup("new"), 3);
+  ck_assert_int_eq(lit_tree_install(&one, inst, "SKILL.md", 0, d), -1);
+  ck_assert_int_eq(lit_tree_install(&one, inst, "SKILL.md", LIT_TREE_REPLACE_EDITS, d), 0);
+  skill = ck_read(inst, "SKILL.md");
   ck_assert_str_eq(skill, "new");
   free(skill);
+  lit_tree_free(&one);
+  free(inst);
   lit_tree_free(&t);
   lit_diags_free(d);
   free(out);
@@ -175,20 +207,136 @@ START_TEST(test_tree_manifest_checked) {
   ck_write(out, LIT_TREE_MANIFEST, lits);
   free(man_path);
   free(elsewhere);
-  /* a manifest of an earlier version (names alone) vouches for the names
-   * the new tree writes: the upgrade replaces such a folder */
+  /* a manifest of an earlier version (names alone) does not vouch for the
+   * bytes: a hand-edited page is kept, with a message, and so is the folder
+   * lit serve would send (no tree to compare with: a name is nothing) */
   ck_assert_int_eq(unlink(a), 0);
-  ck_write(out, "a.html", "old bytes");
+  ck_write(out, "a.html", "edited by hand");
   ck_write(out, LIT_TREE_MANIFEST, "a.html\n");
-  ck_assert_int_eq(lit_tree_check_owned(out, d), 0);
-  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  lit_diags *d2 = lit_diags_new();
+  ck_assert_int_eq(lit_tree_check_owned(out, d2), -1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d2), -1);
   char *now = ck_read(out, "a.html");
+  ck_assert_str_eq(now, "edited by hand");
+  free(now);
+  msgs = ck_diags_text(d2);
+  ck_assert_ptr_nonnull(strstr(msgs, "a.html: error: lit cannot tell whether this file was edited since lit wrote it "
+                                     "(an earlier version's manifest keeps no hash of it)"));
+  free(msgs);
+  lit_diags_free(d2);
+  /* the bytes the new tree writes: replacing them loses nothing */
+  ck_write(out, "a.html", "A");
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  now = ck_read(out, "a.html");
   ck_assert_str_eq(now, "A");
   free(now);
   free(target);
   free(notes);
   free(a);
   free(lits);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* Beside an output folder, a name like a killed run's leftover proves
+ * nothing: a user's folder, a file, or a link (leading out of the project)
+ * of that name is kept as it is, never deleted or renamed into place, with
+ * a warning; one in the way of this run's own names stops the install.
+ * What lit can vouch for goes: a half-written stage (its marker), an old
+ * copy whose files all match its manifest (put back when the output is
+ * missing). 4194304 is past any process number Linux gives. */
+START_TEST(test_tree_leftovers_checked) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/out", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
+  ck_write(dir, ".out.lit-new-4194304/mine/x", "precious");
+  ck_write(dir, ".out.lit-old-4194303", "a file");
+  ck_write(dir, "away/secret", "outside");
+  char *away = lit_xasprintf("%s/away", dir), *link = lit_xasprintf("%s/.out.lit-old-4194302", dir);
+  ck_assert_int_eq(symlink(away, link), 0);
+  /* a stage with the right marker but a user's file in it, and one with a
+   * marker for another process: not vouched for */
+  ck_write(dir, ".out.lit-new-4194301/.lit-stage", "lit staging folder of out, process 4194300\n");
+  ck_write(dir, ".out.lit-new-4194301/page.html", "half");
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  char *x = ck_read(dir, ".out.lit-new-4194304/mine/x"), *f = ck_read(dir, ".out.lit-old-4194303");
+  ck_assert_str_eq(x, "precious");
+  ck_assert_str_eq(f, "a file");
+  free(x);
+  free(f);
+  struct stat st;
+  ck_assert_int_eq(lstat(link, &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_int_eq(lstat(out, &st), 0);
+  ck_assert(S_ISDIR(st.st_mode)); /* the output is lit's folder, not the link */
+  char *a = ck_read(out, "a.html"), *secret = ck_read(away, "secret");
+  ck_assert_str_eq(a, "A");
+  ck_assert_str_eq(secret, "outside");
+  free(a);
+  free(secret);
+  char *msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, ".out.lit-new-4194304: warning: is named like a leftover of a lit run that was "
+                                     "killed, but lit cannot tell that it made it (it holds files"));
+  ck_assert_ptr_nonnull(strstr(msgs, ".out.lit-old-4194303: warning: is named like a leftover of a lit run that was "
+                                     "killed, but lit cannot tell that it made it (it is not a folder)"));
+  ck_assert_ptr_nonnull(strstr(msgs, ".out.lit-old-4194302: warning: is named like a leftover of a lit run that was "
+                                     "killed, but lit cannot tell that it made it (it is a symbolic link)"));
+  ck_assert_ptr_nonnull(strstr(msgs, ".out.lit-new-4194301: warning:"));
+  free(msgs);
+  /* the link, with the output missing, is still not put in its place */
+  char *cmd = lit_xasprintf("rm -rf '%s'", out);
+  ck_assert_int_eq(system(cmd), 0);
+  free(cmd);
+  lit_tree_recover(out, d);
+  ck_assert_int_ne(lstat(out, &st), 0);
+  ck_assert_int_eq(lstat(link, &st), 0);
+  /* lit_tree_check_parent takes none of them for lit's */
+  lit_diags *d2 = lit_diags_new();
+  ck_assert_int_eq(lit_tree_check_parent(dir, d2), -1);
+  msgs = ck_diags_text(d2);
+  ck_assert_ptr_nonnull(strstr(msgs, ".out.lit-new-4194304: error: lit did not write this"));
+  free(msgs);
+  lit_diags_free(d2);
+  cmd = lit_xasprintf("rm -rf '%s'/.out.* '%s/away'", dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  free(cmd);
+  /* what lit can vouch for: a half-written stage holding its marker goes;
+   * an old copy matching its manifest, with the output missing, goes back */
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  char *old = lit_xasprintf("%s/.out.lit-old-4194304", dir);
+  ck_assert_int_eq(rename(out, old), 0);
+  ck_write(dir, ".out.lit-new-4194304/.lit-stage", "lit staging folder of out, process 4194304\n");
+  ck_write(dir, ".out.lit-new-4194304/half.html", "hal");
+  lit_tree_recover(out, d);
+  a = ck_read(out, "a.html");
+  ck_assert_str_eq(a, "A");
+  free(a);
+  char *stage = lit_xasprintf("%s/.out.lit-new-4194304", dir);
+  ck_assert_int_ne(lstat(stage, &st), 0);
+  ck_assert_int_ne(lstat(old, &st), 0);
+  /* a user's folder under this process's own staging name stops the
+   * install, and is kept */
+  char *own = lit_xasprintf(".out.lit-new-%ld/mine", (long)getpid());
+  ck_write(dir, own, "mine");
+  lit_diags_free(d);
+  d = lit_diags_new();
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
+  char *mine = ck_read(dir, own);
+  ck_assert_str_eq(mine, "mine");
+  free(mine);
+  msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "is in the way of lit's own staging folder"));
+  free(msgs);
+  free(own);
+  free(stage);
+  free(old);
+  free(away);
+  free(link);
   lit_tree_free(&t);
   lit_diags_free(d);
   free(out);
@@ -203,6 +351,7 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_install_and_compare);
   tcase_add_test(tc, test_tree_legacy_manifest_not_trusted);
   tcase_add_test(tc, test_tree_manifest_checked);
+  tcase_add_test(tc, test_tree_leftovers_checked);
   suite_add_tcase(s, tc);
   return s;
 }

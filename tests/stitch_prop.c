@@ -325,7 +325,7 @@ static const char *const S_kinds[] = {
     "cannot tell which block",  "lacks the indentation", "spans two blocks",      "spans two copies",
     "spans the reference",      "#line directive",       "header comment",        "more than once",
     "would not give this file", "would not load",        "change the same lines", "not next to each other",
-    "ends with a blank line",
+    "ends with a blank line",   "the file is empty",
 };
 enum { S_KINDS = sizeof S_kinds / sizeof S_kinds[0] };
 

@@ -116,6 +116,16 @@ run 2 "lit map of a file lit does not write" map --root "$TMP/p" out/b.c
 has "lit map of a file lit does not write: the nearest is suggested" "$TMP/err" "did you mean 'out/a.c'?"
 run 0 "lit map FILE:LINE" map --root "$TMP/p" out/a.c:3
 has "lit map FILE:LINE names the document line" "$TMP/out" "out/a.c:3: index.md:7:1: file=out/a.c"
+# A line number that is not a positive integer is named as one, not taken
+# for a file lit does not write.
+for n in 0 -1 abc '' +3 99999999999999999999999; do
+  run 2 "lit map out/a.c:$n" map --root "$TMP/p" "out/a.c:$n"
+  has "lit map out/a.c:$n: an invalid line number, named" "$TMP/err" "'out/a.c:$n': invalid line number '$n'"
+  if grep -q "not a file this project generates" "$TMP/err"; then bad "lit map out/a.c:$n: not called an unknown file"
+  else ok "lit map out/a.c:$n: not called an unknown file"; fi
+done
+run 2 "lit map past the last line" map --root "$TMP/p" out/a.c:99
+has "lit map past the last line: says how many there are" "$TMP/err" "'out/a.c' has 3 lines: there is no line 99"
 run 0 "lit stitch with nothing edited" stitch --root "$TMP/p" out/a.c out/a.c
 has "lit stitch with nothing edited says so" "$TMP/err" "nothing to stitch"
 run 2 "lit stitch of a file lit does not write" stitch --root "$TMP/p" out/a.c nowhere.c
