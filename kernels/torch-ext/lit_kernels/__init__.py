@@ -374,6 +374,38 @@ __all__ += ["gemm", "gemm_gated", "linear", "gemm_path"]
 
 
 # ---- linear cross-entropy ----
+class _LinearCrossEntropy(torch.autograd.Function):
+    """The op's gradients are made in its forward and kept by this Function;
+    the backward scales them by the loss's gradient, in place."""
+
+    @staticmethod
+    def forward(ctx, hidden, weight, labels, ignore_index, label_smoothing, z_loss, reduction, chunk_tokens):
+        need = (ctx.needs_input_grad[0], ctx.needs_input_grad[1])
+        loss, dh, dw = ops.linear_cross_entropy(hidden, weight, labels, ignore_index, label_smoothing,
+                                                z_loss, reduction, chunk_tokens, need[0], need[1])
+        ctx.need = need
+        ctx.used = False
+        ctx.save_for_backward(dh, dw)
+        return loss
+
+    @staticmethod
+    def backward(ctx, dloss):
+        if not torch.compiler.is_compiling():
+            if ctx.used:
+                raise RuntimeError("lit_kernels.linear_cross_entropy: a second backward through the same "
+                                   "forward (retain_graph=True) is not supported: the first scaled the "
+                                   "gradients the forward made, in place")
+            ctx.used = True
+        dh, dw = ctx.saved_tensors
+        factor = dloss.float().reshape(1)
+        grads = []
+        for need, g in zip(ctx.need, (dh, dw)):
+            if need:
+                ops.scale_by_(g, factor)
+            grads.append(g if need else None)
+        return (*grads, None, None, None, None, None, None)
+
+
 def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor,
                          ignore_index: int = -100, label_smoothing: float = 0.0,
                          z_loss: float = 0.0, reduction: str = "mean",
@@ -391,12 +423,11 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, labels: tor
     if labels.shape != hidden.shape[:-1]:
         raise ValueError(f"linear_cross_entropy: labels have shape {tuple(labels.shape)}, hidden "
                          f"{tuple(hidden.shape)}: labels must match hidden's leading dimensions")
-    grad = torch.is_grad_enabled()
-    loss, _, _ = ops.linear_cross_entropy(
-        hidden.reshape(-1, hidden.shape[-1]), weight, labels.reshape(-1), ignore_index,
-        float(label_smoothing), float(z_loss), 0 if reduction == "mean" else 1, chunk_tokens,
-        grad and hidden.requires_grad, grad and weight.requires_grad)
-    return loss
+    args = (hidden.reshape(-1, hidden.shape[-1]), weight, labels.reshape(-1), ignore_index,
+            float(label_smoothing), float(z_loss), 0 if reduction == "mean" else 1, chunk_tokens)
+    if torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad):
+        return _LinearCrossEntropy.apply(*args)
+    return ops.linear_cross_entropy(*args, False, False)[0]
 
 
 def linear_cross_entropy_chunk(tokens: int, classes: int, dtype: torch.dtype = torch.bfloat16) -> int:
@@ -1108,35 +1139,6 @@ def _rope_3d_grid_gradient(ctx, grad_query, grad_key):
 _register_autograd("rope", _rope_gradient, _rope_setup_context)
 _register_autograd("rope_3d", _rope_3d_gradient, _rope_3d_setup_context)
 _register_autograd("rope_3d_grid", _rope_3d_grid_gradient, _rope_3d_grid_setup_context)
-
-
-# ---- linear cross-entropy ----
-def _linear_cross_entropy_setup_context(ctx, inputs, output):
-    _, dh, dw = output
-    ctx.need = (inputs[8], inputs[9])
-    ctx.used = False
-    ctx.mark_non_differentiable(dh, dw)
-    ctx.save_for_backward(dh, dw)
-
-
-def _linear_cross_entropy_gradient(ctx, dloss, _ddh, _ddw):
-    if ctx.used:
-        raise RuntimeError("lit_kernels.linear_cross_entropy: a second backward through the same forward "
-                           "(retain_graph=True) is not supported: the first scaled the gradients the "
-                           "forward computed in place")
-    ctx.used = True
-    dh, dw = ctx.saved_tensors
-    factor = dloss.float().reshape(1)
-    grads = []
-    for need, g in zip(ctx.need, (dh, dw)):
-        if need:
-            ops.scale_by_(g, factor)
-        grads.append(g if need else None)
-    return (*grads, None, None, None, None, None, None, None, None)
-
-
-_register_autograd("linear_cross_entropy", _linear_cross_entropy_gradient,
-                   _linear_cross_entropy_setup_context)
 
 
 
