@@ -1143,4 +1143,4 @@ _register_autograd("rope_3d_grid", _rope_3d_grid_gradient, _rope_3d_grid_setup_c
 
 
 
-from . import layers  # noqa: E402
+from . import layers, training  # noqa: E402
