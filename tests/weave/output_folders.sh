@@ -71,13 +71,23 @@ check "skill --out the same folder again works" "$LIT" skill --root "$P" --out "
 FROM=$TMP/skills/demo-kernels
 mkdir -p "$TMP/dest"
 # What a killed run left: a half-written staging folder of a process that
-# no longer runs (4194304 is past the largest process id).
+# no longer runs (4194304 is past the largest process id), with the marker
+# lit writes first into every staging folder.
 mkdir -p "$TMP/dest/.demo-kernels.lit-new-4194304"
+printf 'lit staging folder of demo-kernels, process 4194304\n' >"$TMP/dest/.demo-kernels.lit-new-4194304/.lit-stage"
 echo partial >"$TMP/dest/.demo-kernels.lit-new-4194304/SKILL.md"
-check "install: works beside a killed run's leftovers" "$LIT" skill install --dest "$TMP/dest" --from "$FROM" >/dev/null
-check "install: the leftovers are cleaned up" sh -c '[ "$(ls -A "$0")" = demo-kernels ]' "$TMP/dest"
-# Killed after an exchange, before the old copy was removed: it goes too.
-mkdir -p "$TMP/dest/.demo-kernels.lit-old-4194304" && echo old >"$TMP/dest/.demo-kernels.lit-old-4194304/SKILL.md"
+# A folder of that name lit did not make (no marker): a user's, kept.
+mkdir -p "$TMP/dest/.demo-kernels.lit-new-4194303"
+echo "my notes" >"$TMP/dest/.demo-kernels.lit-new-4194303/notes.md"
+check "install: works beside a killed run's leftovers" "$LIT" skill install --dest "$TMP/dest" --from "$FROM" >/dev/null 2>"$TMP/err"
+check "install: the killed run's staging folder is cleaned up" [ ! -e "$TMP/dest/.demo-kernels.lit-new-4194304" ]
+check "install: a folder of that name lit cannot vouch for is kept" [ -f "$TMP/dest/.demo-kernels.lit-new-4194303/notes.md" ]
+check "install: and named in a warning" grep -q "lit-new-4194303: warning: .*lit cannot tell that it made it" "$TMP/err"
+rm -r "$TMP/dest/.demo-kernels.lit-new-4194303"
+check "install: nothing else is left beside it" sh -c '[ "$(ls -A "$0")" = demo-kernels ]' "$TMP/dest"
+# Killed after an exchange, before the old copy (a whole earlier install,
+# every file vouched for by its manifest) was removed: it goes too.
+cp -R "$TMP/dest/demo-kernels" "$TMP/dest/.demo-kernels.lit-old-4194304"
 "$LIT" skill install --dest "$TMP/dest" --from "$FROM" --force >/dev/null 2>&1
 check "install: an old copy beside the target is removed" sh -c '[ "$(ls -A "$0")" = demo-kernels ]' "$TMP/dest"
 check "install: the copy is whole" diff -r "$FROM" "$TMP/dest/demo-kernels" -x .lit-manifest
