@@ -5,7 +5,8 @@
 Each op is registered with the PyTorch dispatcher (torch.ops.<namespace>.*)
 and has a fake implementation, so it runs under torch.compile(fullgraph=True)
 without a graph break. `layers` holds nn.Module forwards that can replace the
-forward of existing modules (transformers, diffusers, kernels' kernelize).
+forward of existing modules (transformers, diffusers, kernels' kernelize);
+`training` patches a transformers causal LM to train through the ops.
 """
 
 from typing import Optional, Tuple
@@ -14,7 +15,7 @@ import torch
 
 from ._ops import add_op_namespace_prefix, ops
 
-__all__ = ["layers", "ops"]
+__all__ = ["layers", "ops", "training"]
 
 
 # ---- rms_norm family ----
