@@ -20,6 +20,8 @@
 #   gemm_shapes      the GEMM and layer suites (SKIP_LAYERS=1: no layers), bench_gemm_shapes
 #   decode_paged     the decode suites (contiguous and paged), their sanitizers, bench_attention_decode_paged
 #   evals            the evaluation's GPU checker: reference solutions, planted submissions, a scripted agent
+#   training [STEPS] the backward ops and patch_for_training: tests, sanitizers, benchmarks, the training step
+#   fsdp2            the patched training step on one GPU and under FSDP2 on two (kind nvidia-h100-x2)
 # Every phase writes $OUT/logs.tar.gz (all its logs) but hf_release, whose
 # logs are plain files in $OUT. What each phase runs, its knobs and its
 # files are written above its function below.
@@ -520,6 +522,63 @@ phase_evals() {
     > "$LOGS/evals.txt" 2>&1
   echo "evals rc=$? ($(el)s)"; grep -E "^(solution|planted|scripted|all as|not as)" "$LOGS/evals.txt"
   cp "$LOGS/evals.txt" "$OUT/evals_$TAG.txt"
+}
+
+# training: the backward ops' suites and patch_for_training's, their
+# sanitizers, and the benchmarks. STEPS (default tests,sanitize) may add
+# bench: the backward benchmarks, the fused linear cross-entropy's and the
+# compiled training step's. sanitize_loss's racecheck reports hazards
+# inside cuBLAS's Hopper kernels (nvjet_*), whose barriers it does not
+# follow; the count printed is of those outside them, which must be 0.
+# Writes $OUT/tests_*_$TAG.txt, the sanitizer logs and, with bench,
+# $OUT/{activations_backward,norms_backward,layernorm_backward,rope_backward,
+# linear_cross_entropy,train_step}_$TAG.json.
+phase_training() {
+  STEPS=",${STEPS_ARG:-tests,sanitize},"
+  build_for_phase
+  if want tests; then
+    suite norms_backward 120 tests/gpu/test_norms_backward.py tests/gpu/test_layernorm_backward.py tests/gpu/test_layers.py
+    suite act_rope_backward 120 tests/gpu/test_activations_backward.py tests/gpu/test_rope_backward.py
+    suite linear_cross_entropy 90 tests/gpu/test_linear_cross_entropy.py
+    suite training 150 tests/gpu/test_training.py
+  fi
+  if want sanitize; then
+    sanitize sanitize_norms 200
+    sanitize sanitize_ops 60
+    L=$(limit 60)
+    timeout "$L" compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sanitize_loss.py \
+      > "$LOGS/sanitize_loss_memcheck.txt" 2>&1
+    echo "sanitize_loss memcheck rc=$? ($(el)s)"; grep "ERROR SUMMARY" "$LOGS/sanitize_loss_memcheck.txt" | tail -1
+    L=$(limit 60)
+    timeout "$L" compute-sanitizer --tool racecheck python3 tests/gpu/sanitize_loss.py \
+      > "$LOGS/sanitize_loss_racecheck.txt" 2>&1
+    echo "sanitize_loss racecheck rc=$? ($(el)s): $(grep "Race reported" "$LOGS/sanitize_loss_racecheck.txt" \
+      | grep -vc nvjet_) hazards outside cuBLAS"
+    cp "$LOGS"/sanitize_loss_*.txt "$OUT/"
+  fi
+  if want bench; then
+    for b in activations_backward norms_backward layernorm_backward rope_backward linear_cross_entropy train_step; do
+      L=$(limit 300)
+      timeout "$L" python3 "kernels/benchmarks/bench_$b.py" --out "$OUT/${b}_$TAG.json" > "$LOGS/bench_$b.txt" 2>&1
+      echo "bench_$b rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_$b.txt" | tail -8
+    done
+  fi
+}
+
+# fsdp2: bench_train_fsdp2 on one GPU, then under FSDP2 on two (the
+# nvidia-h100-x2 kind; torchrun as python3 -m torch.distributed.run).
+# Writes $OUT/train_fsdp2_$TAG.json and the run's output, $OUT/train_fsdp2_$TAG.txt.
+phase_fsdp2() {
+  build_for_phase
+  L=$(limit 200)
+  timeout "$L" python3 kernels/benchmarks/bench_train_fsdp2.py --one-gpu --out "$LOGS/one_gpu.json" \
+    > "$LOGS/one_gpu.txt" 2>&1
+  echo "one gpu rc=$? ($(el)s)"; grep "^# " "$LOGS/one_gpu.txt"
+  L=$(limit 300)
+  timeout "$L" python3 -m torch.distributed.run --nproc-per-node 2 kernels/benchmarks/bench_train_fsdp2.py \
+    --reference "$LOGS/one_gpu.json" --out "$OUT/train_fsdp2_$TAG.json" > "$LOGS/fsdp2.txt" 2>&1
+  echo "fsdp2 rc=$? ($(el)s)"; grep "^# " "$LOGS/fsdp2.txt"
+  cp "$LOGS/fsdp2.txt" "$OUT/train_fsdp2_$TAG.txt"
 }
 
 # ------------------------------------------------------------------- main --
