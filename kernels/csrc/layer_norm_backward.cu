@@ -8,9 +8,9 @@
 //  * layer_norm_bwd_kernel: the block's threads own fixed columns across
 //    every row they visit, summing their columns' share of dw and db in
 //    registers; the block writes one partial row of each at the end.
-//  * layer_norm_bwd_wide_kernel: rows too wide for registers, read twice,
-//    the partial rows kept in the workspaces by the thread that owns each
-//    column.
+//  * layer_norm_bwd_wide_kernel: rows too wide for registers, read two or
+//    three times, the partial rows kept in the workspaces by the thread
+//    that owns each column.
 #include "layer_norm_backward.h"
 #include "norm_backward.cuh"
 
@@ -29,135 +29,11 @@ struct LnRow {
   float mean, rstd, mg, mgxhat;
 };
 
-// What the recomputed statistics need of some of a row's elements: their
-// count n, their mean m less a shift k that the caller keeps (an element of
-// the row), m2 = sum (x - k - m)^2, sg = sum g and sgd = sum g * (x - k - m).
-// All zero for no elements.
-struct Moments {
-  float n, m, m2, sg, sgd;
-};
-
-// A warp's Moments and its shift, in shared memory.
-struct ShiftedMoments {
-  Moments t;
-  float k;
-};
-
-// The moments of two disjoint sets of elements together (Chan's pairwise
-// update). Each sum of two terms is written so that merge(a, b) and
-// merge(b, a) are the same bits, whatever the compiler contracts: the two
-// lanes of a shuffle butterfly compute the same result. The mean moves by
-// d = b.m - a.m times the count's share, m2 gains d^2 na nb / n, and
-// sgd moves each side's sum to the new mean; every correction is of the
-// size of the spread, not of the mean. An empty side leaves the other as
-// it is, so no count divides by zero.
-__device__ __forceinline__ Moments merge(const Moments& a, const Moments& b) {
-  if (b.n == 0.f) return a;
-  if (a.n == 0.f) return b;
-  Moments r;
-  r.n = a.n + b.n;
-  const float inv = __frcp_rn(r.n);
-  const float d = b.m - a.m;
-  const float f = (b.n - a.n) * inv;  // nb / n - na / n
-  r.m = 0.5f * (a.m + b.m) + 0.5f * d * f;
-  r.m2 = (a.m2 + b.m2) + d * d * (a.n * b.n * inv);
-  r.sg = a.sg + b.sg;
-  r.sgd = (a.sgd + b.sgd) + (__fmul_rn(a.m - r.m, a.sg) + __fmul_rn(b.m - r.m, b.sg));
-  return r;
-}
-
-__device__ __forceinline__ Moments shfl_xor_moments(const Moments& v, int offset) {
-  Moments r;
-  r.n = __shfl_xor_sync(0xffffffffu, v.n, offset);
-  r.m = __shfl_xor_sync(0xffffffffu, v.m, offset);
-  r.m2 = __shfl_xor_sync(0xffffffffu, v.m2, offset);
-  r.sg = __shfl_xor_sync(0xffffffffu, v.sg, offset);
-  r.sgd = __shfl_xor_sync(0xffffffffu, v.sgd, offset);
-  return r;
-}
-
-// The moments of the `tpr` threads of this thread's group, the same bits in
-// every thread (tpr as group_sum2's). `k`, the shift of v's mean, is the
-// same in the lanes of a warp that share a group; on return it is the
-// group's. When the group spans warps, each warp's merge and shift go to
-// shared memory (one barrier), and every warp moves them to the shift of
-// the group's first warp and merges them by a butterfly, the slots past
-// the group's warps empty. Every thread of the block must call it.
-__device__ __forceinline__ Moments group_merge(Moments v, float& k, int tpr, ShiftedMoments (*scratch)[32],
-                                               int& parity) {
-  const int width = tpr < 32 ? tpr : 32;
-#pragma unroll
-  for (int o = 16; o >= 1; o >>= 1) {
-    if (o < width) v = merge(v, shfl_xor_moments(v, o));
-  }
-  if (tpr <= 32) return v;
-  const int warp = static_cast<int>(threadIdx.x) >> 5;
-  if ((threadIdx.x & 31u) == 0) scratch[parity][warp] = ShiftedMoments{v, k};
-  __syncthreads();
-  const int per_group = tpr >> 5;                      // 2 to 32
-  const int span = 1 << (32 - __clz(per_group - 1));  // the power of two from per_group
-  const int i = static_cast<int>(threadIdx.x) & (span - 1);
-  const int base = warp / per_group * per_group;
-  k = scratch[parity][base].k;
-  Moments w{0.f, 0.f, 0.f, 0.f, 0.f};
-  if (i < per_group) {
-    w = scratch[parity][base + i].t;
-    w.m += scratch[parity][base + i].k - k;  // exact where the two shifts are within a factor of two
-  }
-#pragma unroll
-  for (int o = 16; o >= 1; o >>= 1) {
-    if (o < span) w = merge(w, shfl_xor_moments(w, o));
-  }
-  parity ^= 1;
-  return w;
-}
-
-// The moments of this thread's first `nv` of its NV vectors of VEC
-// elements, their mean less the shift k: `xs(k, fx)` sets vector k's x as
-// floats, `xgs(k, fx, fg)` its x and g. Every difference from the mean is
-// taken as (x - k) - m: with k an element of the row, x - k is exact when
-// the mean is large against the spread, and so is the deviation.
-template <int VEC, int NV, typename Xs, typename XGs>
-__device__ __forceinline__ Moments local_moments(int nv, float k, Xs&& xs, XGs&& xgs) {
-  Moments t{0.f, 0.f, 0.f, 0.f, 0.f};
-  if (nv == 0) return t;
-  float s = 0.f;
-#pragma unroll
-  for (int j = 0; j < NV; ++j) {
-    if (j < nv) {
-      float fx[VEC];
-      xs(j, fx);
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) s += fx[e] - k;
-    }
-  }
-  t.n = static_cast<float>(nv * VEC);
-  t.m = s / t.n;
-#pragma unroll
-  for (int j = 0; j < NV; ++j) {
-    if (j < nv) {
-      float fx[VEC], fg[VEC];
-      xgs(j, fx, fg);
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        const float d = (fx[e] - k) - t.m;
-        t.m2 = fmaf(d, d, t.m2);
-        t.sg += fg[e];
-        t.sgd = fmaf(fg[e], d, t.sgd);
-      }
-    }
-  }
-  return t;
-}
-
 // `sums(term)`: the row's sum of term(x, g) (a float2), reduced over the
-// row's threads; `moments(k)`: the row's Moments merged over its threads,
-// their mean less the shift it sets k to.
-// A row that does not exist (live false) reads nothing saved; its sums and
-// moments are zero.
-template <typename T, typename Sums, typename Merged>
-__device__ __forceinline__ LnRow ln_row(const LnBwdParams<T>& p, int64_t row, bool live, Sums&& sums,
-                                        Merged&& moments) {
+// row's threads. A row that does not exist (live false) reads nothing
+// saved; its sums are zero.
+template <typename T, typename Sums>
+__device__ __forceinline__ LnRow ln_row(const LnBwdParams<T>& p, int64_t row, bool live, Sums&& sums) {
   LnRow s;
   float sg, sgd;  // sum g, sum g * (x - mean)
   if (p.rstd != nullptr) {
@@ -168,14 +44,18 @@ __device__ __forceinline__ LnRow ln_row(const LnBwdParams<T>& p, int64_t row, bo
     sg = t.x;
     sgd = t.y;
   } else {
-    // One round: the threads' moments merged, the squared deviations and
-    // g * (x - mean) about the row's mean without a pass that waits for it.
-    float k;
-    const Moments t = moments(k);
-    s.mean = k + t.m;
-    s.rstd = rsqrtf(t.m2 * p.inv_hidden + p.eps);
-    sg = t.sg;
-    sgd = t.sgd;
+    // The forward's two-pass variance: the mean first, then the squared
+    // deviations from it, with no cancellation when the mean is large.
+    const float2 a = sums([](float x, float g) { return make_float2(x, g); });
+    s.mean = a.x * p.inv_hidden;
+    const float mean = s.mean;
+    const float2 t = sums([mean](float x, float g) {
+      const float d = x - mean;
+      return make_float2(d * d, g * d);
+    });
+    s.rstd = rsqrtf(t.x * p.inv_hidden + p.eps);
+    sg = a.y;
+    sgd = t.y;
   }
   s.mg = sg * p.inv_hidden;
   s.mgxhat = s.rstd * sgd * p.inv_hidden;
@@ -188,7 +68,6 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
   using V = Vec<T, VEC>;
   extern __shared__ float sum_row[];  // hidden floats, when several groups own each column
   __shared__ float2 scratch[2][32];
-  __shared__ ShiftedMoments merged[2][32];
   int parity = 0;
   const int tpr = p.tpr;
   const int lane = static_cast<int>(threadIdx.x) % tpr;
@@ -232,29 +111,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
       }
       return group_sum2(s, tpr, scratch, parity);
     };
-    auto moments = [&](float& shift) {
-      int nv = 0;  // the vectors this thread holds: a prefix of its VPT
-#pragma unroll
-      for (int k = 0; k < VPT; ++k) nv += live && lane + k * tpr < nvec ? 1 : 0;
-      // The shift: the first element of the warp's (or narrower group's) first
-      // thread, which holds one whenever the row exists.
-      float first_x[VEC];
-      vec_to_float(xv[0], first_x);
-      shift = __shfl_sync(0xffffffffu, first_x[0], 0, tpr < 32 ? tpr : 32);
-      if (!live) shift = 0.f;
-      const Moments t = local_moments<VEC, VPT>(
-          nv, shift, [&](int k, float (&fx)[VEC]) { vec_to_float(xv[k], fx); },
-          [&](int k, float (&fx)[VEC], float (&fg)[VEC]) {
-            float fw[VEC];
-            vec_to_float(xv[k], fx);
-            vec_to_float(gv[k], fg);
-            vec_to_float(weight_vec<T, VEC>(p.w, lane + k * tpr), fw);
-#pragma unroll
-            for (int e = 0; e < VEC; ++e) fg[e] *= fw[e];
-          });
-      return group_merge(t, shift, tpr, merged, parity);
-    };
-    const LnRow st = ln_row(p, row, live, sums, moments);
+    const LnRow st = ln_row(p, row, live, sums);
     T* dxr = p.dx + row * p.hidden;
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
@@ -291,7 +148,6 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
 template <typename T, int VEC>
 __global__ void __launch_bounds__(kBwdWideBlock) layer_norm_bwd_wide_kernel(const LnBwdParams<T> p) {
   __shared__ float2 scratch[2][32];
-  __shared__ ShiftedMoments merged[2][32];
   int parity = 0;
   const int nvec = p.hidden / VEC;
   const bool has_w = p.w != nullptr;
@@ -325,26 +181,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) layer_norm_bwd_wide_kernel(cons
       }
       return group_sum2(s, threads, scratch, parity);
     };
-    auto moments = [&](float& shift) {
-      shift = to_float(xr[0]);  // the row's first element, for every thread
-      Moments t{0.f, 0.f, 0.f, 0.f, 0.f};
-#pragma unroll 4
-      for (int i = tid; i < nvec; i += threads) {
-        float fx[VEC], fdy[VEC], fg[VEC];
-        load(i, fx, fdy, fg);
-        auto xs = [&](int, float (&vx)[VEC]) {
-#pragma unroll
-          for (int e = 0; e < VEC; ++e) vx[e] = fx[e];
-        };
-        auto xgs = [&](int, float (&vx)[VEC], float (&vg)[VEC]) {
-#pragma unroll
-          for (int e = 0; e < VEC; ++e) vx[e] = fx[e], vg[e] = fg[e];
-        };
-        t = merge(t, local_moments<VEC, 1>(1, shift, xs, xgs));
-      }
-      return group_merge(t, shift, threads, merged, parity);
-    };
-    const LnRow st = ln_row(p, row, true, sums, moments);
+    const LnRow st = ln_row(p, row, true, sums);
     T* dxr = p.dx + row * p.hidden;
 #pragma unroll 4
     for (int i = tid; i < nvec; i += threads) {

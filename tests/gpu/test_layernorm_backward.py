@@ -146,33 +146,6 @@ def test_large_mean(dtype, hidden):
                 tol=1e-3 if dtype == torch.float32 else None)
 
 
-@pytest.mark.parametrize("dtype,offset", [(torch.float32, 200.0), (torch.float32, 1e4),
-                                          (torch.float16, 30.0), (torch.bfloat16, 30.0)])
-@pytest.mark.parametrize("hidden", [33, 264, 1030, 4100])
-def test_large_mean_uneven_threads(dtype, offset, hidden):
-    """The recomputed statistics merge each thread's count, mean and sums
-    pairwise. These rows give the merge threads with fewer elements than
-    others and threads with none: 33, and 264 in the 16-bit types, a group
-    of two warps whose second holds one element or vector; 264 in fp32 and
-    1030, groups of three and nine warps, merged by butterflies over four
-    and sixteen slots; 4100, nine warps in fp32 and the wide kernel in the
-    16-bit types. The mean is 200 and 10,000 times the spread in fp32 (30
-    times in the 16-bit types). Recomputed and saved statistics (the
-    float64 ones rounded to fp32) are both held to 1e-3 in fp32, where the
-    rounding of the mean itself grows with it, and to the tolerance in the
-    16-bit types."""
-    requires_cuda()
-    x = rand((37, hidden), dtype, scale=1.0 if dtype == torch.float32 else 0.5, offset=offset)
-    w, b = params(hidden, dtype, True, True)
-    dy = rand((37, hidden), dtype)
-    tol = 1e-3 if dtype == torch.float32 else None
-    what = f"large mean {offset:g} hidden={hidden}"
-    check_grads(lit().layer_norm_backward(dy, x, w, b, EPS), x, w, b, dy, dtype, what, tol=tol)
-    mean, rstd = stats(x)
-    check_grads(lit().layer_norm_backward(dy, x, w, b, EPS, mean, rstd), x, w, b, dy, dtype, what + " saved",
-                tol=tol)
-
-
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
 @pytest.mark.parametrize("rows", [1, 2, 31, 4097, 100_003])
 def test_many_rows(dtype, rows):
