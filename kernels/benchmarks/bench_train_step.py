@@ -23,7 +23,7 @@ LAYERS, BATCH, SEQ = 4, 4, 4096
 WARMUP, TIMED = 4, 46
 
 
-def build(lk, patched):
+def build(lk, patched, rotary=True):
     from transformers import Qwen3Config, Qwen3ForCausalLM
     torch.manual_seed(0)
     cfg = Qwen3Config(hidden_size=4096, intermediate_size=12288, num_attention_heads=32, num_key_value_heads=8,
@@ -32,7 +32,7 @@ def build(lk, patched):
                       num_hidden_layers=LAYERS)
     cfg._attn_implementation = "sdpa"
     model = Qwen3ForCausalLM(cfg).to("cuda", torch.bfloat16).train()
-    counts = lk.training.patch_for_training(model) if patched else {}
+    counts = lk.training.patch_for_training(model, rotary=rotary) if patched else {}
     return model, counts
 
 
