@@ -1101,7 +1101,6 @@ std::tuple<at::Tensor, at::Tensor> rope(const at::Tensor& positions,
   rope_impl(positions, query, key, head_size, cos_sin_cache, is_neox, &qo, &ko, "rope");
   return {qo, ko};
 }
-
 // ---- RoPE 3D (LTX-Video) ----
 int64_t rope3d_table_bstride(const at::Tensor& t, const at::Tensor& x, int64_t width,
                                     const char* op, const char* name) {
