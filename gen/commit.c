@@ -1,11 +1,9 @@
-#define _XOPEN_SOURCE 700 /* link, fchmod, fsync, kill, nftw */
+#define _XOPEN_SOURCE 700 /* link, fchmod, fsync, kill */
 #define _DEFAULT_SOURCE   /* flock, O_NOFOLLOW */
 #include "commit.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +40,7 @@ struct lit_commit {
   char **dirs; /* folders made, parents first */
   size_t ndirs, dirs_cap;
   size_t ntemps;   /* names handed out: .lit-tmp-PID-N */
+  size_t nolds;    /* and .lit-old-PID-N */
   int journaled;   /* the journal was created: an undo deletes it */
   int journal_err; /* why the journal could not be begun, or 0 */
   int done;        /* run to the end, or undone: nothing left to clean up */
@@ -178,6 +177,22 @@ static int S_make_parents(lit_commit *c, const char *rel) {
   return err;
 }
 
+/* A name ".lit-KIND-PID-N" beside rel that nothing holds now, N counted on
+ * from *next. The journal names it before it is made: a recovery removes
+ * only what a journal names, so the name must be free when it is written
+ * down, or a file someone else put there would be taken for lit's. */
+static char *S_free_name(lit_commit *c, const char *rel, const char *kind, size_t *next) {
+  char *dir = S_dir_of(rel);
+  char *name = NULL;
+  for (;;) {
+    name = lit_xasprintf("%s.lit-%s-%ld-%zu", dir, kind, (long)getpid(), (*next)++);
+    if (!S_exists(c->root, name)) break;
+    free(name);
+  }
+  free(dir);
+  return name;
+}
+
 int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
   *fd = -1;
   int err = S_journal_begin(c);
@@ -190,14 +205,12 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
   /* Named after the process, not the file: a name near NAME_MAX plus a
    * suffix would be too long, and the process id tells the next run
    * whether the owner still runs. */
-  char *dir = S_dir_of(rel);
-  char *temp = lit_xasprintf("%s.lit-tmp-%ld-%zu", dir, (long)getpid(), c->ntemps++);
-  free(dir);
+  char *temp = S_free_name(c, rel, "tmp", &c->ntemps);
   err = S_log(c, "temp\t%s\n", temp);
   char *full = S_full(c->root, temp);
   if (!err) err = lit_fault_step();
   if (!err) {
-    unlink(full); /* a dead process's, with this process's id */
+    /* Exclusive: whatever is found under the name is not lit's, and stays. */
     *fd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (*fd < 0) err = errno;
   }
@@ -283,9 +296,12 @@ static int S_holds(const char *path, const char *hash) {
 }
 
 /* Puts back what the items changed, last first, then removes the staged
- * copies. Works from what is on disk, so it serves a failed step and a
- * dead process alike. 0, or the first errno met (it still does the rest). */
-static int S_undo(const char *root, const S_item *items, size_t n, char **temps, size_t ntemps) {
+ * copies (regular files only: the journal named each before it was made,
+ * under a name nothing held). Works from what is on disk, so it serves a
+ * failed step and a dead process alike. An old copy that cannot go back
+ * (its target was changed since) stays, with a note through d (may be
+ * NULL). 0, or the first errno met (it still does the rest). */
+static int S_undo(const char *root, const S_item *items, size_t n, char **temps, size_t ntemps, lit_diags *d) {
   int first = 0;
   for (size_t i = n; i-- > 0;) {
     const S_item *it = &items[i];
@@ -310,6 +326,10 @@ static int S_undo(const char *root, const S_item *items, size_t n, char **temps,
         err = unlink(backup) != 0 ? errno : 0;
       else if (!present || (it->kind != S_REMOVE && S_holds(final, it->hash)))
         err = rename(backup, final) != 0 ? errno : 0;
+      else if (d)
+        lit_diag(d, LIT_NOTE, it->backup, 0, 0,
+                 "kept: the old copy of '%s', which was changed since lit wrote it; delete it if you do not need it",
+                 it->final);
     }
     if (err && !first) first = err;
     free(final);
@@ -318,7 +338,8 @@ static int S_undo(const char *root, const S_item *items, size_t n, char **temps,
   }
   for (size_t i = 0; i < ntemps; i++) {
     char *full = S_full(root, temps[i]);
-    if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
+    struct stat st;
+    if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && unlink(full) != 0 && errno != ENOENT && !first) first = errno;
     free(full);
   }
   return first;
@@ -343,10 +364,10 @@ static char **S_temps(const lit_commit *c, size_t *n) {
   return t;
 }
 
-static int S_undo_commit(lit_commit *c) {
+static int S_undo_commit(lit_commit *c, lit_diags *d) {
   size_t nt;
   char **temps = S_temps(c, &nt);
-  int err = S_undo(c->root, c->items, c->n, temps, nt);
+  int err = S_undo(c->root, c->items, c->n, temps, nt, d);
   free(temps);
   if (c->jfd >= 0) close(c->jfd);
   c->jfd = -1;
@@ -370,7 +391,6 @@ static void S_report(lit_diags *d, const char *rel, const char *what, int err) {
  * by "commit": from then on an undo puts back the old copies. 0, or -1
  * reported with nothing changed yet. */
 static int S_plan(lit_commit *c, lit_diags *d) {
-  long pid = (long)getpid();
   for (size_t i = 0; i < c->n; i++) {
     S_item *it = &c->items[i];
     char *full = S_full(c->root, it->final);
@@ -385,11 +405,7 @@ static int S_plan(lit_commit *c, lit_diags *d) {
       return -1;
     }
     if (it->kind == S_NEW && exists) it->kind = S_REPLACE;
-    if (it->kind != S_NEW) {
-      char *dir = S_dir_of(it->final);
-      it->backup = lit_xasprintf("%s.lit-old-%ld-%zu", dir, pid, i);
-      free(dir);
-    }
+    if (it->kind != S_NEW) it->backup = S_free_name(c, it->final, "old", &c->nolds);
   }
   int err = S_journal_begin(c);
   for (size_t i = 0; i < c->n && !err; i++) {
@@ -411,11 +427,11 @@ static int S_plan(lit_commit *c, lit_diags *d) {
 lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
   if (removed) *removed = 0;
   if (c->n == 0) {
-    S_undo_commit(c); /* folders made for copies that were then dropped */
+    S_undo_commit(c, d); /* folders made for copies that were then dropped */
     return LIT_OK;
   }
   if (S_plan(c, d) != 0) {
-    S_undo_commit(c);
+    S_undo_commit(c, d);
     return LIT_FAILED;
   }
   int err = 0;
@@ -428,7 +444,8 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     S_item *it = &c->items[i];
     if (!it->backup) continue;
     char *final = S_full(c->root, it->final), *backup = S_full(c->root, it->backup);
-    unlink(backup); /* a dead process's, with this process's id */
+    /* No unlink first: a file under the name is not lit's (the name was
+     * free when the plan named it), and link fails rather than replace it. */
     err = lit_fault_step();
     if (!err && link(final, backup) != 0) {
       err = errno;
@@ -459,44 +476,60 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     if (err) failed_at = i;
     free(final);
   }
-  char *journal = S_full(c->root, c->journal);
   if (!err) {
-    err = lit_fault_step(); /* the commit point */
-    if (!err && unlink(journal) != 0) err = errno;
-    /* The lock goes only after the unlink: another run that opened the
-     * journal before it finds, once it has the lock, a journal no longer at
-     * its path (S_journal_open), never a finished run's plan to undo. */
-    close(c->jfd);
-    c->jfd = -1;
+    /* The commit point: once "done" is written, a recovery finishes the
+     * run (removes the old copies the journal names) instead of undoing
+     * it. */
+    err = lit_fault_step();
+    if (!err) err = S_log(c, "done\n");
     if (err) {
       failed_at = c->n;
-      what = "remove the journal of this run (the commit point)";
+      what = "write the end of this run into its journal (the commit point)";
     }
   }
-  free(journal);
   if (err) {
     S_report(d, failed_at < c->n ? c->items[failed_at].final : c->journal, what, err);
-    int undo = S_undo_commit(c);
+    int undo = S_undo_commit(c, d);
     if (undo)
       lit_diag(d, LIT_ERROR, c->journal, 0, 0,
                "cannot undo the run: %s; the journal stays, and the next run tries again", strerror(undo));
     return LIT_FAILED;
   }
+  c->done = 1;
+  /* Synced before the old copies go: a journal that lost its "done" line
+   * would have the next run undo a commit whose old copies are gone. */
+  int left = fsync(c->jfd) != 0 ? errno : 0;
+  const char *left_at = c->journal;
   for (size_t i = 0; i < c->n; i++) {
     S_item *it = &c->items[i];
     if (removed && it->kind == S_REMOVE) (*removed)++;
-    if (!it->backup) continue;
+    if (!it->backup || left) continue;
     char *backup = S_full(c->root, it->backup);
-    if (lit_fault_step() == 0) unlink(backup); /* left over: the next run sweeps it */
+    left = lit_fault_step();
+    if (!left && unlink(backup) != 0 && errno != ENOENT) left = errno;
+    if (left) left_at = it->backup;
     free(backup);
   }
-  c->done = 1;
+  if (!left) left = lit_fault_step();
+  char *journal = S_full(c->root, c->journal);
+  if (!left && unlink(journal) != 0) left = errno;
+  free(journal);
+  /* The lock goes only after the unlink: another run that opened the
+   * journal before it finds, once it has the lock, a journal no longer at
+   * its path (S_journal_open), never a finished run's plan to act on. */
+  close(c->jfd);
+  c->jfd = -1;
+  if (left)
+    lit_diag(d, LIT_WARNING, left_at, 0, 0,
+             "every file is in place, but the clean-up stopped here: %s; the journal stays, and the next run "
+             "removes the old copies it names",
+             strerror(left));
   return LIT_OK;
 }
 
 void lit_commit_free(lit_commit *c) {
   if (!c) return;
-  if (!c->done) S_undo_commit(c);
+  if (!c->done) S_undo_commit(c, NULL);
   if (c->jfd >= 0) close(c->jfd);
   for (size_t i = 0; i < c->n; i++)
     S_item_free(&c->items[i]);
@@ -538,6 +571,7 @@ static int S_is_hash(const char *s) {
 typedef struct {
   long pid;
   int committed; /* the plan is whole: old copies may have to be put back */
+  int finished;  /* "done": every file is in place; only old copies are left to remove */
   S_item *items;
   size_t n, cap;
   char **temps, **dirs;
@@ -558,7 +592,8 @@ static void S_journal_free(S_journal *j) {
 
 /* Parses a journal; 0, or -1 if this version did not write it. A last line
  * without its newline was cut short by the process's death and is dropped;
- * so is a plan without its "commit" line (no old copy was touched yet). */
+ * so is a plan without its "commit" line (no old copy was touched yet).
+ * "done" comes only after "commit", and is the last line. */
 static int S_journal_parse(char *text, S_journal *j) {
   char *end = strrchr(text, '\n');
   if (!end) return -1;
@@ -567,6 +602,7 @@ static int S_journal_parse(char *text, S_journal *j) {
   char *line = strtok_r(text, "\n", &save);
   if (!line || sscanf(line, "lit-journal %ld", &j->pid) != 1) return -1;
   while ((line = strtok_r(NULL, "\n", &save))) {
+    if (j->finished) return -1;
     char *f[6];
     size_t k = S_fields(line, f);
     /* new and replace end in the new copy's hash (none from a version that
@@ -578,8 +614,11 @@ static int S_journal_parse(char *text, S_journal *j) {
     }
     for (size_t i = 1; i < k; i++)
       if (lit_path_check_plain(f[i])) return -1; /* an undo renames and removes what it names */
-    if (strcmp(f[0], "commit") == 0 && k == 1) {
+    if (strcmp(f[0], "commit") == 0 && k == 1 && !j->committed) {
       j->committed = 1;
+    } else if (strcmp(f[0], "done") == 0 && k == 1) {
+      if (!j->committed) return -1;
+      j->finished = 1;
     } else if ((strcmp(f[0], "dir") == 0 || strcmp(f[0], "temp") == 0) && k == 2) {
       int dir = f[0][0] == 'd';
       char ***list = dir ? &j->dirs : &j->temps;
@@ -602,44 +641,6 @@ static int S_journal_parse(char *text, S_journal *j) {
     }
   }
   return 0;
-}
-
-/* "name" is ".lit-tmp-PID-N" or ".lit-old-PID-N" of a process that no
- * longer runs, or ".lit-tmp-XXXXXX" of a version that did not name them. */
-static int S_stale(const char *name) {
-  const char *rest;
-  if (strncmp(name, ".lit-tmp-", 9) == 0)
-    rest = name + 9;
-  else if (strncmp(name, ".lit-old-", 9) == 0)
-    rest = name + 9;
-  else
-    return 0;
-  char *end;
-  long pid = strtol(rest, &end, 10);
-  if (end != rest && *end == '-') return pid != (long)getpid() && !S_alive(pid);
-  return strncmp(name, ".lit-tmp-", 9) == 0 && strlen(rest) == 6 && !strchr(rest, '-');
-}
-
-static int S_sweep_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  if (flag == FTW_F && S_stale(path + ftw->base)) unlink(path);
-  return 0;
-}
-
-/* The journal's own folder (often the project root) is swept alone, not
- * walked: its subfolders are the whole project. */
-static void S_sweep_flat(const char *dir) {
-  DIR *dh = opendir(dir);
-  if (!dh) return;
-  struct dirent *e;
-  while ((e = readdir(dh))) {
-    if (!S_stale(e->d_name)) continue;
-    char *full = lit_xasprintf("%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(full, &st) == 0 && S_ISREG(st.st_mode)) unlink(full);
-    free(full);
-  }
-  closedir(dh);
 }
 
 /* name is "<prefix><pid>-<digits>": a name this journal's run gave out. */
@@ -745,6 +746,30 @@ static const char *S_journal_invalid(const char *root, const char *journal_rel, 
   return NULL;
 }
 
+/* Finishes a run stopped after its "done" line: every file is in place, and
+ * what is left are the old copies its journal names, each made by a link
+ * under a name nothing held. Removes those that are regular files (a
+ * folder or a link there is someone else's, and stays with a note); the
+ * caller then removes the journal. Nothing is undone and no folder goes.
+ * 0, or the first errno met (it still does the rest). */
+static int S_finish(const char *root, const S_journal *j, lit_diags *d) {
+  int first = 0;
+  for (size_t i = 0; i < j->n; i++) {
+    if (!j->items[i].backup) continue;
+    char *full = S_full(root, j->items[i].backup);
+    struct stat st;
+    if (lstat(full, &st) == 0) {
+      if (!S_ISREG(st.st_mode))
+        lit_diag(d, LIT_NOTE, j->items[i].backup, 0, 0,
+                 "kept: the journal names it as an old copy, but it is not a file lit made");
+      else if (unlink(full) != 0 && !first)
+        first = errno;
+    }
+    free(full);
+  }
+  return first;
+}
+
 /* Whether the journal open on fd is no longer the file at full: its run
  * removed it (the commit point, or the end of an undo) after this process
  * opened it, and a new journal there, if any, is another run's. */
@@ -834,13 +859,28 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                "another lit (process %ld) is writing this project; run again when it has finished", j.pid);
       status = -1;
+    } else if (j.finished && o->check) {
+      lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
+               "a run (process %ld) put every file in place but was stopped before it removed its old copies; "
+               "the next run removes them (--check writes nothing)",
+               j.pid);
+    } else if (j.finished) {
+      if ((err = S_finish(root, &j, d)) != 0) {
+        lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
+                 "cannot remove the old copies this journal of a finished run names: %s; the journal stays, and the "
+                 "next run tries again",
+                 strerror(err));
+        status = -1;
+      } else {
+        unlink(full);
+      }
     } else if (o->check) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                "a tangle (process %ld) was interrupted: run lit tangle, which puts its files back as they "
                "were; --check writes nothing",
                j.pid);
       status = -1;
-    } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps)) != 0) {
+    } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps, d)) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot undo the interrupted run this journal describes: %s",
                strerror(err));
       status = -1;
@@ -865,24 +905,5 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
   if (fd >= 0) close(fd);
   lit_buf_free(&b);
   free(full);
-  if (status != 0 || o->check) return status; /* --check sweeps nothing either */
-  char *jdir = S_dir_of(journal_rel);
-  char *jfull = jdir[0] ? S_full(root, jdir) : lit_xstrdup(root && root[0] ? root : ".");
-  S_sweep_flat(jfull);
-  free(jfull);
-  free(jdir);
-  for (size_t i = 0; i < o->ndocs; i++) { /* a stitch stages documents beside them */
-    if (i > 0 && S_same_dir(o->docs[i], o->docs[i - 1])) continue;
-    char *ddir = S_dir_of(o->docs[i]);
-    char *dfull = ddir[0] ? S_full(root, ddir) : lit_xstrdup(root && root[0] ? root : ".");
-    S_sweep_flat(dfull);
-    free(dfull);
-    free(ddir);
-  }
-  for (size_t i = 0; i < o->ndirs; i++) {
-    char *dir = o->dirs[i][0] ? S_full(root, o->dirs[i]) : lit_xstrdup(root && root[0] ? root : ".");
-    nftw(dir, S_sweep_one, 16, FTW_PHYS);
-    free(dir);
-  }
-  return docs_back;
+  return status != 0 ? status : docs_back;
 }

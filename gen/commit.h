@@ -2,20 +2,24 @@
  * run fails or dies midway.
  *
  * A commit collects new contents, each staged as a hidden temporary beside
- * its target (".lit-tmp-PID-XXXXXX", in the target's folder so the rename
- * into place is atomic), and files to remove. lit_commit_run then
+ * its target (".lit-tmp-PID-N", in the target's folder so the rename into
+ * place is atomic), and files to remove. The journal names each temporary
+ * before it is made, under a name nothing holds. lit_commit_run then
  *
- *   1. writes a journal naming every step it is about to take,
+ *   1. writes the plan into the journal, naming every step it is about to
+ *      take, ended by "commit",
  *   2. keeps every file it replaces or removes as a hard link
- *      ".lit-old-PID-N" beside it,
+ *      ".lit-old-PID-N" beside it (a name nothing held),
  *   3. renames every temporary into place and removes the files to remove,
- *   4. deletes the journal (the commit point), then the old copies.
+ *   4. writes "done" into the journal (the commit point), then removes the
+ *      old copies, then the journal.
  *
- * If a step fails, the steps taken are undone from the old copies and the
- * tree is as it was. If the process dies before the commit point, the next
- * lit_commit_recover finds the journal and undoes it the same way; after
- * it, only hidden old copies are left, which the next run sweeps away with
- * every temporary of a process that no longer runs.
+ * If a step fails before the commit point, the steps taken are undone from
+ * the old copies and the tree is as it was. If the process dies before it,
+ * the next lit_commit_recover finds the journal and undoes it the same way;
+ * after it, the next lit_commit_recover removes the old copies the journal
+ * names, then the journal. Nothing is ever removed for its name alone: only
+ * what a journal names, validated.
  *
  * Paths are relative to the project root given to lit_commit_new. Ownership:
  * the caller frees a commit with lit_commit_free, which also removes the
@@ -50,9 +54,11 @@ int lit_commit_journal_error(const lit_commit *c);
 /* How many files the commit writes. */
 size_t lit_commit_count(const lit_commit *c);
 
-/* Puts everything into place. LIT_OK, or LIT_FAILED after reporting through
- * d, with the tree as it was before. *removed counts the files removed (may
- * be NULL). */
+/* Puts everything into place. LIT_OK (if the old copies could not all be
+ * removed after the commit point, a warning says so and the journal stays
+ * for the next run to finish), or LIT_FAILED after reporting through d,
+ * with the tree as it was before. *removed counts the files removed (may be
+ * NULL). */
 lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d);
 
 /* What a recovery may touch, and whether it may write anything. */
@@ -60,23 +66,25 @@ typedef struct {
   char *const *dirs; /* the output folders, relative to the root, each ending in '/' */
   size_t ndirs;
   const char *record; /* the record: the one file outside them a tangle writes; may be NULL */
-  int check;          /* --check: report a journal, undo and sweep nothing */
+  int check;          /* --check: report a journal, undo and remove nothing */
   char *const *docs;  /* the project's documents, which lit stitch rewrites; NULL: a journal naming one is refused */
   size_t ndocs;
 } lit_recover_opts;
 
 /* Before a run: undoes a commit that a dead process left half done (its
- * journal at journal_rel), then removes the temporaries and old copies of
- * dead processes in the journal's folder, in each document's folder and
- * under each output folder (recursively). A journal is trusted only after
- * checks: it is a regular file (no link, no FIFO), its run no longer holds
+ * journal at journal_rel, without "done"), removing the temporaries it
+ * names; or finishes one that died after its commit point (a journal ended
+ * by "done"), removing the old copies it names. Nothing else is removed,
+ * whatever its name. A journal is trusted only after checks: it is a
+ * regular file (no link, no FIFO), its run no longer holds
  * its lock, and it names only what such a run could have made (targets in
  * the output folders, the record or, for a stitch, one of o->docs exactly,
  * staged and old copies of its own process beside them, no path through a
  * link leading out). Returns 0; 1 when documents were put back (whoever
  * read them before must read them again); or -1 after reporting (another
  * run is committing; the journal is unreadable, not lit's, or names what
- * lit would not write; --check found one). */
+ * lit would not write; --check found one, other than one ended by "done",
+ * which is only noted). */
 int lit_commit_recover(const char *root, const char *journal_rel, const lit_recover_opts *o, lit_diags *d);
 
 #endif

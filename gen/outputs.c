@@ -83,9 +83,9 @@ static void S_write_error(const lit_project *p, const lit_commit *t, const char 
     lit_diag(d, LIT_ERROR, doc, line, col, "cannot write '%s': %s; nothing was written", path, strerror(err));
 }
 
-/* Undoes a run that died midway and sweeps the temporaries of dead runs
- * from the output folders (under --check: reports such a run, changes
- * nothing); 0, 1 (documents put back), or -1 reported. */
+/* Undoes a run that died midway, or finishes the clean-up of one that died
+ * after its commit point, from its journal (under --check: reports such a
+ * run, changes nothing); 0, 1 (documents put back), or -1 reported. */
 static int S_recover(const lit_project *p, int check, lit_diags *d) {
   char **docs = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
   for (size_t i = 0; i < p->ndocs; i++)

@@ -25,7 +25,8 @@ typedef struct {
 } lit_outputs_stats;
 
 /* Undoes a run that was killed while it put its files in place (a tangle's
- * outputs, or a stitch's documents) and sweeps dead runs' temporaries: 0;
+ * outputs, or a stitch's documents), or finishes the clean-up of one killed
+ * after its commit point, removing only what its journal names: 0;
  * 1 when documents were put back, so a project read before is stale; -1
  * after reporting. lit_outputs_run does it first too, and fails if that
  * puts documents back: the caller that can read them again does it first. */

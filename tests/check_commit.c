@@ -1,5 +1,6 @@
 /* check_commit.c: the journaled commit: a run, the undo of a run that died
- * (from a journal such a run leaves), and the sweep of dead runs' files. */
+ * (from a journal such a run leaves), the clean-up of one that died after
+ * its commit point, and files that only look like lit's, which stay. */
 #include "check_lit.h"
 
 #include <fcntl.h>
@@ -14,6 +15,14 @@ static int S_exists(const char *dir, const char *rel) {
   int r = lstat(full, &st) == 0;
   free(full);
   return r;
+}
+
+/* A hard link, as a run keeps an old copy. */
+static void S_link(const char *dir, const char *from, const char *to) {
+  char *a = lit_xasprintf("%s/%s", dir, from), *b = lit_xasprintf("%s/%s", dir, to);
+  ck_assert_int_eq(link(a, b), 0);
+  free(a);
+  free(b);
 }
 
 static void S_stage(lit_commit *c, const char *rel, const char *text) {
@@ -125,14 +134,15 @@ START_TEST(test_abandon_journal_folder) {
 END_TEST
 
 /* What a tangle killed between two renames leaves: out/a.c already new,
- * out/b.c not yet, out/gone.c removed, out/n/c.c new in a new folder. The
- * next run's recovery puts the old state back and sweeps what is left. */
+ * out/b.c not yet (its old copy a link to it), out/gone.c removed,
+ * out/n/c.c new in a new folder. The next run's recovery puts the old
+ * state back and removes what the journal names. */
 START_TEST(test_recover_committed) {
   char *dir = ck_tempdir();
   ck_write(dir, "out/a.c", "a new");
   ck_write(dir, "out/.lit-old-4194304-0", "a old");
   ck_write(dir, "out/b.c", "b old");
-  ck_write(dir, "out/.lit-old-4194304-1", "b old");
+  S_link(dir, "out/b.c", "out/.lit-old-4194304-1");
   ck_write(dir, "out/.lit-tmp-4194304-1", "b new");
   ck_write(dir, "out/.lit-old-4194304-2", "gone");
   ck_write(dir, "out/n/c.c", "c");
@@ -214,11 +224,12 @@ END_TEST
 /* What a stitch killed between two renames leaves: doc/a.md already new,
  * index.md not yet. The recovery, told the project's documents, puts both
  * back, says a stitch was interrupted and returns 1 (documents read before
- * it are stale); the dead run's copies beside the documents are swept. */
+ * it are stale); the dead run's copies beside the documents go, and a file
+ * there that only looks like one (no journal names it) stays. */
 START_TEST(test_recover_stitch) {
   char *dir = ck_tempdir();
   ck_write(dir, "index.md", "index old");
-  ck_write(dir, ".lit-old-4194304-0", "index old");
+  S_link(dir, "index.md", ".lit-old-4194304-0");
   ck_write(dir, ".lit-tmp-4194304-0", "index new");
   ck_write(dir, "doc/a.md", "a new");
   ck_write(dir, "doc/.lit-old-4194304-1", "a old");
@@ -247,7 +258,7 @@ START_TEST(test_recover_stitch) {
   ck_assert(!S_exists(dir, ".rec-journal"));
   ck_assert(!S_exists(dir, ".lit-tmp-4194304-0"));
   ck_assert(!S_exists(dir, "doc/.lit-old-4194304-1"));
-  ck_assert(!S_exists(dir, "doc/.lit-tmp-4194304-9"));
+  ck_assert(S_exists(dir, "doc/.lit-tmp-4194304-9"));
   char *t = ck_diags_text(d);
   ck_assert_ptr_nonnull(strstr(t, "a stitch (process 4194304) was interrupted"));
   free(t);
@@ -494,7 +505,7 @@ START_TEST(test_recover_journal_file) {
 }
 END_TEST
 
-/* --check: a journal is reported, nothing is undone or swept. */
+/* --check: a journal is reported, nothing is undone or removed. */
 START_TEST(test_recover_check_writes_nothing) {
   char *dir = ck_tempdir();
   ck_write(dir, "out/a.c", "a new");
@@ -540,32 +551,168 @@ START_TEST(test_recover_reused_pid) {
 }
 END_TEST
 
-/* The sweep takes dead processes' files and an older version's unnamed
- * temporaries; never a live process's, nor a file that merely looks alike. */
-START_TEST(test_sweep) {
+/* Nothing is removed by its name alone: files named like temporaries and
+ * old copies of dead processes, of an older version, beside the journal,
+ * in the output folders or beside a document, stay when no journal names
+ * them, with or without a journal to recover. */
+START_TEST(test_lookalikes_kept) {
+  const char *names[] = {"out/deep/.lit-tmp-4194304-3", "out/.lit-old-4194304-1", "out/.lit-tmp-Ab12Cd",
+                         "out/.lit-tmp-notes.txt",      ".lit-tmp-4194304-9",     "doc/.lit-tmp-4194304-0",
+                         "other/.lit-tmp-4194304-0"};
+  const size_t nn = sizeof names / sizeof names[0];
+  for (int with_journal = 0; with_journal < 2; with_journal++) {
+    char *dir = ck_tempdir();
+    for (size_t i = 0; i < nn; i++)
+      ck_write(dir, names[i], "a user's");
+    ck_write(dir, "doc/a.md", "a");
+    if (with_journal)
+      ck_write(dir, ".rec-journal", "lit-journal 4194304\ntemp\tout/.lit-tmp-4194304-5\n");
+    char *roots[] = {"out/"}, *docs[] = {"doc/a.md"};
+    lit_recover_opts o = {roots, 1, ".rec", 0, docs, 1};
+    lit_diags *d = lit_diags_new();
+    ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
+    for (size_t i = 0; i < nn; i++)
+      ck_assert_msg(S_exists(dir, names[i]), "%s was removed", names[i]);
+    ck_assert(!S_exists(dir, ".rec-journal"));
+    lit_diags_free(d);
+    ck_rmtree(dir);
+  }
+}
+END_TEST
+
+/* A run gives out only names nothing holds: a user's files under this
+ * process's own names stay as they are, and the run still goes through. */
+START_TEST(test_run_skips_taken_names) {
   char *dir = ck_tempdir();
-  char *mine = lit_xasprintf("out/.lit-tmp-%ld-0", (long)getpid());
-  ck_write(dir, mine, "live");
-  ck_write(dir, "out/deep/.lit-tmp-4194304-3", "dead");
-  ck_write(dir, "out/.lit-old-4194304-1", "dead");
-  ck_write(dir, "out/.lit-tmp-Ab12Cd", "legacy");
-  ck_write(dir, "out/.lit-tmp-notes.txt", "a user's");
-  ck_write(dir, ".lit-tmp-4194304-9", "dead, beside the journal");
-  ck_write(dir, "other/.lit-tmp-4194304-0", "outside the output folders");
-  char *roots[] = {"out/"};
-  lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
+  long pid = (long)getpid();
+  char *tmp = lit_xasprintf("out/.lit-tmp-%ld-0", pid), *old = lit_xasprintf("out/.lit-old-%ld-0", pid);
+  ck_write(dir, tmp, "a user's temp");
+  ck_write(dir, old, "a user's old");
+  ck_write(dir, "out/a.c", "a old");
   lit_diags *d = lit_diags_new();
-  ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
-  ck_assert(S_exists(dir, mine));
-  ck_assert(!S_exists(dir, "out/deep/.lit-tmp-4194304-3"));
-  ck_assert(!S_exists(dir, "out/.lit-old-4194304-1"));
-  ck_assert(!S_exists(dir, "out/.lit-tmp-Ab12Cd"));
-  ck_assert(S_exists(dir, "out/.lit-tmp-notes.txt"));
-  ck_assert(!S_exists(dir, ".lit-tmp-4194304-9"));
-  ck_assert(S_exists(dir, "other/.lit-tmp-4194304-0"));
-  free(mine);
+  lit_commit *c = lit_commit_new(dir, ".rec-journal");
+  S_stage(c, "out/a.c", "a new");
+  S_stage(c, "out/b.c", "b");
+  ck_assert_int_eq(lit_commit_run(c, NULL, d), LIT_OK);
+  lit_commit_free(c);
+  char *t = ck_read(dir, tmp), *o = ck_read(dir, old), *a = ck_read(dir, "out/a.c");
+  ck_assert_str_eq(t, "a user's temp");
+  ck_assert_str_eq(o, "a user's old");
+  ck_assert_str_eq(a, "a new");
+  free(t);
+  free(o);
+  free(a);
+  char *t1 = lit_xasprintf("out/.lit-tmp-%ld-1", pid), *o1 = lit_xasprintf("out/.lit-old-%ld-1", pid);
+  ck_assert(!S_exists(dir, t1));
+  ck_assert(!S_exists(dir, o1));
+  ck_assert(!S_exists(dir, ".rec-journal"));
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR) + lit_diags_count(d, LIT_WARNING), 0);
+  free(t1);
+  free(o1);
+  free(tmp);
+  free(old);
   lit_diags_free(d);
   ck_rmtree(dir);
+}
+END_TEST
+
+/* What a run killed after its commit point leaves: every file in place,
+ * the journal ended by "done", and old copies still there (one already
+ * removed). The next run removes the old copies the journal names, then
+ * the journal; it undoes nothing, keeps the folders the run made and
+ * leaves a look-alike no journal names. --check reports it and writes
+ * nothing. */
+START_TEST(test_recover_finished) {
+  for (int check = 1; check >= 0; check--) {
+    char *dir = ck_tempdir();
+    ck_write(dir, "out/a.c", "a new");
+    ck_write(dir, "out/.lit-old-4194304-0", "a old");
+    ck_write(dir, "out/n/c.c", "c");
+    ck_write(dir, "out/.lit-old-4194304-7", "a user's");
+    char ha[LIT_HASH_HEX + 1], hc[LIT_HASH_HEX + 1];
+    lit_hash_hex("a new", 5, ha);
+    lit_hash_hex("c", 1, hc);
+    char *journal = lit_xasprintf("lit-journal 4194304\n"
+                                  "dir\tout/n\n"
+                                  "temp\tout/.lit-tmp-4194304-0\n"
+                                  "temp\tout/n/.lit-tmp-4194304-1\n"
+                                  "replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\t%s\n"
+                                  "remove\tout/gone.c\tout/.lit-old-4194304-1\n"
+                                  "new\tout/n/.lit-tmp-4194304-1\tout/n/c.c\t%s\n"
+                                  "commit\n"
+                                  "done\n",
+                                  ha, hc);
+    ck_write(dir, ".rec-journal", journal);
+    free(journal);
+    char *roots[] = {"out/"};
+    lit_recover_opts o = {roots, 1, ".rec", check, NULL, 0};
+    lit_diags *d = lit_diags_new();
+    ck_assert_int_eq(lit_commit_recover(dir, ".rec-journal", &o, d), 0);
+    char *a = ck_read(dir, "out/a.c"), *c = ck_read(dir, "out/n/c.c");
+    ck_assert_str_eq(a, "a new");
+    ck_assert_str_eq(c, "c");
+    free(a);
+    free(c);
+    ck_assert(!S_exists(dir, "out/gone.c"));
+    ck_assert(S_exists(dir, "out/.lit-old-4194304-7"));
+    ck_assert_int_eq(S_exists(dir, "out/.lit-old-4194304-0"), check);
+    ck_assert_int_eq(S_exists(dir, ".rec-journal"), check);
+    ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+    char *t = ck_diags_text(d);
+    ck_assert_ptr_null(strstr(t, "was interrupted"));
+    if (check) ck_assert_ptr_nonnull(strstr(t, "--check writes nothing"));
+    free(t);
+    lit_diags_free(d);
+    ck_rmtree(dir);
+  }
+}
+END_TEST
+
+/* A "done" line proves nothing about the paths around it: a journal that
+ * ends in one is validated like any other, and one that names an old copy
+ * outside the allowed places, or that is not shaped as a run writes it, is
+ * refused with nothing removed. */
+START_TEST(test_recover_finished_distrusts) {
+  char *dir = ck_tempdir(), *away = ck_tempdir();
+  ck_write(away, ".lit-old-4194304-0", "bait");
+  ck_write(dir, "out/a.c", "a");
+  ck_write(dir, "other/f", "a user's");
+  ck_write(dir, "other/.lit-old-4194304-0", "a user's");
+  ck_write(dir, ".lit-old-4194304-0", "a user's");
+  ck_write(dir, "out/.lit-old-4194304-0", "a user's");
+  char *link = lit_xasprintf("%s/out/link", dir);
+  ck_assert_int_eq(symlink(away, link), 0);
+  free(link);
+  char h[LIT_HASH_HEX + 1];
+  lit_hash_hex("a", 1, h);
+  /* a target outside the output folders */
+  S_refused(dir, "lit-journal 4194304\nremove\tother/f\tother/.lit-old-4194304-0\ncommit\ndone\n",
+            "no run of this project");
+  /* an old copy away from its target, or beside the journal */
+  char *j1 = lit_xasprintf("lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/a.c\tother/.lit-old-4194304-0\t%s\n"
+                           "commit\ndone\n",
+                           h);
+  S_refused(dir, j1, "not an old copy that run kept beside its target");
+  free(j1);
+  S_refused(dir, "lit-journal 4194304\nremove\tout/a.c\t.lit-old-4194304-0\ncommit\ndone\n", "not an old copy");
+  /* through a link that leads out of the project */
+  S_refused(dir, "lit-journal 4194304\nremove\tout/link/x\tout/link/.lit-old-4194304-0\ncommit\ndone\n",
+            "no run of this project");
+  /* another process's name */
+  S_refused(dir, "lit-journal 4194304\nremove\tout/a.c\tout/.lit-old-99-0\ncommit\ndone\n", "not an old copy");
+  /* "done" without "commit", twice, or with a line after it */
+  S_refused(dir, "lit-journal 4194304\nremove\tout/a.c\tout/.lit-old-4194304-0\ndone\n", "not a journal lit can undo");
+  S_refused(dir, "lit-journal 4194304\nremove\tout/a.c\tout/.lit-old-4194304-0\ncommit\ndone\ndone\n",
+            "not a journal lit can undo");
+  S_refused(dir, "lit-journal 4194304\ncommit\ndone\nremove\tout/a.c\tout/.lit-old-4194304-0\n",
+            "not a journal lit can undo");
+  const char *kept[] = {"other/.lit-old-4194304-0", ".lit-old-4194304-0", "out/.lit-old-4194304-0", "other/f",
+                        "out/a.c"};
+  for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+    ck_assert_msg(S_exists(dir, kept[i]), "%s was removed", kept[i]);
+  ck_assert(S_exists(away, ".lit-old-4194304-0"));
+  ck_rmtree(dir);
+  ck_rmtree(away);
 }
 END_TEST
 
@@ -588,7 +735,10 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_recover_check_writes_nothing);
   tcase_add_test(tc, test_recover_reused_pid);
   tcase_add_test(tc, test_recover_empty_journal);
-  tcase_add_test(tc, test_sweep);
+  tcase_add_test(tc, test_lookalikes_kept);
+  tcase_add_test(tc, test_run_skips_taken_names);
+  tcase_add_test(tc, test_recover_finished);
+  tcase_add_test(tc, test_recover_finished_distrusts);
   suite_add_tcase(s, tc);
   return s;
 }

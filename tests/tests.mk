@@ -109,7 +109,7 @@ asan: $(ASAN_BUILD)/lit $(ASAN_BUILD)/check_lit $(ASAN_BUILD)/check_integration
 # Golden cases run under valgrind (each lit run is slower there): one of each kind.
 VALGRIND_CASES ?= basic-file append-across-docs indent-at-depth line-directives dump crlf-input bom-input \
   err-cycle-chain err-undefined-suggest err-malformed-attrs err-unclosed-fence err-write-fails \
-  orphan-removed hand-edit-refused check-stale err-symlink-escape err-file-and-folder stale-temporaries-removed \
+  orphan-removed hand-edit-refused check-stale err-symlink-escape err-file-and-folder lookalike-temporaries-kept \
   err-record-folder-fails err-invalid-utf8-name
 
 valgrind: $(TEST_BUILD)/check_lit $(TEST_BUILD)/check_integration $(LIT)

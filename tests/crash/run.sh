@@ -15,7 +15,16 @@
 #                      it once the stitch is undone), and a plain rerun
 #                      reaches the new state
 #   failed at step N   the run exits 1 and the tree is exactly the old state
-#                      at once, with no temporary left behind
+#                      at once, with no temporary left behind; the first
+#                      step after the commit point (the journal's "done")
+#                      that fails leaves every file new, a warning and the
+#                      journal, and the next run finishes the clean-up
+#
+# Every project also holds a user's files named like lit's temporaries and
+# old copies of a dead process (no journal names them): every state must
+# keep them. A run killed after its journal's "done" line (its commit
+# point) has every file in place; the next run removes the old copies the
+# journal names, and no other .lit-old- file is left.
 #
 # Ends with "N passed, N failed".
 set -u
@@ -28,11 +37,23 @@ fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 same() { diff -r "$1" "$2" >/dev/null 2>&1; }
+# A user's files that only look like lit's, in the folders given.
+lookalikes() {
+  for d in "$@"; do
+    echo "a user's" >"$d/.lit-tmp-4194304-0"
+    echo "a user's" >"$d/.lit-old-4194304-1"
+  done
+}
+# Whether a killed run had passed its commit point.
+finished() { [ -f "$1/.lit-record-journal" ] && [ "$(tail -n 1 "$1/.lit-record-journal")" = done ]; }
+# lit's old copies left in a tree: none but the user's look-alikes.
+no_old_copies() { [ -z "$(find "$1" -name '.lit-old-*' ! -name '.lit-old-4194304-1')" ]; }
 
 # ---- tangle: a changed file, an unchanged one, an orphan, a new folder ----
 mkdir -p "$TMP/base"
 cp "$HERE/project/old.md" "$TMP/base/index.md"
 (cd "$TMP/base" && "$LIT" tangle -q) || { echo "cannot tangle the old state"; exit 1; }
+lookalikes "$TMP/base" "$TMP/base/out"
 cp "$HERE/project/new.md" "$TMP/base/index.md"
 cp -R "$TMP/base" "$TMP/old"
 cp -R "$TMP/base" "$TMP/new"
@@ -54,12 +75,15 @@ whole() {
 
 n=1
 kills=0
+done_kills=0
 while [ $n -lt 200 ]; do
   rm -rf "$TMP/run"
   cp -R "$TMP/base" "$TMP/run"
   status=$(cd "$TMP/run" && { LIT_TEST_CRASH_AT=$n "$LIT" tangle -q >/dev/null 2>&1; echo $?; } 2>/dev/null)
   [ $status = 0 ] && break
   kills=$((kills + 1))
+  was_done=0
+  finished "$TMP/run" && was_done=1 && done_kills=$((done_kills + 1))
   if [ $status != 137 ]; then bad "tangle killed at step $n: exit $status, not SIGKILL"; fi
   whole "$TMP/run" && ok || bad "tangle killed at step $n: a file is neither old nor new"
   # A --check reports the interrupted run and changes nothing.
@@ -72,12 +96,17 @@ while [ $n -lt 200 ]; do
   (cd "$TMP/run" && LIT_TEST_FAIL_AT=1 "$LIT" tangle -q) >/dev/null 2>&1
   if same "$TMP/run" "$TMP/old" || same "$TMP/run" "$TMP/new"; then ok
   else bad "tangle killed at step $n: after the next run, the tree is neither the old state nor the new"; diff -r "$TMP/old" "$TMP/run" | head -5; fi
+  if [ $was_done = 1 ]; then
+    same "$TMP/run" "$TMP/new" && no_old_copies "$TMP/run" && ok \
+      || bad "tangle killed at step $n, after done: the next run did not finish it: $(find "$TMP/run" -name '.lit-*')"
+  fi
   (cd "$TMP/run" && "$LIT" tangle -q) >/dev/null 2>&1
   if same "$TMP/run" "$TMP/new"; then ok; else bad "tangle killed at step $n: a rerun does not reach the new state"; fi
   n=$((n + 1))
 done
 [ $kills -ge 10 ] && ok || bad "tangle: only $kills write steps could be interrupted (LIT_TEST_CRASH_AT ignored?)"
-echo "tangle: killed at each of $kills steps"
+[ $done_kills -ge 2 ] && ok || bad "tangle: killed after done at only $done_kills steps"
+echo "tangle: killed at each of $kills steps ($done_kills after done)"
 
 n=1
 fails=0
@@ -86,7 +115,17 @@ while [ $n -lt 200 ]; do
   cp -R "$TMP/base" "$TMP/run"
   (cd "$TMP/run" && LIT_TEST_FAIL_AT=$n "$LIT" tangle -q) >"$TMP/out" 2>&1
   status=$?
-  [ $status = 0 ] && break
+  if [ $status = 0 ]; then
+    # The first step that can fail without failing the run comes after
+    # done: every file is in place, the journal stays with a warning, and
+    # the next run removes the old copies it names.
+    if finished "$TMP/run" && grep -q "the clean-up stopped" "$TMP/out"; then ok
+    else bad "tangle failing at step $n, after done: no journal left, or no warning"; cat "$TMP/out"; fi
+    (cd "$TMP/run" && "$LIT" tangle -q) >/dev/null 2>&1
+    same "$TMP/run" "$TMP/new" && no_old_copies "$TMP/run" && ok \
+      || bad "tangle failing at step $n, after done: the next run did not finish it: $(find "$TMP/run" -name '.lit-*')"
+    break
+  fi
   fails=$((fails + 1))
   [ $status = 1 ] && grep -q "No space left on device" "$TMP/out" && ok || { bad "tangle failing at step $n: exit $status"; cat "$TMP/out"; }
   if same "$TMP/run" "$TMP/old"; then ok
@@ -100,6 +139,7 @@ echo "tangle: failed at each of $fails steps"
 mkdir -p "$TMP/sbase"
 cp -R "$HERE/project/stitch/." "$TMP/sbase/"
 (cd "$TMP/sbase" && "$LIT" tangle -q) || { echo "cannot tangle the stitch project"; exit 1; }
+lookalikes "$TMP/sbase" "$TMP/sbase/doc" "$TMP/sbase/out"
 sed 's/int top = 1;/int top = 10;/; s/int part = 2;/int part = 20;/' "$TMP/sbase/out/s.c" >"$TMP/s.c" && mv "$TMP/s.c" "$TMP/sbase/out/s.c"
 rm -rf "$TMP/old" "$TMP/new"
 cp -R "$TMP/sbase" "$TMP/old"
@@ -115,12 +155,15 @@ swhole() {
 
 n=1
 kills=0
+done_kills=0
 while [ $n -lt 200 ]; do
   rm -rf "$TMP/run"
   cp -R "$TMP/sbase" "$TMP/run"
   status=$(cd "$TMP/run" && { LIT_TEST_CRASH_AT=$n "$LIT" stitch -q >/dev/null 2>&1; echo $?; } 2>/dev/null)
   [ $status = 0 ] && break
   kills=$((kills + 1))
+  was_done=0
+  finished "$TMP/run" && was_done=1 && done_kills=$((done_kills + 1))
   if [ $status != 137 ]; then bad "stitch killed at step $n: exit $status, not SIGKILL"; fi
   swhole "$TMP/run" && ok || bad "stitch killed at step $n: a document is neither old nor new"
   # The next run of lit (a tangle) first undoes the interrupted stitch, and
@@ -128,12 +171,17 @@ while [ $n -lt 200 ]; do
   (cd "$TMP/run" && "$LIT" tangle -q) >/dev/null 2>&1
   if same "$TMP/run" "$TMP/old" || same "$TMP/run" "$TMP/new"; then ok
   else bad "stitch killed at step $n: after the next run, the tree is neither the old state nor the new"; diff -r "$TMP/old" "$TMP/run" | head -5; fi
+  if [ $was_done = 1 ]; then
+    same "$TMP/run" "$TMP/new" && no_old_copies "$TMP/run" && ok \
+      || bad "stitch killed at step $n, after done: the next run did not finish it: $(find "$TMP/run" -name '.lit-*')"
+  fi
   (cd "$TMP/run" && "$LIT" stitch -q) >/dev/null 2>&1
   if same "$TMP/run" "$TMP/new"; then ok; else bad "stitch killed at step $n: a rerun does not reach the new state"; fi
   n=$((n + 1))
 done
 [ $kills -ge 5 ] && ok || bad "stitch: only $kills write steps could be interrupted (LIT_TEST_CRASH_AT ignored?)"
-echo "stitch: killed at each of $kills steps"
+[ $done_kills -ge 2 ] && ok || bad "stitch: killed after done at only $done_kills steps"
+echo "stitch: killed at each of $kills steps ($done_kills after done)"
 
 n=1
 fails=0
