@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Bench, do_bench_ms, load_package, rel_err  # noqa: E402
+from harness import Bench, interleaved_medians, load_package, rel_err  # noqa: E402
 
 D, CLASSES = 4096, 151936
 TOKENS = (4096, 16384)
@@ -54,13 +54,12 @@ def peak_gib(fn, *leaves):
 
 
 def best_medians(fns):
-    """Best median ms of each function over ROUNDS interleaved rounds."""
-    ms = {k: [] for k in fns}
-    order = list(fns)
-    for rnd in range(ROUNDS):
-        for k in (order if rnd % 2 == 0 else order[::-1]):
-            ms[k].append(do_bench_ms(fns[k], warmup=100, rep=1500))
-    return {k: min(v) for k, v in ms.items()}, ms
+    """Best median ms of each function over ROUNDS interleaved rounds (a
+    call takes tens of ms: a longer warm-up and repetition than the default)."""
+    rounds, errors = interleaved_medians(fns, ROUNDS, warmup=100, rep=1500)
+    if errors:
+        raise SystemExit(f"failed to run: {errors}")
+    return {k: min(v) for k, v in rounds.items()}, rounds
 
 
 def main():

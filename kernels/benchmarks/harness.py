@@ -63,12 +63,14 @@ def do_bench_ms(fn, warmup=25, rep=200):
     return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
 
 
-def interleaved_medians(fns, rounds=3):
+def interleaved_medians(fns, rounds=3, **bench):
     """Time several functions side by side: `rounds` rounds of do_bench_ms
     over all of them, the order reversed every round, so that a transient
     (a clock dip, another process) hits one round of one function, not the
-    comparison. fns: {name: fn}. Returns ({name: [median ms per round]},
-    {name: error text}); a function that raises is timed no further."""
+    comparison. fns: {name: fn}; bench: do_bench_ms's warmup and rep (in
+    ms), for calls too long for its defaults. Returns ({name: [median ms
+    per round]}, {name: error text}); a function that raises is timed no
+    further."""
     medians, errors = {name: [] for name in fns}, {}
     order = list(fns)
     for rnd in range(rounds):
@@ -76,7 +78,7 @@ def interleaved_medians(fns, rounds=3):
             if name in errors:
                 continue
             try:
-                medians[name].append(do_bench_ms(fns[name]))
+                medians[name].append(do_bench_ms(fns[name], **bench))
             except Exception as exc:  # recorded for the caller, which decides
                 errors[name] = f"{type(exc).__name__}: {exc}"[:500]
     return medians, errors

@@ -1521,13 +1521,14 @@ void gemm_few_rows_tuning(int64_t splits) {
 }
 // ---- linear cross-entropy ----
 namespace {
-void check_lce_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& labels,
-                      double label_smoothing, double z_loss, int64_t reduction, int64_t chunk_tokens,
-                      const char* op) {
+// Checks every input; returns hidden's dtype.
+lit::DType check_lce_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& labels,
+                            double label_smoothing, double z_loss, int64_t reduction, int64_t chunk_tokens,
+                            const char* op) {
   check_cuda_tensor(hidden, op, "hidden");
   check_cuda_tensor(weight, op, "weight");
   check_cuda_tensor(labels, op, "labels");
-  to_lit_dtype(hidden, op, "hidden");
+  const lit::DType dt = to_lit_dtype(hidden, op, "hidden");
   TORCH_CHECK(weight.scalar_type() == hidden.scalar_type() && weight.device() == hidden.device(), op,
               ": weight must have hidden's dtype and device (", hidden.scalar_type(), " on ",
               hidden.device(), "), got ", weight.scalar_type(), " on ", weight.device());
@@ -1547,6 +1548,7 @@ void check_lce_inputs(const at::Tensor& hidden, const at::Tensor& weight, const 
               reduction);
   TORCH_CHECK(chunk_tokens >= 0, op, ": chunk_tokens must be >= 0 (0: the launch rule's), got ",
               chunk_tokens);
+  return dt;
 }
 }  // namespace
 
@@ -1555,8 +1557,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> linear_cross_entropy(
     double label_smoothing, double z_loss, int64_t reduction, int64_t chunk_tokens, bool need_dhidden,
     bool need_dweight) {
   constexpr const char* op = "lit_kernels.linear_cross_entropy";
-  check_lce_inputs(hidden, weight, labels, label_smoothing, z_loss, reduction, chunk_tokens, op);
-  const lit::DType dt = to_lit_dtype(hidden, op, "hidden");
+  const lit::DType dt = check_lce_inputs(hidden, weight, labels, label_smoothing, z_loss, reduction,
+                                         chunk_tokens, op);
   const c10::cuda::CUDAGuard guard(hidden.device());
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
   const int64_t tokens = hidden.size(0), classes = weight.size(0);
