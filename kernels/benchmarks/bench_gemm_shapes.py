@@ -6,12 +6,14 @@ package's GEMM (backend "auto"), the Hopper kernel forced, and the few-rows
 kernel forced (M <= 32), bf16, by the package's measuring protocol.
 
     python3 kernels/benchmarks/bench_gemm_shapes.py --out references/results/gemm_shapes_h100.json [--quick]
+        [--weights qwen3_kv,ragged --merge]
 
 Shapes: M in {1, 2, 4, 8, 16, 32, 64, 128, 512, 1000, 3000, 4096} against
 the weights (N, K) of Qwen3-8B, LLaMA-3-8B, Flux and one ragged size. Every
 result is checked against the fp32 product before it is timed.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -28,12 +30,16 @@ WEIGHTS = [  # name, N, K
 ]
 FEW_ROWS_LIMIT = 32  # kFewRowsLimitM
 SPLIT_MS = (1, 16)  # M at which each split of K is also forced (the rule's data)
+SCHEDULE_MIN_M = 16  # from here the Hopper kernel's two schedules are also forced
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="gemm_shapes.json")
     ap.add_argument("--quick", action="store_true", help="one weight, four M")
+    ap.add_argument("--weights", default=None, help="comma-separated weight names (default: all)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other weights' entries of an existing --out (one run a part)")
     args = ap.parse_args()
 
     lk = load_package()
@@ -42,16 +48,32 @@ def main():
     hopper = torch.cuda.get_device_capability() == (9, 0)
     dtype = torch.bfloat16
     splits = TuningHook(lk.ops._gemm_few_rows_tuning)  # the few-rows kernel's split of K
+    schedule = TuningHook(lambda s: lk.ops._gemm_tuning(0, 0, s))  # 0 rule, 1 whole tiles, 2 stream-K
     weights = WEIGHTS[:1] if args.quick else WEIGHTS
+    if args.weights:
+        names = set(args.weights.split(","))
+        weights = [w for w in WEIGHTS if w[0] in names]
+        if len(weights) != len(names):
+            raise SystemExit(f"--weights: unknown names in {args.weights}")
+    if args.merge and os.path.exists(args.out):
+        with open(args.out) as f:
+            old = json.load(f)
+        if any(old.get("env", {}).get(k) != bench.env.get(k) for k in ("gpu", "torch", "cuda", "driver")):
+            raise SystemExit(f"--merge: {args.out} was measured on another GPU or software stack")
+        ran = {w[0] for w in weights}
+        bench.data["results"] = [r for r in old["results"] if r.get("weight") not in ran]
     for wname, n, k in weights:
         w = (torch.randn(n, k, device="cuda") / k ** 0.5).to(dtype)
         for m in (MS[:4] if args.quick else MS):
             a = torch.randn(m, k, device="cuda").to(dtype)
             ref = a.float() @ w.float().t()
             impls = [("torch.mm", lambda: torch.mm(a, w.t())),
-                     ("lit_auto", splits.wrap(lambda: lk.gemm(a, w.t()), 0))]
+                     ("lit_auto", schedule.wrap(splits.wrap(lambda: lk.gemm(a, w.t()), 0), 0))]
             if hopper:
-                impls.append(("lit_hopper", lambda: lk.gemm(a, w.t(), backend="hopper")))
+                impls.append(("lit_hopper", schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), 0)))
+            if hopper and m >= SCHEDULE_MIN_M:
+                for mode, name in ((1, "lit_hopper_whole"), (2, "lit_hopper_stream_k")):
+                    impls.append((name, schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), mode)))
             if m <= FEW_ROWS_LIMIT:
                 impls.append(("lit_few_rows", splits.wrap(lambda: lk.gemm(a, w.t(), backend="few_rows"), 0)))
             if m in SPLIT_MS and hopper:
@@ -76,6 +98,7 @@ def main():
             print(f"# {wname} M={m}: {line}", flush=True)
             bench.write()
     lk.ops._gemm_few_rows_tuning(0)
+    schedule.set(0)
     bench.write()
     return 0
 

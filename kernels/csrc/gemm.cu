@@ -96,6 +96,18 @@ cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream) {
   }
 }
 
+size_t gemm_workspace_bytes(const GemmParams& p, GemmPath path) {
+  if (invalid(p) || p.m == 0 || p.n == 0) return 0;
+  const DeviceInfo* d = nullptr;
+  if (current_device_info(&d) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;  // gemm() reports the same failure
+  }
+  if (path == GemmPath::kAuto) path = auto_path(p, *d);
+  if (path != GemmPath::kHopper || hopper_refusal(p, *d) != nullptr) return 0;
+  return gemm_hopper_workspace_bytes(p, d->sm_count);
+}
+
 void gemm_set_tuning(const GemmTuning& t) { gemm_hopper_set_tuning(t); }
 
 void gemm_set_few_rows_splits(int splits) { gemm_few_rows_set_splits(splits); }

@@ -36,18 +36,25 @@ struct GemmParams {
   int64_t m = 0, n = 0, k = 0;
   Act act = Act::kIdentity;
   bool gated = false;
+  // Device scratch, 16-byte aligned, of gemm_workspace_bytes(p, path)
+  // bytes: the Hopper kernel's stream-K partial tiles and counters
+  // (references/gemm-stream-k.md). nullptr when that is 0.
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
 
 // Which kernel runs. kAuto takes the few-rows kernel (a stream over the
 // weight, gemm_few_rows.cu) for a few rows of a (up to 8, and up to 32 for
-// narrower weights; references/gemm-few-rows.md) with aligned operands, else the Hopper kernel (TMA + wgmma) on a compute capability
+// smaller weights; references/gemm-few-rows.md) with aligned operands, else
+// the Hopper kernel (TMA + wgmma) on a compute capability
 // 9.0 device when the package carries its sm_90a code and the operands
 // meet TMA's alignment, and the portable kernel (cp.async + mma.sync, sm_75
 // and newer) otherwise.
 enum class GemmPath : int { kAuto = 0, kPortable = 1, kHopper = 2, kFewRows = 3 };
 
 // Launches on `stream`. Returns cudaErrorInvalidValue for arguments no
-// kernel can take (the binding checks them first and names the problem),
+// kernel can take (the binding checks them first and names the problem,
+// and provides the workspace gemm_workspace_bytes asks for),
 // cudaErrorNotSupported when the forced path cannot run on this device or
 // these operands, else the launch status.
 cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream);
@@ -55,16 +62,22 @@ cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream);
 // The path kAuto would take for `p` on the current device.
 cudaError_t gemm_choose_path(const GemmParams& p, GemmPath* chosen);
 
+// Bytes of workspace gemm(p, path) needs on the current device (0: none).
+// The answer depends on the tuning hook below; ask again after setting it.
+size_t gemm_workspace_bytes(const GemmParams& p, GemmPath path);
+
 // Why `path` cannot take `p` on the current device: nullptr when it can,
 // else a sentence naming what it needs.
 const char* gemm_path_refusal(const GemmParams& p, GemmPath path);
 
 // Benchmark hook: the Hopper kernel's cluster size (1, or 2 to share each B
-// tile between two CTAs through TMA multicast) and how many tile rows its
-// tile order groups together. 0 keeps the default.
+// tile between two CTAs through TMA multicast), how many tile rows its
+// tile order groups together, and its schedule (1: whole tiles only, 2:
+// stream-K for the tiles past the last whole wave). 0 keeps the default.
 struct GemmTuning {
   int cluster = 0;
   int group_m = 0;
+  int stream_k = 0;
 };
 void gemm_set_tuning(const GemmTuning& t);
 

@@ -301,8 +301,10 @@ const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d) {
 // checks this rule against it).
 bool gemm_few_rows_preferred(const GemmParams& p) {
   const int64_t n = p.gated ? 2 * p.n : p.n;  // weight rows read
-  if (p.m <= 16) return n < 12288;
-  return p.m <= kFewRowsLimitM && n < 9216;
+  const int64_t weight = n * p.k;             // weight elements streamed
+  if (p.m <= 8) return n < 12288 && p.k < 14336;
+  if (p.m <= 16) return n < 9216 && weight < int64_t{4096} * 12288;
+  return p.m <= kFewRowsLimitM && weight < int64_t{4096} * 4096;
 }
 
 void gemm_few_rows_set_splits(int splits) {

@@ -13,6 +13,7 @@
 
 #include "gemm_common.cuh"
 #include "gemm_kernels.h"
+#include "gemm_stream_k.cuh"
 #include "lit_hopper.cuh"
 
 namespace lit {
@@ -42,10 +43,15 @@ struct alignas(1024) StageBuffers {  // 1024: the 128-byte swizzle repeats every
 };
 constexpr int kSmemBytes = sizeof(StageBuffers) + 1024;  // + slack to align the dynamic base
 
+// A partial tile in the stream-K workspace: both consumers' accumulators,
+// chunk j (4 floats) of thread t at [j][t], so that a warp's 16-byte
+// stores and loads of one chunk are 512 contiguous bytes.
+constexpr int kTileFloats = kBM * kBN;
+
 struct HopperArgs {
-  int k_blocks;         // K / 64, rounded up
   int units_m, units_n;  // work units: CLUSTER tiles of 128 rows x one tile of columns
   int group;             // tile_coords' group, in units
+  StreamKPlan sk;        // which CTA takes which k-blocks of which unit (gemm_stream_k.cuh)
   EpilogueArgs epi;
 };
 
@@ -59,6 +65,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // reads its size back to tell the real kernel from the stub.
   __shared__ alignas(8) hopper::Ring<kStages> ring;
   __shared__ float s_bias[kConsumers][kBN];       // each consumer's copy of its tile's bias
+  __shared__ int s_last[kConsumers];              // stream-K: this consumer holds a tile's last part
   extern __shared__ uint8_t smem_raw[];
   StageBuffers& buf = *reinterpret_cast<StageBuffers*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -74,8 +81,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
   }
 
-  // Persistent schedule: cluster c takes units c, c + clusters, ...
-  const int units = g.units_m * g.units_n;
+  // Persistent schedule: cluster c walks its pieces of work (whole units
+  // c, c + clusters, ..., then its stream-K range, if the plan has one).
   const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;
   const int tile_cols = GATED ? kBN / 2 : kBN;  // output columns a tile writes
 
@@ -84,12 +91,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       hopper::RingPos<kStages> pos;
-      for (int u = first; u < units; u += step) {
+      StreamKCursor cursor(g.sk, first);
+      for (WorkPiece w; cursor.next(g.sk, step, w);) {
         int um, un;
-        tile_coords(u, g.units_m, g.units_n, g.group, um, un);
+        tile_coords(w.tile, g.units_m, g.units_n, g.group, um, un);
         const int m0 = (um * CLUSTER + static_cast<int>(rank)) * kBM;
         const int nb = un * tile_cols;  // first row of b (and of b_up)
-        for (int kb = 0; kb < g.k_blocks; ++kb) {
+        for (int kb = w.kb0; kb < w.kb1; ++kb) {
           // The stage is free once every consumer warp of every CTA that
           // this stage's copies write into has released it.
           ring.acquire(pos);
@@ -134,14 +142,25 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads).
     auto warpgroup_sync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory"); };
 
-    for (int u = first; u < units; u += step) {
+    StreamKCursor cursor(g.sk, first);
+    for (WorkPiece w; cursor.next(g.sk, step, w);) {
       int um, un;
-      tile_coords(u, g.units_m, g.units_n, g.group, um, un);
+      tile_coords(w.tile, g.units_m, g.units_n, g.group, um, un);
       const int m0 = (um * CLUSTER + static_cast<int>(rank)) * kBM;
+      if (m0 + cw * 64 >= g.epi.m) {
+        // All of this warpgroup's rows lie past M (a product of at most 64
+        // rows): it only hands each stage back.
+        for (int kb = w.kb0; kb < w.kb1; ++kb) {
+          ring.wait(pos);
+          ring.release<CLUSTER>(pos.stage, lane);
+          pos.advance();
+        }
+        continue;
+      }
       // The tile's bias, staged now so that the loads overlap the main loop.
       if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, kBN, threadIdx.x % 128, 128);
       int prev = -1;
-      for (int kb = 0; kb < g.k_blocks; ++kb) {
+      for (int kb = w.kb0; kb < w.kb1; ++kb) {
         ring.wait(pos);
         const uint64_t da = hopper::desc_sw128(buf.a[pos.stage] + cw * 64 * 128);
         const uint64_t db = hopper::desc_sw128(buf.b[pos.stage]);
@@ -149,8 +168,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         hopper::wgmma_fence();
     #pragma unroll
         for (int kk = 0; kk < kBK / 16; ++kk) {
-          // The first product of a tile overwrites the accumulators.
-          hopper::wgmma_m64n256k16<T>(acc, da + 2 * kk, db + 2 * kk, (kb | kk) != 0);
+          // The first product of a piece overwrites the accumulators.
+          hopper::wgmma_m64n256k16<T>(acc, da + 2 * kk, db + 2 * kk, kb != w.kb0 || kk != 0);
         }
         hopper::wgmma_commit();
         hopper::fence_operands(acc);
@@ -166,6 +185,51 @@ __global__ void __launch_bounds__(kThreads, 1)
       hopper::wgmma_wait<0>();
       hopper::fence_operands(acc);
       if (prev >= 0) ring.release<CLUSTER>(prev, lane);
+      if (!w.whole(g.sk)) {
+        const int t = threadIdx.x % 128;
+        const int local = w.tile - g.sk.dp_tiles;
+        float4* mine = reinterpret_cast<float4*>(g.sk.partials) +
+                       static_cast<size_t>(sk_slot(g.sk, first, w.tile)) * (kTileFloats / 4) + cw * 128 + t;
+        #pragma unroll
+        for (int j = 0; j < 32; ++j) {
+          __stcg(mine + j * 256, make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+        }
+        __threadfence();  // the part is visible before the count says so
+        warpgroup_sync();
+        int first_cta, parts;
+        sk_sharers(g.sk, w.tile, &first_cta, &parts);
+        if (t == 0) {
+          int* counter = g.sk.counters + local * kConsumers + cw;
+          const bool last = atomicAdd(counter, 1) == parts - 1;
+          if (last) *counter = 0;  // every part has arrived: ready for the next launch
+          s_last[cw] = last;
+        }
+        warpgroup_sync();
+        if (!s_last[cw]) continue;  // another CTA adds this tile's parts
+        __threadfence();
+        // Half a partial tile a pass (16 loads in flight): a whole one at once
+        // would not fit beside the accumulators.
+        #pragma unroll
+        for (int half = 0; half < 32; half += 16) {
+        #pragma unroll 1
+          for (int part = 0; part < parts; ++part) {
+            const float4* src = reinterpret_cast<const float4*>(g.sk.partials) +
+                                static_cast<size_t>(sk_slot(g.sk, first_cta + part, w.tile)) * (kTileFloats / 4) +
+                                cw * 128 + t + half * 256;
+            float4 v[16];
+        #pragma unroll
+            for (int j = 0; j < 16; ++j) v[j] = __ldcg(src + j * 256);
+        #pragma unroll
+            for (int j = 0; j < 16; ++j) {
+              float* a4 = acc + 4 * (half + j);
+              a4[0] = part == 0 ? v[j].x : a4[0] + v[j].x;
+              a4[1] = part == 0 ? v[j].y : a4[1] + v[j].y;
+              a4[2] = part == 0 ? v[j].z : a4[2] + v[j].z;
+              a4[3] = part == 0 ? v[j].w : a4[3] + v[j].w;
+            }
+          }
+        }
+      }
 
       // Epilogue straight from the accumulators: the thread's rows are row
       // and row + 8; 32 columns at a time go through epilogue_row32.
@@ -204,6 +268,22 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+// The tuning hook's choices (0: the default).
+GemmTuning g_tuning;
+
+// Work units and their stream-K plan: what the launch runs and what
+// gemm_hopper_workspace_bytes reports, from the same arithmetic.
+// Clusters (the benchmark's comparison) take whole units only.
+StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int* units_m, int* units_n) {
+  *units_m = static_cast<int>(ceil_div(ceil_div(p.m, kBM), cluster));
+  *units_n = static_cast<int>(ceil_div(p.n, p.gated ? kBN / 2 : kBN));
+  const int64_t units = static_cast<int64_t>(*units_m) * *units_n;
+  const int k_blocks = static_cast<int>(ceil_div(p.k, kBK));
+  const int force = cluster > 1 ? 1 : g_tuning.stream_k;
+  return plan_stream_k(static_cast<int>(std::min<int64_t>(units, INT32_MAX)), k_blocks,
+                       std::max(1, sm_count / cluster), force);
+}
+
 template <typename T, bool GATED, int CLUSTER, int ACT>
 cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t stream) {
   CUtensorMap map_a, map_b, map_b_up;
@@ -219,9 +299,7 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
   if (err != cudaSuccess) return err;
 
   HopperArgs g;
-  g.k_blocks = static_cast<int>(ceil_div(p.k, kBK));
-  g.units_m = static_cast<int>(ceil_div(ceil_div(p.m, kBM), CLUSTER));
-  g.units_n = static_cast<int>(ceil_div(p.n, GATED ? kBN / 2 : kBN));
+  g.sk = hopper_plan(p, sm_count, CLUSTER, &g.units_m, &g.units_n);
   g.group = group;
   g.epi.out = p.out;
   g.epi.ldo = p.ldo;
@@ -233,12 +311,23 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
   g.epi.vec_store = p.ldo % 8 == 0 && aligned16(p.out);
   const int64_t units = static_cast<int64_t>(g.units_m) * g.units_n;
   if (units > INT32_MAX / CLUSTER) return cudaErrorInvalidValue;
+  int grid = static_cast<int>(std::min<int64_t>(units, sm_count));
+  if (g.sk.sk_ctas > 0) {
+    // The counters start at zero; the partial tiles need no clearing.
+    const size_t need = stream_k_workspace_bytes(g.sk, kConsumers, kTileFloats);
+    if (p.workspace == nullptr || p.workspace_bytes < need || !aligned16(p.workspace)) {
+      return cudaErrorInvalidValue;
+    }
+    stream_k_bind(g.sk, p.workspace, kConsumers);
+    err = cudaMemsetAsync(g.sk.counters, 0, stream_k_counter_bytes(g.sk, kConsumers), stream);
+    if (err != cudaSuccess) return err;
+    grid = std::max(grid, g.sk.sk_ctas);
+  }
 
   auto kernel = gemm_hopper_kernel<T, GATED, CLUSTER, ACT>;
   err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes);
   if (err != cudaSuccess) return err;
   if constexpr (CLUSTER == 1) {
-    const int grid = static_cast<int>(std::min<int64_t>(units, sm_count));
     kernel<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_b_up, g);
   } else {
     // Clusters resident at once (1 CTA an SM; a cluster's CTAs must share a
@@ -258,9 +347,6 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
   }
   return cudaGetLastError();
 }
-
-// The tuning hook's choices (0: the default).
-GemmTuning g_tuning;
 
 template <typename T>
 cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream) {
@@ -301,5 +387,12 @@ bool gemm_hopper_compiled(int device) {
 }
 
 void gemm_hopper_set_tuning(const GemmTuning& t) { g_tuning = t; }
+
+size_t gemm_hopper_workspace_bytes(const GemmParams& p, int sm_count) {
+  const int cluster = g_tuning.cluster == 2 && !p.gated && p.act == Act::kIdentity ? 2 : 1;
+  int units_m = 0, units_n = 0;
+  const StreamKPlan plan = hopper_plan(p, sm_count, cluster, &units_m, &units_n);
+  return stream_k_workspace_bytes(plan, kConsumers, kTileFloats);
+}
 
 }  // namespace lit

@@ -36,4 +36,7 @@ bool gemm_hopper_compiled(int device);
 
 void gemm_hopper_set_tuning(const GemmTuning& t);
 
+// The stream-K workspace the Hopper kernel needs for `p` (0: none).
+size_t gemm_hopper_workspace_bytes(const GemmParams& p, int sm_count);
+
 }  // namespace lit

@@ -246,9 +246,17 @@ lit::GemmParams gemm_params(const at::Tensor& a, const at::Tensor& b, int64_t n_
 }
 
 // Refuses a forced path that cannot run here (naming why), then launches.
-void run_gemm(const lit::GemmParams& p, lit::GemmPath path, const std::string& backend,
-              const char* op, cudaStream_t stream) {
+// The workspace (stream-K partial tiles) comes from PyTorch's caching
+// allocator on a's device, stream-ordered like the output.
+void run_gemm(lit::GemmParams p, lit::GemmPath path, const std::string& backend,
+              const at::Tensor& a, const char* op, cudaStream_t stream) {
   check_path(lit::gemm_path_refusal(p, path), path != lit::GemmPath::kAuto, backend, op);
+  at::Tensor workspace;
+  p.workspace_bytes = lit::gemm_workspace_bytes(p, path);
+  if (p.workspace_bytes > 0) {
+    workspace = at::empty({static_cast<int64_t>(p.workspace_bytes)}, a.options().dtype(at::kByte));
+    p.workspace = workspace.data_ptr();
+  }
   check_launch(lit::gemm(p, path, stream), op);
 }
 // ---- attention ----
@@ -1453,7 +1461,7 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const c10::optional<at
     p.ldb_up = p.ldb;
     p.bias_up = bias_ptr ? static_cast<const char*>(bias_ptr) + n_out * esize : nullptr;
   }
-  run_gemm(p, path, backend, op, c10::cuda::getCurrentCUDAStream().stream());
+  run_gemm(p, path, backend, a, op, c10::cuda::getCurrentCUDAStream().stream());
   return out;
 }
 
@@ -1483,7 +1491,7 @@ at::Tensor gemm_gated(const at::Tensor& a, const at::Tensor& b_gate, const at::T
   p.out = out.data_ptr();
   p.act = act;
   p.gated = true;
-  run_gemm(p, path, backend, op, c10::cuda::getCurrentCUDAStream().stream());
+  run_gemm(p, path, backend, a, op, c10::cuda::getCurrentCUDAStream().stream());
   return out;
 }
 
@@ -1502,14 +1510,18 @@ std::string gemm_path(const at::Tensor& a, const at::Tensor& b) {
   }
 }
 
-void gemm_tuning(int64_t cluster, int64_t group_m) {
+void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k) {
   TORCH_CHECK(cluster == 0 || cluster == 1 || cluster == 2,
               "lit_kernels._gemm_tuning: cluster must be 0 (default), 1 or 2, got ", cluster);
   TORCH_CHECK(group_m >= 0 && group_m <= 64,
               "lit_kernels._gemm_tuning: group_m must be 0 (default) to 64, got ", group_m);
+  TORCH_CHECK(stream_k >= 0 && stream_k <= 2,
+              "lit_kernels._gemm_tuning: stream_k must be 0 (the rule), 1 (whole tiles) or 2 "
+              "(stream-K), got ", stream_k);
   lit::GemmTuning t;
   t.cluster = static_cast<int>(cluster);
   t.group_m = static_cast<int>(group_m);
+  t.stream_k = static_cast<int>(stream_k);
   lit::gemm_set_tuning(t);
 }
 
@@ -2509,7 +2521,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("gemm_path(Tensor a, Tensor b) -> str");
   ops.impl("gemm_path", c10::kCUDA, &gemm_path);
   ops.impl("gemm_path", c10::kCPU, &gemm_path);
-  ops.def("_gemm_tuning(int cluster, int group_m) -> ()", &gemm_tuning);
+  ops.def("_gemm_tuning(int cluster, int group_m, int stream_k=0) -> ()", &gemm_tuning);
   ops.def("_gemm_few_rows_tuning(int splits) -> ()", &gemm_few_rows_tuning);
   // ---- linear cross-entropy ----
   ops.def("linear_cross_entropy(Tensor hidden, Tensor weight, Tensor labels, int ignore_index=-100, "

@@ -1,5 +1,5 @@
 """Run both GEMM kernels once on small shapes (partial tiles, every epilogue
-kind, the element-wise loader) for compute-sanitizer:
+kind, the element-wise loader, stream-K's partial tiles) for compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_gemm.py
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_gemm.py
@@ -26,5 +26,8 @@ for dtype in (torch.bfloat16, torch.float16):
 if hopper:
     lk.ops._gemm_tuning(2, 0)
     check("hopper clusters of 2", lk.gemm(r(300, 256), r(600, 256, scale=0.1).t(), backend="hopper"))
-    lk.ops._gemm_tuning(0, 0)
+    lk.ops._gemm_tuning(0, 0, 2)  # stream-K: partial tiles through the workspace
+    check("hopper stream-K", lk.gemm(r(100, 1104), r(600, 1104, scale=0.1).t(), r(600), "gelu", backend="hopper"))
+    check("hopper stream-K, 40 rows", lk.gemm(r(40, 2048), r(300, 2048, scale=0.1).t(), backend="hopper"))
+    lk.ops._gemm_tuning(0, 0, 0)
 run.finish()

@@ -172,6 +172,106 @@ def test_gemm_tuning_hook_paths():
         lk.ops._gemm_tuning(3, 0)
 
 
+# ------------------------------------------------------------- stream-K --
+# Shapes whose tiles leave SMs idle (few tiles, or a wave and a bit), with
+# K not a multiple of 64 and M at most 64 (the second consumer idle); each
+# with whole tiles only (1), stream-K forced (2) and the rule (0).
+SK_SHAPES = [(1, 1000, 4096), (64, 1024, 4096), (100, 4096, 12288), (128, 520, 7000),
+             (1000, 5000, 7000), (333, 1000, 520), (7, 7, 4096), (4097, 256, 4104), (65, 4096, 200)]
+
+
+def with_stream_k(mode, fn):
+    lk.ops._gemm_tuning(0, 0, mode)
+    try:
+        return fn()
+    finally:
+        lk.ops._gemm_tuning(0, 0, 0)
+
+
+@pytest.mark.parametrize("mode", [1, 2, 0])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SK_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_stream_k_shapes(shape, dtype, mode):
+    if not HOPPER:
+        pytest.skip("needs compute capability 9.0")
+    m, n, k = shape
+    a, b = randn(m, k, dtype=dtype), weight_t(n, k, dtype)
+    poison_next((m, n), dtype)
+    out = with_stream_k(mode, lambda: lk.gemm(a, b, backend="hopper"))
+    check(out, reference(a, b, None, "none"), dtype, f"stream_k={mode} {m}x{n}x{k}")
+
+
+@pytest.mark.parametrize("epilogue", list(ACTS) + list(GATED))
+def test_stream_k_epilogues(epilogue):
+    """The epilogue runs once, on the sum of every part."""
+    if not HOPPER:
+        pytest.skip("needs compute capability 9.0")
+    dtype = torch.bfloat16
+    m, n, k = 200, 1000, 3000
+    a, b = randn(m, k, dtype=dtype), weight_t(n, k, dtype)
+    bias = randn(n, dtype=dtype, scale=0.5)
+    n_out = n // 2 if epilogue in GATED else n
+    poison_next((m, n_out), dtype)
+    out = with_stream_k(2, lambda: lk.gemm(a, b, bias, epilogue, backend="hopper"))
+    check(out, reference(a, b, bias, epilogue), dtype, f"stream-K {epilogue}")
+
+
+def test_stream_k_deterministic():
+    """The parts are added in k order whichever CTA arrives last: every run
+    gives the same bits."""
+    if not HOPPER:
+        pytest.skip("needs compute capability 9.0")
+    dtype = torch.bfloat16
+    a, b = randn(64, 12288, dtype=dtype), weight_t(4096, 12288, dtype)
+    first = with_stream_k(2, lambda: lk.gemm(a, b, backend="hopper"))
+    for _ in range(5):
+        assert torch.equal(with_stream_k(2, lambda: lk.gemm(a, b, backend="hopper")), first)
+    check(first, reference(a, b, None, "none"), dtype, "stream-K 64x4096x12288")
+
+
+def test_stream_k_graph_and_two_streams():
+    """The workspace comes from the caching allocator on the caller's
+    stream: a CUDA graph replays with fresh counters, and two streams that
+    run stream-K products at once do not share them."""
+    if not HOPPER:
+        pytest.skip("needs compute capability 9.0")
+    dtype = torch.bfloat16
+    a, b = randn(128, 4096, dtype=dtype), weight_t(1024, 4096, dtype)
+    a2, b2 = randn(96, 4096, dtype=dtype), weight_t(2048, 4096, dtype)
+    lk.ops._gemm_tuning(0, 0, 2)
+    try:
+        s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+        s1.wait_stream(torch.cuda.current_stream())
+        s2.wait_stream(torch.cuda.current_stream())
+        outs1, outs2 = [], []
+        for _ in range(20):
+            with torch.cuda.stream(s1):
+                outs1.append(lk.gemm(a, b, backend="hopper"))
+            with torch.cuda.stream(s2):
+                outs2.append(lk.gemm(a2, b2, backend="hopper"))
+        torch.cuda.synchronize()
+        ref1, ref2 = reference(a, b, None, "none"), reference(a2, b2, None, "none")
+        for o1, o2 in zip(outs1, outs2):
+            check(o1, ref1, dtype, "stream 1")
+            check(o2, ref2, dtype, "stream 2")
+        g = torch.cuda.CUDAGraph()
+        s1.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s1):
+            lk.gemm(a, b, backend="hopper")
+        torch.cuda.current_stream().wait_stream(s1)
+        with torch.cuda.graph(g):
+            captured = lk.gemm(a, b, backend="hopper")
+        for _ in range(3):
+            a.copy_(randn(128, 4096, dtype=dtype))
+            g.replay()
+            torch.cuda.synchronize()
+            check(captured, reference(a, b, None, "none"), dtype, "graph replay")
+    finally:
+        lk.ops._gemm_tuning(0, 0, 0)
+    with pytest.raises(RuntimeError, match="stream_k must be"):
+        lk.ops._gemm_tuning(0, 0, 3)
+
+
 # ------------------------------------------------------- the few-rows kernel --
 # M 1-32 across its three row-block forms (8, 16, 32 rows), N not a multiple
 # of its 16 columns, K multiples of 8 that are not multiples of its 32-value

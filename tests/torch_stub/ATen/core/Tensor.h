@@ -8,7 +8,7 @@
 namespace c10 {
 template <class T> using optional = std::optional<T>;
 inline constexpr std::nullopt_t nullopt = std::nullopt;
-enum class ScalarType { Float, Half, BFloat16, Int, Long, Double, Float8_e4m3fn };
+enum class ScalarType { Float, Half, BFloat16, Int, Long, Double, Float8_e4m3fn, Byte };
 inline std::ostream& operator<<(std::ostream& o, ScalarType) { return o; }
 enum class MemoryFormat { Contiguous, Preserve };
 enum DeviceType { kCUDA, kCPU };
@@ -21,7 +21,7 @@ struct TensorOptions { TensorOptions memory_format(MemoryFormat) const { return 
 namespace at {
 using c10::ScalarType; using c10::MemoryFormat; using c10::IntArrayRef; using c10::Device; using c10::TensorOptions;
 constexpr ScalarType kFloat = ScalarType::Float, kHalf = ScalarType::Half, kBFloat16 = ScalarType::BFloat16, kInt = ScalarType::Int, kLong = ScalarType::Long,
-                     kFloat8_e4m3fn = ScalarType::Float8_e4m3fn;
+                     kFloat8_e4m3fn = ScalarType::Float8_e4m3fn, kByte = ScalarType::Byte;
 struct Tensor {
   bool defined() const; bool is_cuda() const; Device device() const; ScalarType scalar_type() const;
   int64_t dim() const; int64_t size(int64_t) const; IntArrayRef sizes() const; int64_t stride(int64_t) const; IntArrayRef strides() const;
