@@ -115,8 +115,9 @@ __global__ void __launch_bounds__(256) attn_bwd_preprocess_kernel(const BwdArgs 
     if (i < a.f.seq_q) {
       const int64_t r = bh * a.f.seq_q + i;
       const float l = a.lse[r];
+      // A row that sees no key keeps P = 0 and D = 0 whatever dlse says.
       l2 = l == -INFINITY ? INFINITY : l * kLog2e;
-      dv = a.dlse != nullptr ? dot - a.dlse[r] : dot;
+      if (l != -INFINITY) dv = a.dlse != nullptr ? dot - a.dlse[r] : dot;
     }
     a.lse2[row] = l2;
     a.dvec[row] = dv;
