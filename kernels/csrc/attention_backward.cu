@@ -499,26 +499,8 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_dq_kernel(const BwdArgs 
 int64_t padded_rows(int seq_q) { return (static_cast<int64_t>(seq_q) + kBlk - 1) / kBlk * kBlk; }
 
 BwdArgs make_bwd_args(const AttentionBackwardParams& p) {
-  AttentionParams fp;
-  fp.dtype = p.dtype;
-  fp.q = p.q;
-  fp.k = p.k;
-  fp.v = p.v;
-  for (int i = 0; i < 3; ++i) {
-    fp.q_stride[i] = p.q_stride[i];
-    fp.k_stride[i] = p.k_stride[i];
-    fp.v_stride[i] = p.v_stride[i];
-  }
-  fp.batch = p.batch;
-  fp.q_heads = p.q_heads;
-  fp.kv_heads = p.kv_heads;
-  fp.seq_q = p.seq_q;
-  fp.seq_k = p.seq_k;
-  fp.head_dim = p.head_dim;
-  fp.scale = p.scale;
-  fp.causal = p.causal;
   BwdArgs a{};
-  a.f = attn::make_args(fp, kBlk);
+  a.f = attn::make_args(p.fwd, kBlk);
   a.out = p.out;
   a.dout = p.dout;
   a.lse = p.lse;
@@ -533,12 +515,12 @@ BwdArgs make_bwd_args(const AttentionBackwardParams& p) {
     a.dk_stride[i] = p.dk_stride[i];
     a.dv_stride[i] = p.dv_stride[i];
   }
-  a.seq_q_pad = static_cast<int>(padded_rows(p.seq_q));
-  const int64_t vec = static_cast<int64_t>(p.batch) * p.q_heads * a.seq_q_pad;
+  a.seq_q_pad = static_cast<int>(padded_rows(p.fwd.seq_q));
+  const int64_t vec = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads * a.seq_q_pad;
   a.lse2 = p.workspace;
   a.dvec = p.workspace + vec;
   a.dq_acc = p.deterministic ? nullptr : p.workspace + 2 * vec;
-  a.scale = p.scale;
+  a.scale = p.fwd.scale;
   return a;
 }
 
@@ -547,11 +529,11 @@ int blocks_for(int64_t threads) { return static_cast<int>((threads + 255) / 256)
 template <typename T, int HD, bool CAUSAL>
 cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) {
   const BwdArgs a = make_bwd_args(p);
-  const int64_t pad_rows = static_cast<int64_t>(p.batch) * p.q_heads * a.seq_q_pad;
+  const int64_t pad_rows = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads * a.seq_q_pad;
   attn_bwd_preprocess_kernel<T, HD><<<blocks_for(pad_rows * (HD / 8)), 256, 0, stream>>>(a);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  const dim3 kv_grid((p.seq_k + kBlk - 1) / kBlk, p.kv_heads, p.batch);
+  const dim3 kv_grid((p.fwd.seq_k + kBlk - 1) / kBlk, p.fwd.kv_heads, p.fwd.batch);
   if (p.deterministic) {
     auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, false>;
     auto dq = attn_bwd_dq_kernel<T, HD, CAUSAL>;
@@ -561,7 +543,7 @@ cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) 
     kv<<<kv_grid, kThreads, kKVSmem<HD>, stream>>>(a);
     err = cudaGetLastError();
     if (err != cudaSuccess) return err;
-    dq<<<dim3(a.f.m_blocks, p.q_heads, p.batch), kThreads, kDQSmem<HD>, stream>>>(a);
+    dq<<<dim3(a.f.m_blocks, p.fwd.q_heads, p.fwd.batch), kThreads, kDQSmem<HD>, stream>>>(a);
     return cudaGetLastError();
   }
   auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, true>;
@@ -570,17 +552,17 @@ cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) 
   kv<<<kv_grid, kThreads, kKVSmem<HD>, stream>>>(a);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  const int64_t rows = static_cast<int64_t>(p.batch) * p.q_heads * p.seq_q;
+  const int64_t rows = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads * p.fwd.seq_q;
   attn_bwd_convert_kernel<T, HD><<<blocks_for(rows * (HD / 8)), 256, 0, stream>>>(a);
   return cudaGetLastError();
 }
 
 template <typename T>
 cudaError_t launch_dtype(const AttentionBackwardParams& p, cudaStream_t stream) {
-  if (p.head_dim == 64) {
-    return p.causal ? launch_typed<T, 64, true>(p, stream) : launch_typed<T, 64, false>(p, stream);
+  if (p.fwd.head_dim == 64) {
+    return p.fwd.causal ? launch_typed<T, 64, true>(p, stream) : launch_typed<T, 64, false>(p, stream);
   }
-  return p.causal ? launch_typed<T, 128, true>(p, stream) : launch_typed<T, 128, false>(p, stream);
+  return p.fwd.causal ? launch_typed<T, 128, true>(p, stream) : launch_typed<T, 128, false>(p, stream);
 }
 
 bool aligned_rows(const void* ptr, const int64_t (&s)[3]) {
@@ -591,16 +573,16 @@ bool aligned_rows(const void* ptr, const int64_t (&s)[3]) {
 }  // namespace
 
 size_t attention_backward_workspace_floats(const AttentionBackwardParams& p) {
-  const int64_t bh = static_cast<int64_t>(p.batch) * p.q_heads;
-  const int64_t dq = p.deterministic ? 0 : bh * p.seq_q * p.head_dim;
-  return static_cast<size_t>(2 * bh * padded_rows(p.seq_q) + dq);
+  const int64_t bh = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads;
+  const int64_t dq = p.deterministic ? 0 : bh * p.fwd.seq_q * p.fwd.head_dim;
+  return static_cast<size_t>(2 * bh * padded_rows(p.fwd.seq_q) + dq);
 }
 
 const char* attention_backward_refusal(const AttentionBackwardParams& p) {
-  if (p.dtype != DType::BFloat16 && p.dtype != DType::Float16) {
+  if (p.fwd.dtype != DType::BFloat16 && p.fwd.dtype != DType::Float16) {
     return "the attention backward takes float16 or bfloat16";
   }
-  if (p.head_dim != 64 && p.head_dim != 128) {
+  if (p.fwd.head_dim != 64 && p.fwd.head_dim != 128) {
     return "the attention backward supports head_dim 64 and 128";
   }
   const DeviceInfo* d = nullptr;
@@ -609,25 +591,25 @@ const char* attention_backward_refusal(const AttentionBackwardParams& p) {
     return "the attention backward needs compute capability 8.0 or newer (mma.sync with bf16 "
            "and fp16 products, cp.async)";
   }
-  const int smem = p.head_dim == 64 ? kKVSmem<64> : kKVSmem<128>;
+  const int smem = p.fwd.head_dim == 64 ? kKVSmem<64> : kKVSmem<128>;
   if (d->smem_optin < smem) return "the device lets a block have too little shared memory";
   return nullptr;
 }
 
 cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t stream) {
-  const bool shapes_ok = p.batch > 0 && p.q_heads > 0 && p.kv_heads > 0 &&
-                         p.q_heads % p.kv_heads == 0 && p.seq_q > 0 && p.seq_k > 0 &&
-                         p.scale > 0.f && p.lse != nullptr && p.workspace != nullptr;
+  const bool shapes_ok = p.fwd.batch > 0 && p.fwd.q_heads > 0 && p.fwd.kv_heads > 0 &&
+                         p.fwd.q_heads % p.fwd.kv_heads == 0 && p.fwd.seq_q > 0 && p.fwd.seq_k > 0 &&
+                         p.fwd.scale > 0.f && p.lse != nullptr && p.workspace != nullptr;
   if (!shapes_ok) return cudaErrorInvalidValue;
-  if (!aligned_rows(p.q, p.q_stride) || !aligned_rows(p.k, p.k_stride) ||
-      !aligned_rows(p.v, p.v_stride) || !aligned_rows(p.out, p.o_stride) ||
+  if (!aligned_rows(p.fwd.q, p.fwd.q_stride) || !aligned_rows(p.fwd.k, p.fwd.k_stride) ||
+      !aligned_rows(p.fwd.v, p.fwd.v_stride) || !aligned_rows(p.out, p.o_stride) ||
       !aligned_rows(p.dout, p.do_stride) || !aligned_rows(p.dq, p.dq_stride) ||
       !aligned_rows(p.dk, p.dk_stride) || !aligned_rows(p.dv, p.dv_stride) ||
       (reinterpret_cast<uintptr_t>(p.workspace) & 15u) != 0) {
     return cudaErrorInvalidValue;
   }
   if (attention_backward_refusal(p) != nullptr) return cudaErrorNotSupported;
-  return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_dtype<scalar_t>(p, stream); });
+  return LIT_DISPATCH_16BIT(p.fwd.dtype, [&] { return launch_dtype<scalar_t>(p, stream); });
 }
 
 }  // namespace lit

@@ -12,14 +12,15 @@
 #include <cstdint>
 #include <cuda_runtime_api.h>
 
-#include "lit_types.h"
+#include "attention.h"
 
 namespace lit {
 
-// Shapes and strides as AttentionParams (attention.h): q, out, dout and dq
-// [batch, q_heads, seq_q, head_dim]; k, v, dk and dv [batch, kv_heads,
-// seq_k, head_dim]; 16-bit, the last dimension contiguous, the other three
-// strides (in elements) multiples of 8 and every pointer 16-byte aligned.
+// fwd is the forward's call (attention.h: q, k, v, their strides, the
+// shapes, scale and causal; its out, lse and workspace are not read). out,
+// dout and dq are like q, dk and dv like k and v: 16-bit, the last dimension
+// contiguous, the other three strides (in elements) multiples of 8 and
+// every pointer 16-byte aligned.
 // lse is the forward's log-sum-exp (natural log of the sum of
 // exp(scale * q k^T) over the keys a row sees; -inf for a row that sees
 // none), fp32 [batch, q_heads, seq_q] contiguous; dlse, the same shape, is
@@ -27,10 +28,7 @@ namespace lit {
 // causal mask is the forward's: query i sees key j when j <= i + seq_k -
 // seq_q.
 struct AttentionBackwardParams {
-  DType dtype = DType::BFloat16;
-  const void* q = nullptr;
-  const void* k = nullptr;
-  const void* v = nullptr;
+  AttentionParams fwd;
   const void* out = nullptr;
   const void* dout = nullptr;
   const float* lse = nullptr;
@@ -38,18 +36,11 @@ struct AttentionBackwardParams {
   void* dq = nullptr;
   void* dk = nullptr;
   void* dv = nullptr;
-  int64_t q_stride[3] = {0, 0, 0};  // batch, head, sequence
-  int64_t k_stride[3] = {0, 0, 0};
-  int64_t v_stride[3] = {0, 0, 0};
-  int64_t o_stride[3] = {0, 0, 0};
+  int64_t o_stride[3] = {0, 0, 0};  // batch, head, sequence
   int64_t do_stride[3] = {0, 0, 0};
   int64_t dq_stride[3] = {0, 0, 0};
   int64_t dk_stride[3] = {0, 0, 0};
   int64_t dv_stride[3] = {0, 0, 0};
-  int batch = 0, q_heads = 0, kv_heads = 0;
-  int seq_q = 0, seq_k = 0, head_dim = 0;
-  float scale = 0.f;
-  bool causal = false;
   // false: dq is summed with fp32 atomics into the workspace (the fastest);
   // true: a second kernel computes it without atomics, and every gradient
   // is the same bits on every run.

@@ -2144,7 +2144,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
     const at::Tensor& out, const at::Tensor& lse, const c10::optional<at::Tensor>& dlse,
     bool causal, c10::optional<double> scale, bool deterministic) {
   constexpr const char* op = "lit_kernels.attention_backward";
-  const lit::AttentionParams fp = attention_params(q, k, v, causal, scale, op);
+  lit::AttentionBackwardParams p;
+  p.fwd = attention_params(q, k, v, causal, scale, op);
   check_attention_operand(out, q, op, "out");
   TORCH_CHECK(out.sizes() == q.sizes(), op, ": out has shape ", out.sizes(), " but q has ",
               q.sizes());
@@ -2165,11 +2166,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
   at::Tensor dq = at::empty(q.sizes(), q.options());
   at::Tensor dk = at::empty(k.sizes(), k.options());
   at::Tensor dv = at::empty(v.sizes(), v.options());
-  lit::AttentionBackwardParams p;
-  p.dtype = fp.dtype;
-  p.q = fp.q;
-  p.k = fp.k;
-  p.v = fp.v;
   p.out = out.data_ptr();
   p.dout = g.data_ptr();
   p.lse = l.data_ptr<float>();
@@ -2177,24 +2173,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
   p.dq = dq.data_ptr();
   p.dk = dk.data_ptr();
   p.dv = dv.data_ptr();
-  for (int i = 0; i < 3; ++i) {
-    p.q_stride[i] = fp.q_stride[i];
-    p.k_stride[i] = fp.k_stride[i];
-    p.v_stride[i] = fp.v_stride[i];
-  }
   set_strides(p.o_stride, out);
   set_strides(p.do_stride, g);
   set_strides(p.dq_stride, dq);
   set_strides(p.dk_stride, dk);
   set_strides(p.dv_stride, dv);
-  p.batch = fp.batch;
-  p.q_heads = fp.q_heads;
-  p.kv_heads = fp.kv_heads;
-  p.seq_q = fp.seq_q;
-  p.seq_k = fp.seq_k;
-  p.head_dim = fp.head_dim;
-  p.scale = fp.scale;
-  p.causal = causal;
   p.deterministic = deterministic;
   const char* why = lit::attention_backward_refusal(p);
   TORCH_CHECK(why == nullptr, op, ": ", why != nullptr ? why : "");
