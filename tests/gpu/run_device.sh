@@ -577,7 +577,7 @@ phase_attention_backward() {
   STEPS=",${STEPS_ARG:-tests,sanitize},"
   build_for_phase
   if want tests; then
-    suite attention_backward 240 tests/gpu/test_attention_backward.py tests/gpu/test_attention.py
+    suite attention_backward 300 tests/gpu/test_attention_backward.py tests/gpu/test_attention.py
   fi
   if want sanitize; then
     sanitize sanitize_attention_backward 120

