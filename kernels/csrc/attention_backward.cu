@@ -340,8 +340,13 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs 
           float* dst = dq + static_cast<int64_t>(row + 8 * hh) * HD + half * 64 + 2 * (lane % 4);
 #pragma unroll
           for (int g = 0; g < 8; ++g) {
-            atomicAdd(dst + 8 * g, acc[4 * g + 2 * hh] * a.scale);
-            atomicAdd(dst + 8 * g + 1, acc[4 * g + 2 * hh + 1] * a.scale);
+            const float x = acc[4 * g + 2 * hh] * a.scale, y = acc[4 * g + 2 * hh + 1] * a.scale;
+#if __CUDA_ARCH__ >= 900
+            atomicAdd(reinterpret_cast<float2*>(dst + 8 * g), make_float2(x, y));  // one 8-byte add
+#else
+            atomicAdd(dst + 8 * g, x);
+            atomicAdd(dst + 8 * g + 1, y);
+#endif
           }
         }
       }
