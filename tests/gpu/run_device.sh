@@ -22,6 +22,7 @@
 #   evals            the evaluation's GPU checker: reference solutions, planted submissions, a scripted agent
 #   training [STEPS] the backward ops and patch_for_training: tests, sanitizers, benchmarks, the training step
 #   fsdp2            the patched training step on one GPU and under FSDP2 on two (kind nvidia-h100-x2)
+#   attention_backward [STEPS] the attention backward: tests, sanitizers, benchmark
 # Every phase writes $OUT/logs.tar.gz (all its logs) but hf_release, whose
 # logs are plain files in $OUT. What each phase runs, its knobs and its
 # files are written above its function below.
@@ -562,6 +563,31 @@ phase_training() {
       timeout "$L" python3 "kernels/benchmarks/bench_$b.py" --out "$OUT/${b}_$TAG.json" > "$LOGS/bench_$b.txt" 2>&1
       echo "bench_$b rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_$b.txt" | tail -8
     done
+  fi
+}
+
+# attention_backward: the attention backward's suite (with the forward's,
+# whose inference-only refusal it lifted), compute-sanitizer memcheck and
+# racecheck on its small shapes, and its benchmark. STEPS (default
+# tests,sanitize) may add bench or name it alone; the build (BUILD_DIR,
+# REUSE_BUILD as in kernels) is reused by a later call to a warm machine.
+# Writes $OUT/tests_attention_backward_$TAG.txt, the sanitizer logs and, with
+# bench, $OUT/attention_backward_$TAG.json.
+phase_attention_backward() {
+  STEPS=",${STEPS_ARG:-tests,sanitize},"
+  build_for_phase
+  if want tests; then
+    suite attention_backward 300 tests/gpu/test_attention_backward.py tests/gpu/test_attention.py
+  fi
+  if want sanitize; then
+    sanitize sanitize_attention_backward 120
+  fi
+  if want bench; then
+    L=$(limit 400)
+    timeout "$L" python3 kernels/benchmarks/bench_attention_backward.py --out "$OUT/attention_backward_$TAG.json" \
+      > "$LOGS/bench_attention_backward.txt" 2>&1
+    echo "bench_attention_backward rc=$? ($(el)s)"; grep "^# " "$LOGS/bench_attention_backward.txt" | tail -12
+    cp "$LOGS/bench_attention_backward.txt" "$OUT/bench_attention_backward_$TAG.txt"
   fi
 }
 

@@ -101,6 +101,13 @@ def transformers_mask(batch_size: int, attention_mask: Optional[torch.Tensor] = 
     return valid.expand(batch_size).contiguous()
 
 
+def _records_graph(*tensors) -> bool:
+    """Whether this call records an autograd graph (training): the prefill
+    then asks for the log-sum-exp its backward needs (attention-backward.md)
+    rather than have the backward compute it again."""
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
 def transformers_attention(module: torch.nn.Module, query: torch.Tensor, key: torch.Tensor,
                            value: torch.Tensor, attention_mask: Optional[torch.Tensor],
                            dropout: float = 0.0, scaling: Optional[float] = None,
@@ -110,7 +117,8 @@ def transformers_attention(module: torch.nn.Module, query: torch.Tensor, key: to
     static one), attention_mask from transformers_mask. Returns
     ([batch, seq_q, q_heads, head_dim], None)."""
     if dropout:
-        raise ValueError("lit attention is inference only: dropout must be 0 (call model.eval())")
+        raise ValueError("lit attention has no dropout: dropout must be 0 (model.eval(), or "
+                         "attention_dropout=0 in the config to train)")
     if kwargs.get("sliding_window") is not None:
         raise NotImplementedError("lit attention: sliding-window layers are not supported")
     lengths = attention_mask
@@ -120,11 +128,12 @@ def transformers_attention(module: torch.nn.Module, query: torch.Tensor, key: to
             "lengths its own mask function makes (register_transformers registers both)")
     causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
     seq_q, seq_k = query.shape[2], key.shape[2]
+    lse = _records_graph(query, key, value)
     if not causal:
-        out = ops.attention(query, key, value, False, scaling, False)[0]
+        out = ops.attention(query, key, value, False, scaling, lse)[0]
     elif seq_q == seq_k and (lengths is None or seq_q > MAX_DECODE_TOKENS):
         # a prefill that fills the cache from position 0 (or no cache)
-        out = ops.attention(query, key, value, True, scaling, False)[0]
+        out = ops.attention(query, key, value, True, scaling, lse)[0]
     elif seq_q <= MAX_DECODE_TOKENS:
         if lengths is None:
             lengths = torch.full((query.shape[0],), seq_k, dtype=torch.int32, device=query.device)
@@ -139,7 +148,7 @@ def transformers_attention(module: torch.nn.Module, query: torch.Tensor, key: to
                     "tokens or spare slots needs its length on the host; run that prefill eagerly")
             valid = int(lengths.max())
             key, value = key[:, :, :valid], value[:, :, :valid]
-        out = ops.attention(query, key, value, True, scaling, False)[0]
+        out = ops.attention(query, key, value, True, scaling, lse)[0]
     return out.transpose(1, 2).contiguous(), None
 
 
@@ -172,7 +181,7 @@ def diffusers_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Ten
         reason = "context parallelism"
     if reason is None:
         out = ops.attention(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
-                            is_causal, scale, False)[0]
+                            is_causal, scale, _records_graph(query, key, value))[0]
         return out.transpose(1, 2)
     if not torch.compiler.is_compiling():
         # Dynamo cannot trace warnings.warn (fullgraph would fail), and a
