@@ -302,8 +302,9 @@ const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d) {
 bool gemm_few_rows_preferred(const GemmParams& p) {
   const int64_t n = p.gated ? 2 * p.n : p.n;  // weight rows read
   const int64_t weight = n * p.k;             // weight elements streamed
-  if (p.m <= 8) return n < 12288 && p.k < 14336;
-  if (p.m <= 16) return n < 9216 && weight < int64_t{4096} * 12288;
+  const int64_t limit = int64_t{4096} * 9216;  // 37.7 M elements, Flux's MLP down
+  if (p.m <= 8) return weight <= limit;
+  if (p.m <= 16) return weight < limit;
   return p.m <= kFewRowsLimitM && weight < int64_t{4096} * 4096;
 }
 

@@ -65,7 +65,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // reads its size back to tell the real kernel from the stub.
   __shared__ alignas(8) hopper::Ring<kStages> ring;
   __shared__ float s_bias[kConsumers][kBN];       // each consumer's copy of its tile's bias
-  __shared__ int s_last[kConsumers];              // stream-K: this consumer holds a tile's last part
   extern __shared__ uint8_t smem_raw[];
   StageBuffers& buf = *reinterpret_cast<StageBuffers*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -187,7 +186,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (prev >= 0) ring.release<CLUSTER>(prev, lane);
       if (!w.whole(g.sk)) {
         const int t = threadIdx.x % 128;
-        const int local = w.tile - g.sk.dp_tiles;
         float4* mine = reinterpret_cast<float4*>(g.sk.partials) +
                        static_cast<size_t>(sk_slot(g.sk, first, w.tile)) * (kTileFloats / 4) + cw * 128 + t;
         #pragma unroll
@@ -196,39 +194,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         __threadfence();  // the part is visible before the count says so
         warpgroup_sync();
-        int first_cta, parts;
-        sk_sharers(g.sk, w.tile, &first_cta, &parts);
-        if (t == 0) {
-          int* counter = g.sk.counters + local * kConsumers + cw;
-          const bool last = atomicAdd(counter, 1) == parts - 1;
-          if (last) *counter = 0;  // every part has arrived: ready for the next launch
-          s_last[cw] = last;
-        }
-        warpgroup_sync();
-        if (!s_last[cw]) continue;  // another CTA adds this tile's parts
-        __threadfence();
-        // Half a partial tile a pass (16 loads in flight): a whole one at once
-        // would not fit beside the accumulators.
-        #pragma unroll
-        for (int half = 0; half < 32; half += 16) {
-        #pragma unroll 1
-          for (int part = 0; part < parts; ++part) {
-            const float4* src = reinterpret_cast<const float4*>(g.sk.partials) +
-                                static_cast<size_t>(sk_slot(g.sk, first_cta + part, w.tile)) * (kTileFloats / 4) +
-                                cw * 128 + t + half * 256;
-            float4 v[16];
-        #pragma unroll
-            for (int j = 0; j < 16; ++j) v[j] = __ldcg(src + j * 256);
-        #pragma unroll
-            for (int j = 0; j < 16; ++j) {
-              float* a4 = acc + 4 * (half + j);
-              a4[0] = part == 0 ? v[j].x : a4[0] + v[j].x;
-              a4[1] = part == 0 ? v[j].y : a4[1] + v[j].y;
-              a4[2] = part == 0 ? v[j].z : a4[2] + v[j].z;
-              a4[3] = part == 0 ? v[j].w : a4[3] + v[j].w;
-            }
-          }
-        }
+        if (t == 0) atomicAdd(g.sk.counters + (w.tile - g.sk.dp_tiles) * kConsumers + cw, 1);
+        continue;  // the tile's sum waits for the fixups after the last piece
       }
 
       // Epilogue straight from the accumulators: the thread's rows are row
@@ -256,6 +223,88 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       if (bias) warpgroup_sync();  // read by all before the next tile stages its own
+    }
+
+    // Stream-K fixups: every CTA stores all its parts before it waits for
+    // any other's, so no wait is ever behind another wait.
+    StreamKCursor again(g.sk, first);
+    for (WorkPiece w; again.next(g.sk, step, w);) {
+      if (w.whole(g.sk)) continue;
+      int um, un;
+      tile_coords(w.tile, g.units_m, g.units_n, g.group, um, un);
+      const int m0 = (um * CLUSTER + static_cast<int>(rank)) * kBM;
+      if (m0 + cw * 64 >= g.epi.m) continue;
+      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, kBN, threadIdx.x % 128, 128);
+      const int t = threadIdx.x % 128;
+      int first_cta, parts;
+      sk_sharers(g.sk, w.tile, &first_cta, &parts);
+      int* const counter = g.sk.counters + (w.tile - g.sk.dp_tiles) * kConsumers + cw;
+      if (t == 0) {
+        while (load_acquire(counter) < parts) __nanosleep(32);
+      }
+      warpgroup_sync();
+      __threadfence();
+      const int me = first - first_cta;
+      const int row = m0 + cw * 64 + warp * 16 + (lane >> 2);
+      const int col = un * tile_cols;
+      constexpr int kQuads = GATED ? 4 : 8;      // 32-column slices
+      constexpr int kBatch = 2;                  // parts read at once: 8 loads in flight
+      if (bias) warpgroup_sync();  // every thread's staged bias is visible
+      #pragma unroll
+      for (int q = 0; q < kQuads; ++q) {
+        if (q < me || (q - me) % parts != 0) continue;
+        // Slice q is chunks 4q .. 4q + 3 of the thread's accumulators (and,
+        // gated, the up half's 16 + 4q ..): added into them in place.
+      #pragma unroll
+        for (int half = 0; half < (GATED ? 2 : 1); ++half) {
+        auto chunk = [&](int j) { return 16 * half + 4 * q + j; };
+        for (int p0 = 0; p0 < parts; p0 += kBatch) {
+          float4 v[kBatch][4];
+      #pragma unroll
+          for (int b = 0; b < kBatch; ++b) {
+            if (p0 + b < parts) {
+              const float4* src = reinterpret_cast<const float4*>(g.sk.partials) +
+                                  static_cast<size_t>(sk_slot(g.sk, first_cta + p0 + b, w.tile)) * (kTileFloats / 4) +
+                                  cw * 128 + t;
+      #pragma unroll
+              for (int j = 0; j < 4; ++j) v[b][j] = __ldcg(src + chunk(j) * 256);
+            }
+          }
+      #pragma unroll
+          for (int b = 0; b < kBatch; ++b) {
+            if (p0 + b < parts) {
+      #pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                float* a4 = acc + 4 * chunk(j);
+                const bool start = p0 + b == 0;
+                a4[0] = start ? v[b][j].x : a4[0] + v[b][j].x;
+                a4[1] = start ? v[b][j].y : a4[1] + v[b][j].y;
+                a4[2] = start ? v[b][j].z : a4[2] + v[b][j].z;
+                a4[3] = start ? v[b][j].w : a4[3] + v[b][j].w;
+              }
+            }
+          }
+        }
+        }
+      #pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float gv[8], uv[8];
+      #pragma unroll
+          for (int j = 0; j < 4; ++j) {
+      #pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int i = 4 * (4 * q + j) + 2 * h + e;
+              gv[2 * j + e] = acc[i];
+              uv[2 * j + e] = acc[GATED ? i + 64 : i];
+            }
+          }
+          epilogue_row32<T, GATED, ACT>(g.epi, row + 8 * h, col + 32 * q, gv, uv,
+                                        bias ? tile_bias + 32 * q : nullptr, kBN / 2);
+        }
+      }
+      if (bias) warpgroup_sync();  // read by all before the next tile stages its own
+      // Every sharer is past its wait once all have counted twice.
+      if (t == 0 && atomicAdd(counter, 1) == 2 * parts - 1) *counter = 0;
     }
   }
 

@@ -57,6 +57,13 @@ __host__ __device__ inline int sk_slot(const StreamKPlan& p, int cta, int tile) 
   return 2 * cta + (tile == first ? 0 : 1);
 }
 
+// The count a CTA waits on, read with acquire semantics at GPU scope.
+__device__ __forceinline__ int load_acquire(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // One piece of work: k-blocks [kb0, kb1) of output tile `tile`. It is the
 // whole tile when kb0 == 0 and kb1 == k_blocks; else other CTAs hold the
 // rest of the tile's sum.
@@ -98,9 +105,12 @@ class StreamKCursor {
 
 // Measured by the sweep in references/gemm-stream-k.md: stream-K pays
 // when the tiles past the last whole wave are at most a quarter of the
-// grid, with ranges of at least 16 k-blocks.
-constexpr int kLeftoverShare = 4;    // leftover tiles <= grid / kLeftoverShare
-constexpr int kMinPieceBlocks = 16;  // the fewest k-blocks worth a CTA's range
+// grid. A range is at least kMinPieceBlocks k-blocks and an eighth of a
+// tile's, so a tile has at most about 8 parts: a consumer's tile is 8
+// slices of 32 columns, one sharer's share of the sum each.
+constexpr int kLeftoverShare = 4;   // leftover tiles <= grid / kLeftoverShare
+constexpr int kMinPieceBlocks = 4;  // the fewest k-blocks worth a CTA's range
+constexpr int kMaxParts = 8;        // ranges of at least k_blocks / kMaxParts
 
 // `tiles` output tiles of `k_blocks` k-blocks each over `grid` resident
 // CTAs. force: 0 the rule, 1 whole tiles only, 2 stream-K for the leftover.
@@ -113,7 +123,8 @@ inline StreamKPlan plan_stream_k(int tiles, int k_blocks, int grid, int force = 
   if (force == 1 || rem == 0 || grid <= 1) return p;
   if (force == 0 && rem * kLeftoverShare > grid) return p;
   const int64_t iters = static_cast<int64_t>(rem) * k_blocks;
-  const int ctas = static_cast<int>(std::min<int64_t>(grid, iters / kMinPieceBlocks));
+  const int range = std::max(kMinPieceBlocks, (k_blocks + kMaxParts - 1) / kMaxParts);
+  const int ctas = static_cast<int>(std::min<int64_t>(grid, iters / range));
   if (ctas < 2 || (iters + 1) * ctas > INT32_MAX) return p;  // the cursor's 32-bit arithmetic
   p.dp_tiles = tiles - rem;
   p.sk_ctas = ctas;

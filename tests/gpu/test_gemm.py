@@ -291,7 +291,12 @@ def test_few_rows_shapes(shape, dtype):
     out = lk.gemm(a, b, backend="few_rows")
     check(out, reference(a, b, None, "none"), dtype, f"few_rows {dtype} {m}x{n}x{k}")
     # auto's rule (gemm_few_rows_preferred), restated
-    preferred = n < 12288 if m <= 16 else (m <= 32 and n < 9216)
+    if m <= 8:
+        preferred = n * k <= 4096 * 9216
+    elif m <= 16:
+        preferred = n * k < 4096 * 9216
+    else:
+        preferred = m <= 32 and n * k < 4096 * 4096
     assert lk.gemm_path(a, b) == ("few_rows" if preferred else ("hopper" if HOPPER else "portable"))
     if preferred:
         assert torch.equal(lk.gemm(a, b), out)  # and the partial sums add in a fixed order
