@@ -11,8 +11,15 @@
 namespace lit {
 namespace {
 
-constexpr int kBlk = kAttentionBackwardTile;  // query rows and keys a tile
+constexpr int kBlk = kAttentionBackwardTile;  // query rows a tile (and keys, but in the wide form)
 constexpr int kWarps = 4, kThreads = 32 * kWarps;
+// The dK/dV kernel's forms (attention_backward_set_tuning): 4 warps and 64
+// keys, two CTAs an SM (the default); 8 warps and 128 keys, one CTA an SM
+// at head_dim 128. Warp w owns 16 keys in both, and takes a tile's queries
+// 32 at a time (64, whole, in form 2 at head_dim 64).
+constexpr int kWideWarps = 8;
+template <int WARPS>
+constexpr int kKVMinBlocks = WARPS == kWarps ? 2 : 1;
 constexpr float kLog2e = 1.4426950408889634f;
 
 // Kernel arguments: the forward's (strides of q, k, v; seq_q, seq_k, diag,
@@ -35,11 +42,13 @@ struct BwdArgs {
   float scale;
 };
 
-// Shared memory of the dK/dV kernel: K and V tiles, two stages of Q and dO
-// tiles, the dS^T tile (64 keys x 64 queries, 16-bit) and two stages of
-// the rows' lse2 and dvec; one row of slack to align the tiles to a row.
-template <int HD>
-constexpr int kKVSmem = 6 * kBlk * HD * 2 + kBlk * kBlk * 2 + 2 * 2 * kBlk * 4 + HD * 2;
+// Shared memory of the dK/dV kernel: K and V tiles (16 WARPS keys), two
+// stages of Q and dO tiles, the dS^T tile (16 WARPS keys x 64 queries,
+// 16-bit) and two stages of the rows' lse2 and dvec; one row of slack to
+// align the tiles to a row.
+template <int HD, int WARPS = kWarps>
+constexpr int kKVSmem = 2 * 16 * WARPS * HD * 2 + 4 * kBlk * HD * 2 + 16 * WARPS * kBlk * 2 +
+                        2 * 2 * kBlk * 4 + HD * 2;
 // Of the dQ kernel: Q and dO tiles, two stages of K and V tiles.
 template <int HD>
 constexpr int kDQSmem = 6 * kBlk * HD * 2 + HD * 2;
@@ -51,18 +60,20 @@ __device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
   return static_cast<uint32_t>(mma::swizzle_rows<D>(row, chunk)) * 2;
 }
 
-// Rows [r0, r0 + kBlk) of one head's [seq, HD] matrix into a swizzled tile;
-// rows at or past `rows` are zero-filled (the head's first row stands in as
-// the address of a disabled copy). Thread i copies chunk i % (HD / 8) of
-// rows i / (HD / 8) + n kRowsPer, which share their swizzle.
-template <typename T, int HD>
+// Rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into a swizzled tile
+// by THREADS threads; rows at or past `rows` are zero-filled (the head's
+// first row stands in as the address of a disabled copy). Thread i copies
+// chunk i % (HD / 8) of rows i / (HD / 8) + n kRowsPer, which share their
+// swizzle (kRowsPer is a multiple of 8).
+template <typename T, int HD, int ROWS = kBlk, int THREADS = kThreads>
 __device__ __forceinline__ void load_rows(uint32_t tile, const T* src, int64_t row_stride, int r0,
                                           int rows) {
-  constexpr int kChunks = HD / 8, kRowsPer = kThreads / kChunks;
+  constexpr int kChunks = HD / 8, kRowsPer = THREADS / kChunks;
+  static_assert(kRowsPer % 8 == 0 && ROWS % kRowsPer == 0, "whole swizzle periods a pass");
   const int r = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
   const T* g = src + (r0 + r) * row_stride + c * 8;
 #pragma unroll
-  for (int n = 0; n < kBlk / kRowsPer; ++n) {
+  for (int n = 0; n < ROWS / kRowsPer; ++n) {
     const bool valid = r0 + r + n * kRowsPer < rows;
     mma::copy16(tile + swizzled<HD>(r, c) + n * kRowsPer * HD * 2,
                 valid ? g + n * kRowsPer * row_stride : src, valid);
@@ -138,23 +149,25 @@ __global__ void __launch_bounds__(256) attn_bwd_convert_kernel(const BwdArgs a) 
   store_vec<T, 8>(dst, vec_from_float<T, 8>(f));
 }
 
-// One CTA: keys [n0, n0 + 64) of K/V head kvh of batch b. Warp w owns keys
-// n0 + 16 w .. + 15 and all 64 queries of a tile: S^T = K Q^T and dP^T =
-// V dO^T are its accumulators, P^T and dS^T the A fragments of dV += P^T dO
-// and dK += dS^T Q. With ATOMIC_DQ, dS^T goes to shared memory and dQ +=
-// dS K is added to the fp32 workspace.
-template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ>
-__global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs a) {
+// One CTA of WARPS warps: keys [n0, n0 + 16 WARPS) of K/V head kvh of batch
+// b. Warp w owns keys n0 + 16 w .. + 15 and all 64 queries of a tile, CHUNK
+// at a time: S^T = K Q^T and dP^T = V dO^T are its accumulators, P^T and
+// dS^T the A fragments of dV += P^T dO and dK += dS^T Q. With ATOMIC_DQ,
+// dS^T goes to shared memory and dQ += dS K is added to the fp32 workspace.
+template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK>
+__global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_kernel(const BwdArgs a) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
   constexpr int kRowBytes = HD * 2, kTile = kBlk * kRowBytes, kDSteps = HD / 16;
-  constexpr int kChunk = 32;  // queries a step of the loop below
+  constexpr int kKeys = 16 * WARPS, kThr = 32 * WARPS, kKTile = kKeys * kRowBytes;
+  constexpr int kChunk = CHUNK;  // queries a step of the loop below
   extern __shared__ uint8_t smem_raw[];
   const uint32_t raw = smem_u32(smem_raw);
   const uint32_t smem = (raw + kRowBytes - 1) & ~uint32_t(kRowBytes - 1);
-  const uint32_t k_tile = smem, v_tile = smem + kTile, ds_tile = smem + 6 * kTile;
-  const uint32_t stats = ds_tile + kBlk * kBlk * 2;  // [stage][lse2 | dvec], 64 floats each
+  const uint32_t k_tile = smem, v_tile = smem + kKTile, q_stages = smem + 2 * kKTile;
+  const uint32_t ds_tile = q_stages + 4 * kTile;
+  const uint32_t stats = ds_tile + kKeys * kBlk * 2;  // [stage][lse2 | dvec], 64 floats each
   const float* stats_f = reinterpret_cast<const float*>(smem_raw + (stats - raw));
-  const int n0 = blockIdx.x * kBlk, kvh = blockIdx.y, b = blockIdx.z;
+  const int n0 = blockIdx.x * kKeys, kvh = blockIdx.y, b = blockIdx.z;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const attn::AttnArgs& f = a.f;
 
@@ -171,8 +184,8 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs 
     const int st = it & 1, h = kvh * f.group + it / m_count, m0 = (m_first + it % m_count) * kBlk;
     const T* q = static_cast<const T*>(f.q) + b * f.q_stride[0] + h * f.q_stride[1];
     const T* d = static_cast<const T*>(a.dout) + b * a.do_stride[0] + h * a.do_stride[1];
-    load_rows<T, HD>(smem + (2 + 2 * st) * kTile, q, f.q_stride[2], m0, f.seq_q);
-    load_rows<T, HD>(smem + (3 + 2 * st) * kTile, d, a.do_stride[2], m0, f.seq_q);
+    load_rows<T, HD, kBlk, kThr>(q_stages + 2 * st * kTile, q, f.q_stride[2], m0, f.seq_q);
+    load_rows<T, HD, kBlk, kThr>(q_stages + (2 * st + 1) * kTile, d, a.do_stride[2], m0, f.seq_q);
     if (threadIdx.x < 32) {
       const int64_t row0 = (static_cast<int64_t>(b) * f.q_heads + h) * a.seq_q_pad + m0;
       const int c = threadIdx.x % 16;
@@ -181,8 +194,8 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs 
     }
   };
   if (n_iter > 0) {
-    load_rows<T, HD>(k_tile, k, f.k_stride[2], n0, f.seq_k);
-    load_rows<T, HD>(v_tile, v, f.v_stride[2], n0, f.seq_k);
+    load_rows<T, HD, kKeys, kThr>(k_tile, k, f.k_stride[2], n0, f.seq_k);
+    load_rows<T, HD, kKeys, kThr>(v_tile, v, f.v_stride[2], n0, f.seq_k);
     issue(0);
   }
   mma::copy_commit();
@@ -195,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs 
   const uint32_t ka = k_tile + warp * 16 * kRowBytes + lane_a;
   const uint32_t va = v_tile + warp * 16 * kRowBytes + lane_a;
   const int key0 = n0 + warp * 16 + lane / 4;  // this thread's key rows: key0, key0 + 8
-  const bool tail = n0 + kBlk > f.seq_k;       // the tile runs past seq_k
+  const bool tail = n0 + kKeys > f.seq_k;      // the tile runs past seq_k
 
   float dk[HD / 2], dv[HD / 2];
 #pragma unroll
@@ -207,12 +220,12 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs 
     mma::copy_commit();
     mma::copy_wait<1>();  // this iteration's tiles (and K, V) landed
     __syncthreads();
-    const uint32_t qs = smem + (2 + 2 * st) * kTile, dos = qs + kTile;
+    const uint32_t qs = q_stages + 2 * st * kTile, dos = qs + kTile;
     const float* lse2 = stats_f + st * 2 * kBlk;
     const float* dvec = lse2 + kBlk;
 
     const int first_q = key0 - m0 - f.diag;  // the first query column that sees row key0
-    const bool masked = tail || (CAUSAL && m0 + f.diag < n0 + kBlk - 1);
+    const bool masked = tail || (CAUSAL && m0 + f.diag < n0 + kKeys - 1);
     // The 64 queries in two chunks of 32: S^T and dP^T of a whole tile beside
     // dK and dV would not fit the registers at head_dim 128.
 #pragma unroll 1
@@ -304,25 +317,28 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs 
     // the stage is refilled and before dS is read.
     __syncthreads();
     if constexpr (ATOMIC_DQ) {
-      // dQ (64 queries x HD) += dS K scale: warp w takes queries 16 w .. + 15,
-      // 64 columns at a time; dS read transposed from dS^T, K transposed.
+      // dQ (64 queries x HD) += dS K scale: warp w takes queries 16 (w % 4) ..
+      // + 15 and columns [c0, c0 + kCols) of them, 64 at a time; dS read
+      // transposed from dS^T, K transposed.
+      constexpr int kCols = HD * 4 / WARPS, kStep = kCols < 64 ? kCols : 64;
       const uint32_t lane_s = swizzled<kBlk>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
-      const uint32_t dsa = (ds_tile + lane_s) ^ (warp << 5);
+      const uint32_t dsa = (ds_tile + lane_s) ^ ((warp % 4) << 5);
       float* dq = a.dq_acc + ((static_cast<int64_t>(b) * f.q_heads + h) * f.seq_q) * HD;
-      const int row = m0 + warp * 16 + lane / 4;
+      const int row = m0 + (warp % 4) * 16 + lane / 4, c0 = (warp / 4) * kCols;
 #pragma unroll 1
-      for (int half = 0; half < HD / 64; ++half) {
-        float acc[32];
+      for (int part = 0; part < kCols / kStep; ++part) {
+        const int col = c0 + part * kStep;
+        float acc[kStep / 2];
 #pragma unroll
-        for (int i = 0; i < 32; ++i) acc[i] = 0.f;
+        for (int i = 0; i < kStep / 2; ++i) acc[i] = 0.f;
 #pragma unroll
-        for (int kk = 0; kk < kBlk / 16; ++kk) {
+        for (int kk = 0; kk < kKeys / 16; ++kk) {
           uint32_t af[4];
           mma::ldmatrix_x4_trans(af, dsa + kk * 16 * kBlk * 2);
 #pragma unroll
-          for (int dd = 0; dd < 4; ++dd) {
+          for (int dd = 0; dd < kStep / 16; ++dd) {
             uint32_t kf[4];
-            mma::ldmatrix_x4_trans(kf, ((k_tile + lane_a) ^ ((4 * half + dd) << 5)) +
+            mma::ldmatrix_x4_trans(kf, ((k_tile + lane_a) ^ ((col / 16 + dd) << 5)) +
                                            kk * 16 * kRowBytes);
             const uint32_t k0[2] = {kf[0], kf[1]}, k1[2] = {kf[2], kf[3]};
             mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&acc[8 * dd]), af, k0);
@@ -332,9 +348,9 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_kv_kernel(const BwdArgs 
 #pragma unroll
         for (int hh = 0; hh < 2; ++hh) {
           if (row + 8 * hh >= f.seq_q) continue;
-          float* dst = dq + static_cast<int64_t>(row + 8 * hh) * HD + half * 64 + 2 * (lane % 4);
+          float* dst = dq + static_cast<int64_t>(row + 8 * hh) * HD + col + 2 * (lane % 4);
 #pragma unroll
-          for (int g = 0; g < 8; ++g) {
+          for (int g = 0; g < kStep / 8; ++g) {
             const float x = acc[4 * g + 2 * hh] * a.scale, y = acc[4 * g + 2 * hh + 1] * a.scale;
 #if __CUDA_ARCH__ >= 900
             atomicAdd(reinterpret_cast<float2*>(dst + 8 * g), make_float2(x, y));  // one 8-byte add
@@ -523,6 +539,38 @@ BwdArgs make_bwd_args(const AttentionBackwardParams& p) {
 
 int blocks_for(int64_t threads) { return static_cast<int>((threads + 255) / 256); }
 
+// The dK/dV kernel's form: attention_backward_set_tuning's value.
+int g_kv_form = 0;
+
+// The dK/dV kernel of WARPS warps over the key tiles (with ATOMIC_DQ, the
+// conversion of dQ after it).
+template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK>
+cudaError_t launch_kv(const AttentionBackwardParams& p, const BwdArgs& a, cudaStream_t stream) {
+  auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, ATOMIC_DQ, WARPS, CHUNK>;
+  constexpr int smem = kKVSmem<HD, WARPS>, keys = 16 * WARPS;
+  cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kv), smem);
+  if (err != cudaSuccess) return err;
+  const dim3 grid((p.fwd.seq_k + keys - 1) / keys, p.fwd.kv_heads, p.fwd.batch);
+  kv<<<grid, 32 * WARPS, smem, stream>>>(a);
+  err = cudaGetLastError();
+  if (err != cudaSuccess || !ATOMIC_DQ) return err;
+  const int64_t rows = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads * p.fwd.seq_q;
+  attn_bwd_convert_kernel<T, HD><<<blocks_for(rows * (HD / 8)), 256, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
+// Form 0: 4 warps; 1: 8 warps; 2: 8 warps, whole 64-query steps (head_dim
+// 64; form 1 at 128, where S^T and dP^T of 64 queries would spill).
+template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ>
+cudaError_t launch_form(int form, const AttentionBackwardParams& p, const BwdArgs& a,
+                        cudaStream_t stream) {
+  if (form == 0) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWarps, 32>(p, a, stream);
+  if constexpr (HD == 64) {
+    if (form == 2) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, kBlk>(p, a, stream);
+  }
+  return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, 32>(p, a, stream);
+}
+
 template <typename T, int HD, bool CAUSAL>
 cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) {
   const BwdArgs a = make_bwd_args(p);
@@ -530,27 +578,18 @@ cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) 
   attn_bwd_preprocess_kernel<T, HD><<<blocks_for(pad_rows * (HD / 8)), 256, 0, stream>>>(a);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  const dim3 kv_grid((p.fwd.seq_k + kBlk - 1) / kBlk, p.fwd.kv_heads, p.fwd.batch);
-  if (p.deterministic) {
-    auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, false>;
-    auto dq = attn_bwd_dq_kernel<T, HD, CAUSAL>;
-    err = allow_dynamic_smem(reinterpret_cast<const void*>(kv), kKVSmem<HD>);
-    if (err == cudaSuccess) err = allow_dynamic_smem(reinterpret_cast<const void*>(dq), kDQSmem<HD>);
-    if (err != cudaSuccess) return err;
-    kv<<<kv_grid, kThreads, kKVSmem<HD>, stream>>>(a);
-    err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
-    dq<<<dim3(a.f.m_blocks, p.fwd.q_heads, p.fwd.batch), kThreads, kDQSmem<HD>, stream>>>(a);
-    return cudaGetLastError();
-  }
-  auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, true>;
-  err = allow_dynamic_smem(reinterpret_cast<const void*>(kv), kKVSmem<HD>);
+  // The wide forms where a block may have their shared memory, else the default.
+  const DeviceInfo* d = nullptr;
+  err = current_device_info(&d);
   if (err != cudaSuccess) return err;
-  kv<<<kv_grid, kThreads, kKVSmem<HD>, stream>>>(a);
-  err = cudaGetLastError();
+  const int form = d->smem_optin >= kKVSmem<HD, kWideWarps> ? g_kv_form : 0;
+  if (!p.deterministic) return launch_form<T, HD, CAUSAL, true>(form, p, a, stream);
+  err = launch_form<T, HD, CAUSAL, false>(form, p, a, stream);
   if (err != cudaSuccess) return err;
-  const int64_t rows = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads * p.fwd.seq_q;
-  attn_bwd_convert_kernel<T, HD><<<blocks_for(rows * (HD / 8)), 256, 0, stream>>>(a);
+  auto dq = attn_bwd_dq_kernel<T, HD, CAUSAL>;
+  err = allow_dynamic_smem(reinterpret_cast<const void*>(dq), kDQSmem<HD>);
+  if (err != cudaSuccess) return err;
+  dq<<<dim3(a.f.m_blocks, p.fwd.q_heads, p.fwd.batch), kThreads, kDQSmem<HD>, stream>>>(a);
   return cudaGetLastError();
 }
 
@@ -595,6 +634,8 @@ const char* attention_backward_refusal(const AttentionBackwardParams& p) {
   }
   return nullptr;
 }
+
+void attention_backward_set_tuning(int form) { g_kv_form = form; }
 
 cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t stream) {
   const bool shapes_ok = p.fwd.batch > 0 && p.fwd.q_heads > 0 && p.fwd.kv_heads > 0 &&
