@@ -40,6 +40,7 @@ struct BwdArgs {
   float* dq_acc;  // [batch, q_heads, seq_q, head_dim] fp32, or nullptr (deterministic)
   int seq_q_pad;
   float scale;
+  bool stagger;  // the dK/dV kernel's CTA x starts its walk at iteration x (form 3)
 };
 
 // Shared memory of the dK/dV kernel: K and V tiles (16 WARPS keys), two
@@ -179,9 +180,15 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
 
   const T* k = static_cast<const T*>(f.k) + b * f.k_stride[0] + kvh * f.k_stride[1];
   const T* v = static_cast<const T*>(f.v) + b * f.v_stride[0] + kvh * f.v_stride[1];
-  // Iteration it: query head kvh * group + it / m_count, tile m_first + it % m_count.
+  // Step it does iteration j = it (staggered: it + blockIdx.x, modulo
+  // n_iter): query head kvh * group + j / m_count, tile m_first + j % m_count.
+  // (Form 3 is a wide form: the default's code does not change.)
+  const bool stagger = WARPS == kWideWarps && a.stagger && n_iter > 0;
+  const int rot = stagger ? static_cast<int>(blockIdx.x % n_iter) : 0;
+  auto iter_at = [&](int it) { return it + rot < n_iter ? it + rot : it + rot - n_iter; };
   auto issue = [&](int it) {
-    const int st = it & 1, h = kvh * f.group + it / m_count, m0 = (m_first + it % m_count) * kBlk;
+    const int st = it & 1, j = iter_at(it);
+    const int h = kvh * f.group + j / m_count, m0 = (m_first + j % m_count) * kBlk;
     const T* q = static_cast<const T*>(f.q) + b * f.q_stride[0] + h * f.q_stride[1];
     const T* d = static_cast<const T*>(a.dout) + b * a.do_stride[0] + h * a.do_stride[1];
     load_rows<T, HD, kBlk, kThr>(q_stages + 2 * st * kTile, q, f.q_stride[2], m0, f.seq_q);
@@ -215,7 +222,8 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
   for (int i = 0; i < HD / 2; ++i) dk[i] = dv[i] = 0.f;
 
   for (int it = 0; it < n_iter; ++it) {
-    const int st = it & 1, h = kvh * f.group + it / m_count, m0 = (m_first + it % m_count) * kBlk;
+    const int st = it & 1, j = iter_at(it);
+    const int h = kvh * f.group + j / m_count, m0 = (m_first + j % m_count) * kBlk;
     if (it + 1 < n_iter) issue(it + 1);
     mma::copy_commit();
     mma::copy_wait<1>();  // this iteration's tiles (and K, V) landed
@@ -534,6 +542,7 @@ BwdArgs make_bwd_args(const AttentionBackwardParams& p) {
   a.dvec = p.workspace + vec;
   a.dq_acc = p.deterministic ? nullptr : p.workspace + 2 * vec;
   a.scale = p.fwd.scale;
+  a.stagger = false;
   return a;
 }
 
@@ -560,7 +569,8 @@ cudaError_t launch_kv(const AttentionBackwardParams& p, const BwdArgs& a, cudaSt
 }
 
 // Form 0: 4 warps; 1: 8 warps; 2: 8 warps, whole 64-query steps (head_dim
-// 64; form 1 at 128, where S^T and dP^T of 64 queries would spill).
+// 64; form 1 at 128, where S^T and dP^T of 64 queries would spill); 3:
+// form 1 with the staggered walk (BwdArgs::stagger).
 template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ>
 cudaError_t launch_form(int form, const AttentionBackwardParams& p, const BwdArgs& a,
                         cudaStream_t stream) {
@@ -583,8 +593,10 @@ cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) 
   err = current_device_info(&d);
   if (err != cudaSuccess) return err;
   const int form = d->smem_optin >= kKVSmem<HD, kWideWarps> ? g_kv_form : 0;
-  if (!p.deterministic) return launch_form<T, HD, CAUSAL, true>(form, p, a, stream);
-  err = launch_form<T, HD, CAUSAL, false>(form, p, a, stream);
+  BwdArgs kva = a;
+  kva.stagger = form == 3;
+  if (!p.deterministic) return launch_form<T, HD, CAUSAL, true>(form, p, kva, stream);
+  err = launch_form<T, HD, CAUSAL, false>(form, p, kva, stream);
   if (err != cudaSuccess) return err;
   auto dq = attn_bwd_dq_kernel<T, HD, CAUSAL>;
   err = allow_dynamic_smem(reinterpret_cast<const void*>(dq), kDQSmem<HD>);

@@ -70,7 +70,10 @@ cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t st
 // (the default): 4 warps, 64 keys a CTA, two CTAs an SM; 1: 8 warps, 128
 // keys a CTA (each Q and dO tile feeds twice the keys, dQ's atomics sum
 // twice the keys each); 2: form 1 taking a tile's 64 queries in one step
-// instead of two of 32 (head_dim 64; form 1 at 128). Forms 1 and 2 run on
+// instead of two of 32 (head_dim 64; form 1 at 128); 3: form 1 with each
+// CTA starting its walk over the query tiles at its own place, so that the
+// CTAs of one head do not add into the same dQ rows at once (without the
+// causal mask they would all start at tile 0). Forms 1 to 3 run on
 // a device whose blocks may have their shared memory (145 KB at head_dim
 // 128, 81 KB at 64), else form 0 does.
 void attention_backward_set_tuning(int form);
