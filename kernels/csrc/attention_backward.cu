@@ -154,8 +154,9 @@ __global__ void __launch_bounds__(256) attn_bwd_convert_kernel(const BwdArgs a) 
 // b. Warp w owns keys n0 + 16 w .. + 15 and all 64 queries of a tile, CHUNK
 // at a time: S^T = K Q^T and dP^T = V dO^T are its accumulators, P^T and
 // dS^T the A fragments of dV += P^T dO and dK += dS^T Q. With ATOMIC_DQ,
-// dS^T goes to shared memory and dQ += dS K is added to the fp32 workspace.
-template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK>
+// dS^T goes to shared memory and dQ += dS K is added to the fp32 workspace
+// (V4: by 16-byte atomics on compute capability 9.0).
+template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK, bool V4>
 __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_kernel(const BwdArgs a) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
   constexpr int kRowBytes = HD * 2, kTile = kBlk * kRowBytes, kDSteps = HD / 16;
@@ -353,19 +354,46 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
             mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&acc[8 * dd + 4]), af, k1);
           }
         }
-#pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-          if (row + 8 * hh >= f.seq_q) continue;
-          float* dst = dq + static_cast<int64_t>(row + 8 * hh) * HD + col + 2 * (lane % 4);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        constexpr bool kV4 = V4;
+#else
+        constexpr bool kV4 = false;  // 16-byte atomics are compute capability 9.0's
+#endif
+        if constexpr (kV4) {
+          // Lanes 2i and 2i + 1 hold columns 4i' .. + 3 of rows row and row +
+          // 8 between them: the even lane trades its row + 8 pair for the odd
+          // lane's row pair, and each adds 4 columns of one row at once.
+          const bool odd = lane & 1;
+          const int r = row + (odd ? 8 : 0);
+          float* dst = dq + static_cast<int64_t>(r) * HD + col + 2 * (lane % 4) - (odd ? 2 : 0);
 #pragma unroll
           for (int g = 0; g < kStep / 8; ++g) {
-            const float x = acc[4 * g + 2 * hh] * a.scale, y = acc[4 * g + 2 * hh + 1] * a.scale;
+            const float x0 = acc[4 * g] * a.scale, x1 = acc[4 * g + 1] * a.scale;
+            const float y0 = acc[4 * g + 2] * a.scale, y1 = acc[4 * g + 3] * a.scale;
+            const float t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);
+            const float t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);
+            const float4 add = odd ? make_float4(t0, t1, y0, y1) : make_float4(x0, x1, t0, t1);
 #if __CUDA_ARCH__ >= 900
-            atomicAdd(reinterpret_cast<float2*>(dst + 8 * g), make_float2(x, y));  // one 8-byte add
+            if (r < f.seq_q) atomicAdd(reinterpret_cast<float4*>(dst + 8 * g), add);  // one 16-byte add
 #else
-            atomicAdd(dst + 8 * g, x);
-            atomicAdd(dst + 8 * g + 1, y);
+            (void)add;  // kV4 is false here
 #endif
+          }
+        } else {
+#pragma unroll
+          for (int hh = 0; hh < 2; ++hh) {
+            if (row + 8 * hh >= f.seq_q) continue;
+            float* dst = dq + static_cast<int64_t>(row + 8 * hh) * HD + col + 2 * (lane % 4);
+#pragma unroll
+            for (int g = 0; g < kStep / 8; ++g) {
+              const float x = acc[4 * g + 2 * hh] * a.scale, y = acc[4 * g + 2 * hh + 1] * a.scale;
+#if __CUDA_ARCH__ >= 900
+              atomicAdd(reinterpret_cast<float2*>(dst + 8 * g), make_float2(x, y));  // one 8-byte add
+#else
+              atomicAdd(dst + 8 * g, x);
+              atomicAdd(dst + 8 * g + 1, y);
+#endif
+            }
           }
         }
       }
@@ -553,9 +581,9 @@ int g_kv_form = 0;
 
 // The dK/dV kernel of WARPS warps over the key tiles (with ATOMIC_DQ, the
 // conversion of dQ after it).
-template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK>
+template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK, bool V4 = false>
 cudaError_t launch_kv(const AttentionBackwardParams& p, const BwdArgs& a, cudaStream_t stream) {
-  auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, ATOMIC_DQ, WARPS, CHUNK>;
+  auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, ATOMIC_DQ, WARPS, CHUNK, V4>;
   constexpr int smem = kKVSmem<HD, WARPS>, keys = 16 * WARPS;
   cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kv), smem);
   if (err != cudaSuccess) return err;
@@ -570,13 +598,17 @@ cudaError_t launch_kv(const AttentionBackwardParams& p, const BwdArgs& a, cudaSt
 
 // Form 0: 4 warps; 1: 8 warps; 2: 8 warps, whole 64-query steps (head_dim
 // 64; form 1 at 128, where S^T and dP^T of 64 queries would spill); 3:
-// form 1 with the staggered walk (BwdArgs::stagger).
+// form 1 with the staggered walk (BwdArgs::stagger); 4: form 1 with
+// 16-byte dQ atomics (compute capability 9.0; deterministic, form 1).
 template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ>
 cudaError_t launch_form(int form, const AttentionBackwardParams& p, const BwdArgs& a,
                         cudaStream_t stream) {
   if (form == 0) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWarps, 32>(p, a, stream);
   if constexpr (HD == 64) {
     if (form == 2) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, kBlk>(p, a, stream);
+  }
+  if constexpr (ATOMIC_DQ) {
+    if (form == 4) return launch_kv<T, HD, CAUSAL, true, kWideWarps, 32, true>(p, a, stream);
   }
   return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, 32>(p, a, stream);
 }
