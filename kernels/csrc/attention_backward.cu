@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
 #if __CUDA_ARCH__ >= 900
             if (r < f.seq_q) atomicAdd(reinterpret_cast<float4*>(dst + 8 * g), add);  // one 16-byte add
 #else
-            (void)add;  // kV4 is false here
+            (void)add, (void)dst;  // kV4 is false here
 #endif
           }
         } else {
