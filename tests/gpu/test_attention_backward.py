@@ -266,7 +266,7 @@ def test_kv_forms(b, hq, hkv, sq, sk, causal, head_dim, deterministic, form, kv_
     got = lit_grads(q, k, v, dout, causal, deterministic=deterministic)
     check_grads(got, q, k, v, dout, causal, None,
                 f"form {form} {b}x{hq}/{hkv} {sq}x{sk} causal={causal} d={head_dim} det={deterministic}")
-    if deterministic:  # dk and dv are summed in a fixed order in every form
+    if deterministic:  # against form 0: the same sums in another order
         kv_form(0)
         ref = lit_grads(q, k, v, dout, causal, deterministic=True)
         for name, x, y in zip(("dq", "dk", "dv"), got, ref):
