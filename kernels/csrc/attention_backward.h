@@ -66,4 +66,18 @@ const char* attention_backward_refusal(const AttentionBackwardParams& p);
 // take, cudaErrorNotSupported where attention_backward_refusal says why.
 cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t stream);
 
+// Benchmark hook: the dK/dV kernel's form for the launches that follow. 0
+// (the default): 4 warps, 64 keys a CTA, two CTAs an SM; 1: 8 warps, 128
+// keys a CTA (each Q and dO tile feeds twice the keys, dQ's atomics sum
+// twice the keys each); 2: form 1 taking a tile's 64 queries in one step
+// instead of two of 32 (head_dim 64; form 1 at 128); 3: form 1 with each
+// CTA starting its walk over the query tiles at its own place, so that the
+// CTAs of one head do not add into the same dQ rows at once (without the
+// causal mask they would all start at tile 0); 4: form 1 adding dQ by
+// 16-byte atomics, a float4 a thread (compute capability 9.0; elsewhere,
+// and with deterministic dQ, form 1). Forms 1 to 4 run on
+// a device whose blocks may have their shared memory (145 KB at head_dim
+// 128, 81 KB at 64), else form 0 does.
+void attention_backward_set_tuning(int form);
+
 }  // namespace lit

@@ -2200,6 +2200,15 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
   check_launch(lit::attention_backward(p, c10::cuda::getCurrentCUDAStream().stream()), op);
   return {dq, dk, dv};
 }
+
+void attention_backward_tuning(int64_t form) {
+  TORCH_CHECK(form >= 0 && form <= 4,
+              "lit_kernels._attention_backward_tuning: form must be 0 (default: 4 warps, 64 keys), "
+              "1 (8 warps, 128 keys), 2 (form 1 with whole 64-query steps at head_dim 64), 3 "
+              "(form 1, each CTA starting at its own query tile) or 4 (form 1 with 16-byte dQ "
+              "atomics), got ", form);
+  lit::attention_backward_set_tuning(static_cast<int>(form));
+}
 // ---- attention_fp8 ----
 namespace {
 
@@ -2660,6 +2669,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "-> (Tensor, Tensor, Tensor)");
   ops.impl("attention_backward", c10::kCUDA, &attention_backward);
   ops.impl("attention_backward", c10::kCPU, &attention_backward);  // only to say "must be a CUDA tensor"
+  ops.def("_attention_backward_tuning(int form) -> ()", &attention_backward_tuning);
   // ---- attention_fp8 ----
   ops.def("quantize_attention_fp8(Tensor x, str operand) -> (Tensor, Tensor)");
   ops.impl("quantize_attention_fp8", c10::kCUDA, &quantize_attention_fp8);

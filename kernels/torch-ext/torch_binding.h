@@ -164,6 +164,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
     const at::Tensor& dout, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     const at::Tensor& out, const at::Tensor& lse, const c10::optional<at::Tensor>& dlse,
     bool causal, c10::optional<double> scale, bool deterministic);
+void attention_backward_tuning(int64_t form);
 // --- attention_fp8 ---
 #include "../csrc/attention_fp8.h"
 

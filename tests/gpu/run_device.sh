@@ -580,7 +580,7 @@ phase_attention_backward() {
     suite attention_backward 300 tests/gpu/test_attention_backward.py tests/gpu/test_attention.py
   fi
   if want sanitize; then
-    sanitize sanitize_attention_backward 120
+    sanitize sanitize_attention_backward 240
   fi
   if want bench; then
     L=$(limit 400)

@@ -1,6 +1,6 @@
 """Run the attention backward once on small shapes (partial tiles, causal
 with seq_q != seq_k both ways, grouped heads, both head dims, dq by atomics
-and deterministic) for compute-sanitizer:
+and deterministic, each form of the dK/dV kernel) for compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_attention_backward.py
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_attention_backward.py
@@ -13,12 +13,15 @@ from lit_testing import Sanitized
 run = Sanitized("sanitize_attention_backward")
 r, check = run.rand, run.check
 
-for d in (64, 128):
-    for sq, sk, causal in ((200, 200, True), (70, 150, True), (150, 70, True), (129, 100, False)):
-        q, k, v, dout = r(1, 4, sq, d), r(1, 2, sk, d), r(1, 2, sk, d), r(1, 4, sq, d)
-        out, lse = lk.attention(q, k, v, causal=causal, return_lse=True, backend="portable")
-        for det in (False, True):
-            grads = lk.attention_backward(dout, q, k, v, out, lse, causal, dlse=lse * 0.5,
-                                          deterministic=det)
-            check(f"d={d} {sq}x{sk} causal={causal} deterministic={det}", *grads)
+for form in (0, 1, 2, 3, 4):  # the dK/dV kernel's forms (the tuning hook; 0 the default)
+    lk.ops._attention_backward_tuning(form)
+    for d in (64, 128):
+        for sq, sk, causal in ((200, 200, True), (70, 150, True), (150, 70, True), (129, 100, False)):
+            q, k, v, dout = r(1, 4, sq, d), r(1, 2, sk, d), r(1, 2, sk, d), r(1, 4, sq, d)
+            out, lse = lk.attention(q, k, v, causal=causal, return_lse=True, backend="portable")
+            for det in (False, True):
+                grads = lk.attention_backward(dout, q, k, v, out, lse, causal, dlse=lse * 0.5,
+                                              deterministic=det)
+                check(f"form={form} d={d} {sq}x{sk} causal={causal} deterministic={det}", *grads)
+lk.ops._attention_backward_tuning(0)
 run.finish()

@@ -241,6 +241,45 @@ def test_deterministic(causal, head_dim):
     check_grads(a, q, k, v, dout, causal, None, f"deterministic causal={causal} d={head_dim}")
 
 
+@pytest.fixture
+def kv_form():
+    """Sets the dK/dV kernel's form through the benchmark hook; the default
+    (0) again afterwards, whatever the test did."""
+    yield lambda form: lk.ops._attention_backward_tuning(form)
+    lk.ops._attention_backward_tuning(0)
+
+
+@pytest.mark.parametrize("form", [1, 2, 3, 4])
+@pytest.mark.parametrize("deterministic", [False, True])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("b,hq,hkv,sq,sk", [(1, 4, 1, 1000, 1000), (2, 8, 2, 300, 300),
+                                             (1, 4, 2, 100, 300), (1, 4, 2, 300, 100),
+                                             (1, 2, 2, 127, 127), (1, 2, 2, 3, 3)])
+def test_kv_forms(b, hq, hkv, sq, sk, causal, head_dim, deterministic, form, kv_form):
+    """The wide dK/dV forms (8 warps, 128 keys a CTA; form 2 with whole
+    64-query steps at head_dim 64; form 3 with a staggered walk over the
+    query tiles; form 4 with 16-byte dQ atomics) forced through the tuning hook: partial
+    key tiles, seq_q != seq_k, grouped heads, dq by atomics and not."""
+    q, k, v, dout = inputs(b, hq, hkv, sq, sk, head_dim, torch.bfloat16)
+    kv_form(form)
+    got = lit_grads(q, k, v, dout, causal, deterministic=deterministic)
+    check_grads(got, q, k, v, dout, causal, None,
+                f"form {form} {b}x{hq}/{hkv} {sq}x{sk} causal={causal} d={head_dim} det={deterministic}")
+    if deterministic:  # against form 0: the same sums in another order
+        kv_form(0)
+        ref = lit_grads(q, k, v, dout, causal, deterministic=True)
+        for name, x, y in zip(("dq", "dk", "dv"), got, ref):
+            e = rel(x, y, 1e-3)
+            assert e < TOLERANCE[torch.bfloat16] / 4, f"form {form}: {name} differs from form 0 by {e:.3e}"
+
+
+def test_kv_form_hook_rejects():
+    for form in (-1, 5):
+        with pytest.raises(RuntimeError, match="form must be 0"):
+            lk.ops._attention_backward_tuning(form)
+
+
 def test_torch_compile_fullgraph_backward():
     """torch.compile(fullgraph=True) of a function calling attention, then
     .backward() on its loss (AOTAutograd compiles the backward through the
