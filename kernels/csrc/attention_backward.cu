@@ -154,9 +154,8 @@ __global__ void __launch_bounds__(256) attn_bwd_convert_kernel(const BwdArgs a) 
 // b. Warp w owns keys n0 + 16 w .. + 15 and all 64 queries of a tile, CHUNK
 // at a time: S^T = K Q^T and dP^T = V dO^T are its accumulators, P^T and
 // dS^T the A fragments of dV += P^T dO and dK += dS^T Q. With ATOMIC_DQ,
-// dS^T goes to shared memory and dQ += dS K is added to the fp32 workspace
-// (V4: by 16-byte atomics on compute capability 9.0).
-template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK, bool V4>
+// dS^T goes to shared memory and dQ += dS K is added to the fp32 workspace.
+template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK>
 __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_kernel(const BwdArgs a) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
   constexpr int kRowBytes = HD * 2, kTile = kBlk * kRowBytes, kDSteps = HD / 16;
@@ -273,132 +272,105 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
         const float2 l = *reinterpret_cast<const float2*>(lse2 + c);
         const float2 dd = *reinterpret_cast<const float2*>(dvec + c);
 #pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-          float pv[2], dsv[2];
+    for (int hh = 0; hh < 2; ++hh) {
+      float pv[2], dsv[2];
 #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float p = attn::exp2_approx(fmaf(s[4 * g + 2 * hh + e], f.scale_log2, -(e ? l.y : l.x)));
-            // Query m0 + c + e sees key k when k <= m0 + c + e + diag.
-            if (masked && (key0 + 8 * hh >= f.seq_k || (CAUSAL && c + e < first_q + 8 * hh))) {
-              p = 0.f;
-            }
-            pv[e] = p;
-            dsv[e] = p * (dp[4 * g + 2 * hh + e] - (e ? dd.y : dd.x));
-          }
-          pp[2 * g + hh] = attn::pack2<T>(pv[0], pv[1]);
-          dsp[2 * g + hh] = attn::pack2<T>(dsv[0], dsv[1]);
+      for (int e = 0; e < 2; ++e) {
+        float p = attn::exp2_approx(fmaf(s[4 * g + 2 * hh + e], f.scale_log2, -(e ? l.y : l.x)));
+        // Query m0 + c + e sees key k when k <= m0 + c + e + diag.
+        if (masked && (key0 + 8 * hh >= f.seq_k || (CAUSAL && c + e < first_q + 8 * hh))) {
+          p = 0.f;
         }
+        pv[e] = p;
+        dsv[e] = p * (dp[4 * g + 2 * hh + e] - (e ? dd.y : dd.x));
       }
-      if constexpr (ATOMIC_DQ) {
-        // dS^T to shared memory: rows = keys, 64 queries a row.
-#pragma unroll
-        for (int g = 0; g < kChunk / 8; ++g) {
-#pragma unroll
-          for (int hh = 0; hh < 2; ++hh) {
-            const int row = warp * 16 + lane / 4 + 8 * hh;
-            const uint32_t addr = ds_tile + swizzled<kBlk>(row, qc * (kChunk / 8) + g) + 4 * (lane % 4);
-            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(dsp[2 * g + hh]) : "memory");
-          }
-        }
-      }
-
-      // dV += P^T dO and dK += dS^T Q over this chunk's queries (the k
-      // dimension), dO and Q read transposed.
-#pragma unroll
-      for (int kk = 0; kk < kChunk / 16; ++kk) {
-        const uint32_t(&pa)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pp[4 * kk]);
-        const uint32_t(&da)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&dsp[4 * kk]);
-#pragma unroll
-        for (int dd = 0; dd < kDSteps; ++dd) {
-          uint32_t of[4], qf[4];
-          mma::ldmatrix_x4_trans(of, ((dosc + lane_a) ^ (dd << 5)) + kk * 16 * kRowBytes);
-          mma::ldmatrix_x4_trans(qf, ((qsc + lane_a) ^ (dd << 5)) + kk * 16 * kRowBytes);
-          const uint32_t o0[2] = {of[0], of[1]}, o1[2] = {of[2], of[3]};
-          const uint32_t q0[2] = {qf[0], qf[1]}, q1[2] = {qf[2], qf[3]};
-          mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dv[8 * dd]), pa, o0);
-          mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dv[8 * dd + 4]), pa, o1);
-          mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dk[8 * dd]), da, q0);
-          mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dk[8 * dd + 4]), da, q1);
-        }
-      }
+      pp[2 * g + hh] = attn::pack2<T>(pv[0], pv[1]);
+      dsp[2 * g + hh] = attn::pack2<T>(dsv[0], dsv[1]);
     }
-    // Every warp is done with this stage (and has written its dS^T) before
-    // the stage is refilled and before dS is read.
-    __syncthreads();
-    if constexpr (ATOMIC_DQ) {
-      // dQ (64 queries x HD) += dS K scale: warp w takes queries 16 (w % 4) ..
-      // + 15 and columns [c0, c0 + kCols) of them, 64 at a time; dS read
-      // transposed from dS^T, K transposed.
-      constexpr int kCols = HD * 4 / WARPS, kStep = kCols < 64 ? kCols : 64;
-      const uint32_t lane_s = swizzled<kBlk>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
-      const uint32_t dsa = (ds_tile + lane_s) ^ ((warp % 4) << 5);
-      float* dq = a.dq_acc + ((static_cast<int64_t>(b) * f.q_heads + h) * f.seq_q) * HD;
-      const int row = m0 + (warp % 4) * 16 + lane / 4, c0 = (warp / 4) * kCols;
+  }
+  if constexpr (ATOMIC_DQ) {
+    // dS^T to shared memory: rows = keys, 64 queries a row.
+#pragma unroll
+    for (int g = 0; g < kChunk / 8; ++g) {
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+      const int row = warp * 16 + lane / 4 + 8 * hh;
+      const uint32_t addr = ds_tile + swizzled<kBlk>(row, qc * (kChunk / 8) + g) + 4 * (lane % 4);
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(dsp[2 * g + hh]) : "memory");
+    }
+  }
+}
+
+// dV += P^T dO and dK += dS^T Q over this chunk's queries (the k
+// dimension), dO and Q read transposed.
+#pragma unroll
+for (int kk = 0; kk < kChunk / 16; ++kk) {
+  const uint32_t(&pa)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pp[4 * kk]);
+  const uint32_t(&da)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&dsp[4 * kk]);
+#pragma unroll
+  for (int dd = 0; dd < kDSteps; ++dd) {
+    uint32_t of[4], qf[4];
+    mma::ldmatrix_x4_trans(of, ((dosc + lane_a) ^ (dd << 5)) + kk * 16 * kRowBytes);
+    mma::ldmatrix_x4_trans(qf, ((qsc + lane_a) ^ (dd << 5)) + kk * 16 * kRowBytes);
+    const uint32_t o0[2] = {of[0], of[1]}, o1[2] = {of[2], of[3]};
+    const uint32_t q0[2] = {qf[0], qf[1]}, q1[2] = {qf[2], qf[3]};
+    mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dv[8 * dd]), pa, o0);
+    mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dv[8 * dd + 4]), pa, o1);
+    mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dk[8 * dd]), da, q0);
+    mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&dk[8 * dd + 4]), da, q1);
+  }
+}
+}
+// Every warp is done with this stage (and has written its dS^T) before
+// the stage is refilled and before dS is read.
+__syncthreads();
+if constexpr (ATOMIC_DQ) {
+// dQ (64 queries x HD) += dS K scale: warp w takes queries 16 (w % 4) ..
+// + 15 and columns [c0, c0 + kCols) of them, 64 at a time; dS read
+// transposed from dS^T, K transposed.
+constexpr int kCols = HD * 4 / WARPS, kStep = kCols < 64 ? kCols : 64;
+const uint32_t lane_s = swizzled<kBlk>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+const uint32_t dsa = (ds_tile + lane_s) ^ ((warp % 4) << 5);
+float* dq = a.dq_acc + ((static_cast<int64_t>(b) * f.q_heads + h) * f.seq_q) * HD;
+const int row = m0 + (warp % 4) * 16 + lane / 4, c0 = (warp / 4) * kCols;
 #pragma unroll 1
-      for (int part = 0; part < kCols / kStep; ++part) {
-        const int col = c0 + part * kStep;
-        float acc[kStep / 2];
+for (int part = 0; part < kCols / kStep; ++part) {
+  const int col = c0 + part * kStep;
+  float acc[kStep / 2];
 #pragma unroll
-        for (int i = 0; i < kStep / 2; ++i) acc[i] = 0.f;
+  for (int i = 0; i < kStep / 2; ++i) acc[i] = 0.f;
 #pragma unroll
-        for (int kk = 0; kk < kKeys / 16; ++kk) {
-          uint32_t af[4];
-          mma::ldmatrix_x4_trans(af, dsa + kk * 16 * kBlk * 2);
+  for (int kk = 0; kk < kKeys / 16; ++kk) {
+    uint32_t af[4];
+    mma::ldmatrix_x4_trans(af, dsa + kk * 16 * kBlk * 2);
 #pragma unroll
-          for (int dd = 0; dd < kStep / 16; ++dd) {
-            uint32_t kf[4];
-            mma::ldmatrix_x4_trans(kf, ((k_tile + lane_a) ^ ((col / 16 + dd) << 5)) +
-                                           kk * 16 * kRowBytes);
-            const uint32_t k0[2] = {kf[0], kf[1]}, k1[2] = {kf[2], kf[3]};
-            mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&acc[8 * dd]), af, k0);
-            mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&acc[8 * dd + 4]), af, k1);
-          }
-        }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        constexpr bool kV4 = V4;
-#else
-        constexpr bool kV4 = false;  // 16-byte atomics are compute capability 9.0's
-#endif
-        if constexpr (kV4) {
-          // Lanes 2i and 2i + 1 hold columns 4i' .. + 3 of rows row and row +
-          // 8 between them: the even lane trades its row + 8 pair for the odd
-          // lane's row pair, and each adds 4 columns of one row at once.
-          const bool odd = lane & 1;
-          const int r = row + (odd ? 8 : 0);
-          float* dst = dq + static_cast<int64_t>(r) * HD + col + 2 * (lane % 4) - (odd ? 2 : 0);
+    for (int dd = 0; dd < kStep / 16; ++dd) {
+      uint32_t kf[4];
+      mma::ldmatrix_x4_trans(kf, ((k_tile + lane_a) ^ ((col / 16 + dd) << 5)) +
+                                     kk * 16 * kRowBytes);
+      const uint32_t k0[2] = {kf[0], kf[1]}, k1[2] = {kf[2], kf[3]};
+      mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&acc[8 * dd]), af, k0);
+      mma::mma_16816<T>(*reinterpret_cast<float(*)[4]>(&acc[8 * dd + 4]), af, k1);
+    }
+  }
 #pragma unroll
-          for (int g = 0; g < kStep / 8; ++g) {
-            const float x0 = acc[4 * g] * a.scale, x1 = acc[4 * g + 1] * a.scale;
-            const float y0 = acc[4 * g + 2] * a.scale, y1 = acc[4 * g + 3] * a.scale;
-            const float t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);
-            const float t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);
-            const float4 add = odd ? make_float4(t0, t1, y0, y1) : make_float4(x0, x1, t0, t1);
+    for (int hh = 0; hh < 2; ++hh) {
+      if (row + 8 * hh >= f.seq_q) continue;
+      float* dst = dq + static_cast<int64_t>(row + 8 * hh) * HD + col + 2 * (lane % 4);
+#pragma unroll
+      for (int g = 0; g < kStep / 8; ++g) {
+        const float x = acc[4 * g + 2 * hh] * a.scale, y = acc[4 * g + 2 * hh + 1] * a.scale;
 #if __CUDA_ARCH__ >= 900
-            if (r < f.seq_q) atomicAdd(reinterpret_cast<float4*>(dst + 8 * g), add);  // one 16-byte add
+        atomicAdd(reinterpret_cast<float2*>(dst + 8 * g), make_float2(x, y));  // one 8-byte add
 #else
-            (void)add, (void)dst;  // kV4 is false here
+        atomicAdd(dst + 8 * g, x);
+        atomicAdd(dst + 8 * g + 1, y);
 #endif
-          }
-        } else {
-#pragma unroll
-          for (int hh = 0; hh < 2; ++hh) {
-            if (row + 8 * hh >= f.seq_q) continue;
-            float* dst = dq + static_cast<int64_t>(row + 8 * hh) * HD + col + 2 * (lane % 4);
-#pragma unroll
-            for (int g = 0; g < kStep / 8; ++g) {
-              const float x = acc[4 * g + 2 * hh] * a.scale, y = acc[4 * g + 2 * hh + 1] * a.scale;
-#if __CUDA_ARCH__ >= 900
-              atomicAdd(reinterpret_cast<float2*>(dst + 8 * g), make_float2(x, y));  // one 8-byte add
-#else
-              atomicAdd(dst + 8 * g, x);
-              atomicAdd(dst + 8 * g + 1, y);
-#endif
-            }
-          }
-        }
       }
     }
   }
+}
+}
 
   // dK (times the scale) and dV, rounded once; rows past seq_k are not
   // stored. A tile no query sees stores zeros.
@@ -581,9 +553,9 @@ int g_kv_form = 0;
 
 // The dK/dV kernel of WARPS warps over the key tiles (with ATOMIC_DQ, the
 // conversion of dQ after it).
-template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK, bool V4 = false>
+template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK>
 cudaError_t launch_kv(const AttentionBackwardParams& p, const BwdArgs& a, cudaStream_t stream) {
-  auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, ATOMIC_DQ, WARPS, CHUNK, V4>;
+  auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, ATOMIC_DQ, WARPS, CHUNK>;
   constexpr int smem = kKVSmem<HD, WARPS>, keys = 16 * WARPS;
   cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kv), smem);
   if (err != cudaSuccess) return err;
@@ -598,17 +570,13 @@ cudaError_t launch_kv(const AttentionBackwardParams& p, const BwdArgs& a, cudaSt
 
 // Form 0: 4 warps; 1: 8 warps; 2: 8 warps, whole 64-query steps (head_dim
 // 64; form 1 at 128, where S^T and dP^T of 64 queries would spill); 3:
-// form 1 with the staggered walk (BwdArgs::stagger); 4: form 1 with
-// 16-byte dQ atomics (compute capability 9.0; deterministic, form 1).
+// form 1 with the staggered walk (BwdArgs::stagger).
 template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ>
 cudaError_t launch_form(int form, const AttentionBackwardParams& p, const BwdArgs& a,
                         cudaStream_t stream) {
   if (form == 0) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWarps, 32>(p, a, stream);
   if constexpr (HD == 64) {
     if (form == 2) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, kBlk>(p, a, stream);
-  }
-  if constexpr (ATOMIC_DQ) {
-    if (form == 4) return launch_kv<T, HD, CAUSAL, true, kWideWarps, 32, true>(p, a, stream);
   }
   return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, 32>(p, a, stream);
 }

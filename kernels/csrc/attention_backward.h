@@ -73,9 +73,7 @@ cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t st
 // instead of two of 32 (head_dim 64; form 1 at 128); 3: form 1 with each
 // CTA starting its walk over the query tiles at its own place, so that the
 // CTAs of one head do not add into the same dQ rows at once (without the
-// causal mask they would all start at tile 0); 4: form 1 adding dQ by
-// 16-byte atomics, a float4 a thread (compute capability 9.0; elsewhere,
-// and with deterministic dQ, form 1). Forms 1 to 4 run on
+// causal mask they would all start at tile 0). Forms 1 to 3 run on
 // a device whose blocks may have their shared memory (145 KB at head_dim
 // 128, 81 KB at 64), else form 0 does.
 void attention_backward_set_tuning(int form);

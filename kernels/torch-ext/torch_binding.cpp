@@ -2202,11 +2202,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
 }
 
 void attention_backward_tuning(int64_t form) {
-  TORCH_CHECK(form >= 0 && form <= 4,
+  TORCH_CHECK(form >= 0 && form <= 3,
               "lit_kernels._attention_backward_tuning: form must be 0 (default: 4 warps, 64 keys), "
-              "1 (8 warps, 128 keys), 2 (form 1 with whole 64-query steps at head_dim 64), 3 "
-              "(form 1, each CTA starting at its own query tile) or 4 (form 1 with 16-byte dQ "
-              "atomics), got ", form);
+              "1 (8 warps, 128 keys), 2 (form 1 with whole 64-query steps at head_dim 64) or 3 "
+              "(form 1, each CTA starting at its own query tile), got ", form);
   lit::attention_backward_set_tuning(static_cast<int>(form));
 }
 // ---- attention_fp8 ----
