@@ -140,6 +140,24 @@ __global__ void __launch_bounds__(kThreads, 1)
     float* const tile_bias = s_bias[cw];
     // The warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads).
     auto warpgroup_sync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory"); };
+    constexpr int kQuads = GATED ? 4 : 8;  // 32-column slices a tile writes
+    // The epilogue of the thread's row `row` (h = 0) or row + 8 (h = 1) of
+    // 32-column slice q, from the accumulators, for a tile whose columns
+    // start at `col`.
+    auto store_slice = [&](int h, int q, int row, int col) {
+      float gv[8], uv[8];
+    #pragma unroll
+      for (int j = 0; j < 4; ++j) {
+    #pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int i = 4 * (4 * q + j) + 2 * h + e;
+          gv[2 * j + e] = acc[i];
+          uv[2 * j + e] = acc[GATED ? i + 64 : i];  // up projection: 128 columns on
+        }
+      }
+      epilogue_row32<T, GATED, ACT>(g.epi, row + 8 * h, col + 32 * q, gv, uv,
+                                    bias ? tile_bias + 32 * q : nullptr, kBN / 2);
+    };
 
     StreamKCursor cursor(g.sk, first);
     for (WorkPiece w; cursor.next(g.sk, step, w);) {
@@ -202,25 +220,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       // and row + 8; 32 columns at a time go through epilogue_row32.
       const int row = m0 + cw * 64 + warp * 16 + (lane >> 2);
       const int col = un * tile_cols;
-      constexpr int kQuads = GATED ? 4 : 8;  // 32-column pieces written
       if (bias) warpgroup_sync();  // every thread's staged bias is visible
       #pragma unroll
       for (int h = 0; h < 2; ++h) {
       #pragma unroll
-        for (int q = 0; q < kQuads; ++q) {
-          float gv[8], uv[8];
-      #pragma unroll
-          for (int j = 0; j < 4; ++j) {
-      #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const int i = 4 * (4 * q + j) + 2 * h + e;
-              gv[2 * j + e] = acc[i];
-              uv[2 * j + e] = acc[GATED ? i + 64 : i];  // up projection: 128 columns on
-            }
-          }
-          epilogue_row32<T, GATED, ACT>(g.epi, row + 8 * h, col + 32 * q, gv, uv,
-                                        bias ? tile_bias + 32 * q : nullptr, kBN / 2);
-        }
+        for (int q = 0; q < kQuads; ++q) store_slice(h, q, row, col);
       }
       if (bias) warpgroup_sync();  // read by all before the next tile stages its own
     }
@@ -247,7 +251,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int me = first - first_cta;
       const int row = m0 + cw * 64 + warp * 16 + (lane >> 2);
       const int col = un * tile_cols;
-      constexpr int kQuads = GATED ? 4 : 8;      // 32-column slices
       constexpr int kBatch = 2;                  // parts read at once: 8 loads in flight
       if (bias) warpgroup_sync();  // every thread's staged bias is visible
       #pragma unroll
@@ -287,20 +290,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         }
       #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          float gv[8], uv[8];
-      #pragma unroll
-          for (int j = 0; j < 4; ++j) {
-      #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const int i = 4 * (4 * q + j) + 2 * h + e;
-              gv[2 * j + e] = acc[i];
-              uv[2 * j + e] = acc[GATED ? i + 64 : i];
-            }
-          }
-          epilogue_row32<T, GATED, ACT>(g.epi, row + 8 * h, col + 32 * q, gv, uv,
-                                        bias ? tile_bias + 32 * q : nullptr, kBN / 2);
-        }
+        for (int h = 0; h < 2; ++h) store_slice(h, q, row, col);
       }
       if (bias) warpgroup_sync();  // read by all before the next tile stages its own
       // Every sharer is past its wait once all have counted twice.
@@ -319,6 +309,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // The tuning hook's choices (0: the default).
 GemmTuning g_tuning;
+
+// Clusters of two with B multicast measured no faster than single CTAs
+// (references/gemm.md): the pair is compiled for the plain product only,
+// for the tuning hook and the benchmark that compares them.
+int cluster_for(const GemmParams& p) {
+  return g_tuning.cluster == 2 && !p.gated && p.act == Act::kIdentity ? 2 : 1;
+}
 
 // Work units and their stream-K plan: what the launch runs and what
 // gemm_hopper_workspace_bytes reports, from the same arithmetic.
@@ -400,10 +397,7 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
 template <typename T>
 cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream) {
   const int group = g_tuning.group_m > 0 ? g_tuning.group_m : 8;
-  // Clusters of two with B multicast measured no faster than single CTAs
-  // (references/gemm.md): the pair is compiled for the plain product only,
-  // for the tuning hook and the benchmark that compares them.
-  if (g_tuning.cluster == 2 && !p.gated && p.act == Act::kIdentity) {
+  if (cluster_for(p) == 2) {
     return launch<T, false, 2, static_cast<int>(Act::kIdentity)>(p, sm_count, (group + 1) / 2,
                                                                  stream);
   }
@@ -438,9 +432,8 @@ bool gemm_hopper_compiled(int device) {
 void gemm_hopper_set_tuning(const GemmTuning& t) { g_tuning = t; }
 
 size_t gemm_hopper_workspace_bytes(const GemmParams& p, int sm_count) {
-  const int cluster = g_tuning.cluster == 2 && !p.gated && p.act == Act::kIdentity ? 2 : 1;
   int units_m = 0, units_n = 0;
-  const StreamKPlan plan = hopper_plan(p, sm_count, cluster, &units_m, &units_n);
+  const StreamKPlan plan = hopper_plan(p, sm_count, cluster_for(p), &units_m, &units_n);
   return stream_k_workspace_bytes(plan, kConsumers, kTileFloats);
 }
 
