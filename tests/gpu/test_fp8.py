@@ -282,6 +282,24 @@ def test_quantize_bit_exact(shape, group, dtype):
     assert torch.equal(q.view(torch.uint8), q_ref.view(torch.uint8)), "e4m3 bytes differ"
 
 
+@pytest.mark.parametrize("dtype", OUT_DTYPES)
+def test_quantize_exact_at_every_magnitude(dtype):
+    """Scales and bytes bit-exact at every binade an amax can take, from
+    under the 1e-12 floor to the dtype's largest finite value."""
+    lo, hi = (-133, 127) if dtype == torch.bfloat16 else (-24, 15)
+    exps = torch.arange(lo, hi + 1, device="cuda", dtype=torch.float32)
+    u = torch.rand((len(exps), 512), device="cuda") * 2 - 1
+    x = u * torch.exp2(exps)[:, None]
+    x[:, 7] = 1.5 * torch.exp2(exps)  # each row's amax in its binade
+    x = x.to(dtype)
+    assert torch.isfinite(x.float()).all()
+    for g in (False, True):
+        q, s = lk.quantize_fp8(x, "group" if g else "token")
+        q_ref, s_ref = exact_quant(x.float(), g)
+        assert torch.equal(s, s_ref), f"group={g}: scales differ"
+        assert torch.equal(q.view(torch.uint8), q_ref.view(torch.uint8)), f"group={g}: e4m3 bytes differ"
+
+
 def test_quantize_strided_and_batched():
     x = rand((4, 33, 512 + 64), torch.bfloat16)[..., :512]
     q, s = lk.quantize_fp8(x)
