@@ -284,8 +284,8 @@ def test_quantize_bit_exact(shape, group, dtype):
 
 @pytest.mark.parametrize("dtype", OUT_DTYPES)
 def test_quantize_exact_at_every_magnitude(dtype):
-    """Scales and bytes bit-exact at every binade an amax can take, from
-    under the 1e-12 floor to the dtype's largest finite value."""
+    """Scales and bytes bit-exact with an amax in every binade, from under
+    the 1e-12 floor to the dtype's largest one."""
     lo, hi = (-133, 127) if dtype == torch.bfloat16 else (-24, 15)
     exps = torch.arange(lo, hi + 1, device="cuda", dtype=torch.float32)
     u = torch.rand((len(exps), 512), device="cuda") * 2 - 1
