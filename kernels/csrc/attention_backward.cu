@@ -54,33 +54,6 @@ constexpr int kKVSmem = 2 * 16 * WARPS * HD * 2 + 4 * kBlk * HD * 2 + 16 * WARPS
 template <int HD>
 constexpr int kDQSmem = 6 * kBlk * HD * 2 + HD * 2;
 
-// Byte offset of 16-byte chunk `chunk` of row `row` in a tile of D-element
-// rows: mma::swizzle_rows, in bytes.
-template <int D>
-__device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
-  return static_cast<uint32_t>(mma::swizzle_rows<D>(row, chunk)) * 2;
-}
-
-// Rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into a swizzled tile
-// by THREADS threads; rows at or past `rows` are zero-filled (the head's
-// first row stands in as the address of a disabled copy). Thread i copies
-// chunk i % (HD / 8) of rows i / (HD / 8) + n kRowsPer, which share their
-// swizzle (kRowsPer is a multiple of 8).
-template <typename T, int HD, int ROWS = kBlk, int THREADS = kThreads>
-__device__ __forceinline__ void load_rows(uint32_t tile, const T* src, int64_t row_stride, int r0,
-                                          int rows) {
-  constexpr int kChunks = HD / 8, kRowsPer = THREADS / kChunks;
-  static_assert(kRowsPer % 8 == 0 && ROWS % kRowsPer == 0, "whole swizzle periods a pass");
-  const int r = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
-  const T* g = src + (r0 + r) * row_stride + c * 8;
-#pragma unroll
-  for (int n = 0; n < ROWS / kRowsPer; ++n) {
-    const bool valid = r0 + r + n * kRowsPer < rows;
-    mma::copy16(tile + swizzled<HD>(r, c) + n * kRowsPer * HD * 2,
-                valid ? g + n * kRowsPer * row_stride : src, valid);
-  }
-}
-
 // One row (b, h, i) of the padded vectors per HD / 8 threads, each taking
 // 8 elements of dO and O: dvec = rowsum(dO * O) - dlse and lse2 = lse *
 // log2(e), with +inf for the rows past seq_q and the rows that see no key
@@ -191,8 +164,8 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
     const int h = kvh * f.group + j / m_count, m0 = (m_first + j % m_count) * kBlk;
     const T* q = static_cast<const T*>(f.q) + b * f.q_stride[0] + h * f.q_stride[1];
     const T* d = static_cast<const T*>(a.dout) + b * a.do_stride[0] + h * a.do_stride[1];
-    load_rows<T, HD, kBlk, kThr>(q_stages + 2 * st * kTile, q, f.q_stride[2], m0, f.seq_q);
-    load_rows<T, HD, kBlk, kThr>(q_stages + (2 * st + 1) * kTile, d, a.do_stride[2], m0, f.seq_q);
+    mma::load_rows<T, HD, kBlk, kThr>(q_stages + 2 * st * kTile, q, f.q_stride[2], m0, f.seq_q);
+    mma::load_rows<T, HD, kBlk, kThr>(q_stages + (2 * st + 1) * kTile, d, a.do_stride[2], m0, f.seq_q);
     if (threadIdx.x < 32) {
       const int64_t row0 = (static_cast<int64_t>(b) * f.q_heads + h) * a.seq_q_pad + m0;
       const int c = threadIdx.x % 16;
@@ -201,8 +174,8 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
     }
   };
   if (n_iter > 0) {
-    load_rows<T, HD, kKeys, kThr>(k_tile, k, f.k_stride[2], n0, f.seq_k);
-    load_rows<T, HD, kKeys, kThr>(v_tile, v, f.v_stride[2], n0, f.seq_k);
+    mma::load_rows<T, HD, kKeys, kThr>(k_tile, k, f.k_stride[2], n0, f.seq_k);
+    mma::load_rows<T, HD, kKeys, kThr>(v_tile, v, f.v_stride[2], n0, f.seq_k);
     issue(0);
   }
   mma::copy_commit();
@@ -210,8 +183,8 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
   // ldmatrix lane offsets (see attention_portable.cu): lane_a for A
   // operands and for B operands read transposed, lane_k for B operands
   // stored [n, k]; lane_s the same as lane_k in the 64-element rows of dS^T.
-  const uint32_t lane_a = swizzled<HD>(lane % 16, lane / 16);
-  const uint32_t lane_k = swizzled<HD>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+  const uint32_t lane_a = mma::swizzled<HD>(lane % 16, lane / 16);
+  const uint32_t lane_k = mma::swizzled<HD>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
   const uint32_t ka = k_tile + warp * 16 * kRowBytes + lane_a;
   const uint32_t va = v_tile + warp * 16 * kRowBytes + lane_a;
   const int key0 = n0 + warp * 16 + lane / 4;  // this thread's key rows: key0, key0 + 8
@@ -295,7 +268,7 @@ __global__ void __launch_bounds__(32 * WARPS, kKVMinBlocks<WARPS>) attn_bwd_kv_k
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
       const int row = warp * 16 + lane / 4 + 8 * hh;
-      const uint32_t addr = ds_tile + swizzled<kBlk>(row, qc * (kChunk / 8) + g) + 4 * (lane % 4);
+      const uint32_t addr = ds_tile + mma::swizzled<kBlk>(row, qc * (kChunk / 8) + g) + 4 * (lane % 4);
       asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(dsp[2 * g + hh]) : "memory");
     }
   }
@@ -329,7 +302,7 @@ if constexpr (ATOMIC_DQ) {
 // + 15 and columns [c0, c0 + kCols) of them, 64 at a time; dS read
 // transposed from dS^T, K transposed.
 constexpr int kCols = HD * 4 / WARPS, kStep = kCols < 64 ? kCols : 64;
-const uint32_t lane_s = swizzled<kBlk>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+const uint32_t lane_s = mma::swizzled<kBlk>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
 const uint32_t dsa = (ds_tile + lane_s) ^ ((warp % 4) << 5);
 float* dq = a.dq_acc + ((static_cast<int64_t>(b) * f.q_heads + h) * f.seq_q) * HD;
 const int row = m0 + (warp % 4) * 16 + lane / 4, c0 = (warp / 4) * kCols;
@@ -421,18 +394,18 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_dq_kernel(const BwdArgs 
   const uint32_t q_tile = smem, do_tile = smem + kTile;
   auto kv_stage = [&](int j) { return smem + (2 + 2 * (j & 1)) * kTile; };
   if (n_blocks > 0) {
-    load_rows<T, HD>(q_tile, q, f.q_stride[2], m0, f.seq_q);
-    load_rows<T, HD>(do_tile, d, a.do_stride[2], m0, f.seq_q);
-    load_rows<T, HD>(kv_stage(0), k, f.k_stride[2], 0, f.seq_k);
-    load_rows<T, HD>(kv_stage(0) + kTile, v, f.v_stride[2], 0, f.seq_k);
+    mma::load_rows<T, HD, kBlk, kThreads>(q_tile, q, f.q_stride[2], m0, f.seq_q);
+    mma::load_rows<T, HD, kBlk, kThreads>(do_tile, d, a.do_stride[2], m0, f.seq_q);
+    mma::load_rows<T, HD, kBlk, kThreads>(kv_stage(0), k, f.k_stride[2], 0, f.seq_k);
+    mma::load_rows<T, HD, kBlk, kThreads>(kv_stage(0) + kTile, v, f.v_stride[2], 0, f.seq_k);
   }
   mma::copy_commit();
   const int64_t r2 = (static_cast<int64_t>(b) * f.q_heads + h) * a.seq_q_pad + row;
   const float l2[2] = {a.lse2[r2], a.lse2[r2 + 8]};
   const float dvec[2] = {a.dvec[r2], a.dvec[r2 + 8]};
 
-  const uint32_t lane_a = swizzled<HD>(lane % 16, lane / 16);
-  const uint32_t lane_k = swizzled<HD>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+  const uint32_t lane_a = mma::swizzled<HD>(lane % 16, lane / 16);
+  const uint32_t lane_k = mma::swizzled<HD>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
   const uint32_t qa = q_tile + warp * 16 * kRowBytes + lane_a;
   const uint32_t da = do_tile + warp * 16 * kRowBytes + lane_a;
 
@@ -442,8 +415,8 @@ __global__ void __launch_bounds__(kThreads, 2) attn_bwd_dq_kernel(const BwdArgs 
   for (int j = 0; j < n_blocks; ++j) {
     const uint32_t ks = kv_stage(j), vs = ks + kTile;
     if (j + 1 < n_blocks) {
-      load_rows<T, HD>(kv_stage(j + 1), k, f.k_stride[2], (j + 1) * kBlk, f.seq_k);
-      load_rows<T, HD>(kv_stage(j + 1) + kTile, v, f.v_stride[2], (j + 1) * kBlk, f.seq_k);
+      mma::load_rows<T, HD, kBlk, kThreads>(kv_stage(j + 1), k, f.k_stride[2], (j + 1) * kBlk, f.seq_k);
+      mma::load_rows<T, HD, kBlk, kThreads>(kv_stage(j + 1) + kTile, v, f.v_stride[2], (j + 1) * kBlk, f.seq_k);
     }
     mma::copy_commit();
     mma::copy_wait<1>();

@@ -36,31 +36,6 @@ constexpr int kBlockN = HD == 64 && FORM == kFormBlock128 ? 128 : 64;
 template <int HD, int FORM>
 constexpr int kSmemBytes = (kBM + 4 * kBlockN<HD, FORM>) * HD * 2 + HD * 2;
 
-// Byte offset of 16-byte chunk `chunk` of row `row` in a tile of HD-element
-// rows: mma::swizzle_rows, in bytes.
-template <int HD>
-__device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
-  return row * (HD * 2) + ((chunk ^ (row & 7)) << 4);
-}
-
-// Copy rows [r0, r0 + ROWS) of one head's [seq, HD] matrix into the tile at
-// `tile`; rows at or past `rows` are zero-filled. Thread i copies chunk
-// i % (HD / 8) of rows i / (HD / 8) + n kRowsPer, whose low 3 bits, and so
-// whose swizzle, are the same for every n.
-template <typename T, int HD, int ROWS>
-__device__ __forceinline__ void load_tile(uint32_t tile, const T* src, int64_t row_stride, int r0,
-                                          int rows) {
-  constexpr int kChunks = HD / 8, kRowsPer = kThreads / kChunks;
-  const int r = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
-  const T* g = src + (r0 + r) * row_stride + c * 8;
-#pragma unroll
-  for (int n = 0; n < ROWS / kRowsPer; ++n) {
-    const bool valid = r0 + r + n * kRowsPer < rows;
-    mma::copy16(tile + swizzled<HD>(r, c) + n * kRowsPer * HD * 2,
-                valid ? g + n * kRowsPer * row_stride : src, valid);
-  }
-}
-
 // One K/V block, the same way: kp and vp point at this thread's chunk of the
 // block's row r (r = threadIdx.x / (HD / 8)), dst at that chunk in the K tile
 // (the V tile follows it). Rows from `left` rows past r on lie past seq_k
@@ -106,12 +81,12 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
   // x columns 0-7 / 8-15 (lanes 16-31). K takes keys lane % 8 + 8 (lane / 16)
   // and dims 8 ((lane / 8) % 2): keys 0-7 x dims 0-7, keys 0-7 x dims 8-15,
   // keys 8-15 x dims 0-7, keys 8-15 x dims 8-15.
-  const uint32_t lane_a = swizzled<HD>(lane % 16, lane / 16);
-  const uint32_t lane_k = swizzled<HD>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+  const uint32_t lane_a = mma::swizzled<HD>(lane % 16, lane / 16);
+  const uint32_t lane_k = mma::swizzled<HD>(lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
   const uint32_t q_addr = smem + warp * 16 * kRowBytes + lane_a;
   // This thread's K/V copies: chunk ld_c of rows ld_r + n kRowsPer of a block.
   const int ld_r = threadIdx.x / (HD / 8), ld_c = threadIdx.x % (HD / 8);
-  const uint32_t ld_off = swizzled<HD>(ld_r, ld_c);
+  const uint32_t ld_off = mma::swizzled<HD>(ld_r, ld_c);
   const T* kp = k + ld_r * a.k_stride[2] + ld_c * 8;
   const T* vp = v + ld_r * a.v_stride[2] + ld_c * 8;
 
@@ -128,7 +103,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_portable_kernel(const a
   // ahead, into the other stage. A tile with no key to visit skips the loop
   // and stores zeros (and lse = -inf).
   if (n_blocks > 0) {
-    load_tile<T, HD, kBM>(smem, q, a.q_stride[2], m0, a.seq_q);
+    mma::load_rows<T, HD, kBM, kThreads>(smem, q, a.q_stride[2], m0, a.seq_q);
     if (a.seq_k >= kBN) {
       load_kv<T, HD, kBN, true>(smem + kQBytes + ld_off, kp, vp, a, 0, k, v);
     } else {

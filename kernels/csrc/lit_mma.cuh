@@ -82,6 +82,33 @@ __device__ __forceinline__ int swizzle_rows(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
+// The same offset in bytes, for shared-memory addresses.
+template <int D>
+__device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
+  return row * (D * 2) + ((chunk ^ (row & 7)) << 4);
+}
+
+// Rows [r0, r0 + ROWS) of a matrix of D-element rows of T (row_stride
+// apart) into the swizzle_rows tile at shared address `tile`, by THREADS
+// threads with cp.async; rows at or past `rows` are zero-filled (src, the
+// matrix's first row, stands in as the address of a disabled copy).
+// Thread i copies chunk i % (D / 8) of rows i / (D / 8) + n kRowsPer, which
+// share their swizzle (kRowsPer is a multiple of 8).
+template <typename T, int D, int ROWS, int THREADS>
+__device__ __forceinline__ void load_rows(uint32_t tile, const T* src, int64_t row_stride, int r0,
+                                          int rows) {
+  constexpr int kChunks = D / 8, kRowsPer = THREADS / kChunks;
+  static_assert(kRowsPer % 8 == 0 && ROWS % kRowsPer == 0, "whole swizzle periods a pass");
+  const int r = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
+  const T* g = src + (r0 + r) * row_stride + c * 8;
+#pragma unroll
+  for (int n = 0; n < ROWS / kRowsPer; ++n) {
+    const bool valid = r0 + r + n * kRowsPer < rows;
+    copy16(tile + swizzled<D>(r, c) + n * kRowsPer * D * 2, valid ? g + n * kRowsPer * row_stride : src,
+           valid);
+  }
+}
+
 // ------------------------------------------------------------- ldmatrix --
 // Four 8x8 matrices of 16-bit elements from shared memory, one per group of
 // 8 lanes: lane l gives the address of row (l % 8) of matrix (l / 8), and
