@@ -14,6 +14,7 @@ namespace lit {
 namespace {
 
 constexpr int kQuantMaxThreads = 512;
+constexpr int kQuantActRegs = 56;  // three 384-thread CTAs an SM (see the launch)
 constexpr float kAmaxFloor = 1e-12f;  // an all-zero row gets a tiny scale, not 0 / 0
 
 // A sum and a maximum over the block with one barrier: RMSNorm's sum of
@@ -157,9 +158,8 @@ __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool
 // One CTA a row: load, prologue, amax, scale, e4m3 store. ACT: the
 // activation of the kAct and kActMul prologues, a template argument so
 // that the unrolled loop carries one activation's code.
-template <typename T, int ITEMS, int PRO, int ACT, bool MOD = false>
-__global__ void __launch_bounds__(kQuantMaxThreads)
-    quant_rows_kernel(const QuantRowsParams p) {
+template <typename T, int ITEMS, int PRO, int ACT, bool MOD>
+__device__ __forceinline__ void quant_rows(const QuantRowsParams& p) {
   __shared__ float scratch[2][32];
   __shared__ float pair[2][64];
   int parity = 0, pair_parity = 0;
@@ -217,6 +217,23 @@ __global__ void __launch_bounds__(kQuantMaxThreads)
       *reinterpret_cast<uint2*>(q + 8 * c) = to_e4m3x8(v[i], kE4M3Max / amax);
     }
   }
+}
+
+template <typename T, int ITEMS, int PRO, int ACT, bool MOD = false>
+__global__ void __launch_bounds__(kQuantMaxThreads) quant_rows_kernel(const QuantRowsParams p) {
+  quant_rows<T, ITEMS, PRO, ACT, MOD>(p);
+}
+
+// The activation prologues at four vectors a thread, held to 56 registers,
+// where they need no spills: see the launch. __maxnreg__ is from CUDA 12.4.
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
+#define LIT_QUANT_ACT_BOUNDS __maxnreg__(kQuantActRegs)
+#else
+#define LIT_QUANT_ACT_BOUNDS __launch_bounds__(kQuantMaxThreads)
+#endif
+template <typename T, int ITEMS, int PRO, int ACT>
+__global__ void LIT_QUANT_ACT_BOUNDS quant_rows_act_kernel(const QuantRowsParams p) {
+  quant_rows<T, ITEMS, PRO, ACT, false>(p);
 }
 
 // One CTA a 128 x 128 block of w: thread t holds rows t / 16 + 16 i and
@@ -281,9 +298,17 @@ cudaError_t launch_rows(const QuantRowsParams& p, int threads, cudaStream_t stre
       with_act(p.act, [&](auto act) {
         constexpr int A = decltype(act)::value;
         if (p.prologue == QuantPrologue::kAct) {
-          quant_rows_kernel<T, ITEMS, 3, A><<<grid, threads, 0, stream>>>(p);
+          if constexpr (ITEMS == 4) {
+            quant_rows_act_kernel<T, ITEMS, 3, A><<<grid, threads, 0, stream>>>(p);
+          } else {
+            quant_rows_kernel<T, ITEMS, 3, A><<<grid, threads, 0, stream>>>(p);
+          }
         } else {
-          quant_rows_kernel<T, ITEMS, 4, A><<<grid, threads, 0, stream>>>(p);
+          if constexpr (ITEMS == 4) {
+            quant_rows_act_kernel<T, ITEMS, 4, A><<<grid, threads, 0, stream>>>(p);
+          } else {
+            quant_rows_kernel<T, ITEMS, 4, A><<<grid, threads, 0, stream>>>(p);
+          }
         }
         return 0;
       });
