@@ -83,6 +83,8 @@ enum class QuantPrologue : int {
 
 // Rows of `hidden` elements in, e4m3 rows and their scales out:
 //   v = prologue(x row) [* (1 + scale) + shift]    (modulation: kRms, kLayer)
+//   gated (branch set, with the modulation): the row is x + gate * branch,
+//   summed in fp32, normalised as such and written to residual_out
 //   s = max(amax(v over the row, or over each 128-wide group), 1e-12) / 448
 //   q = satfinite_e4m3(v * (448 / max(amax, 1e-12)))
 struct QuantRowsParams {
@@ -96,6 +98,9 @@ struct QuantRowsParams {
   const void* bias = nullptr;    // kLayer, kAct (added before the activation): [hidden] or nullptr
   ModulationRows mod_scale;      // kRms, kLayer: ptr nullptr for none
   ModulationRows mod_shift;      // with mod_scale
+  const void* branch = nullptr;  // gated: [rows, hidden], contiguous, x_stride == hidden
+  ModulationRows gate;           // with branch
+  void* residual_out = nullptr;  // with branch: [rows, hidden], contiguous, x's dtype
   int64_t tokens = 1;            // rows per sample (the modulation's row mapping)
   int64_t rows = 0;
   int64_t hidden = 0;  // a multiple of 16, at most kQuantMaxHidden

@@ -39,6 +39,17 @@ __device__ __forceinline__ void block_sum_max(float& sum, float& mx, float (*scr
   mx = warp_reduce(m, MaxOp{});
 }
 
+// Row `row`'s vector of a modulation (scale, shift or gate): its sample's
+// and token's, divided in 32 bits (rows < 2^31): a 64-bit division is a
+// subroutine call.
+template <typename T>
+__device__ __forceinline__ const T* modulation_row(const ModulationRows& m, int64_t row,
+                                                   int64_t tokens) {
+  const uint32_t b = static_cast<uint32_t>(row) / static_cast<uint32_t>(tokens);
+  const uint32_t t = static_cast<uint32_t>(row) - b * static_cast<uint32_t>(tokens);
+  return static_cast<const T*>(m.ptr) + b * m.batch_stride + t * m.token_stride;
+}
+
 // The largest magnitude over the 16 lanes of a group (lanes 0-15 or 16-31).
 __device__ __forceinline__ float group16_max(float v) {
 #pragma unroll
@@ -130,18 +141,11 @@ __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool
       }
     }
     const float r = rsqrtf(block_sum(ss, scratch, parity) / static_cast<float>(p.hidden) + p.eps);
-    // The modulation rows of this row's sample and token, divided in 32
-    // bits (rows < 2^31): a 64-bit division is a subroutine call.
     const T* sc = nullptr;
     const T* sh = nullptr;
     if constexpr (MOD) {
-      const uint32_t tokens = static_cast<uint32_t>(p.tokens);
-      const uint32_t b = static_cast<uint32_t>(row) / tokens;
-      const uint32_t t = static_cast<uint32_t>(row) - b * tokens;
-      sc = static_cast<const T*>(p.mod_scale.ptr) + b * p.mod_scale.batch_stride +
-           t * p.mod_scale.token_stride;
-      sh = static_cast<const T*>(p.mod_shift.ptr) + b * p.mod_shift.batch_stride +
-           t * p.mod_shift.token_stride;
+      sc = modulation_row<T>(p.mod_scale, row, p.tokens);
+      sh = modulation_row<T>(p.mod_shift, row, p.tokens);
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
@@ -158,7 +162,7 @@ __device__ __forceinline__ float quant_prologue(float (&v)[ITEMS][8], const bool
 // One CTA a row: load, prologue, amax, scale, e4m3 store. ACT: the
 // activation of the kAct and kActMul prologues, a template argument so
 // that the unrolled loop carries one activation's code.
-template <typename T, int ITEMS, int PRO, int ACT, bool MOD>
+template <typename T, int ITEMS, int PRO, int ACT, bool MOD, bool GATED = false>
 __device__ __forceinline__ void quant_rows(const QuantRowsParams& p) {
   __shared__ float scratch[2][32];
   __shared__ float pair[2][64];
@@ -177,6 +181,25 @@ __device__ __forceinline__ void quant_rows(const QuantRowsParams& p) {
     } else {
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[i][e] = 0.f;
+    }
+  }
+  if constexpr (GATED) {
+    // The residual stream's update, x + gate * branch, kept in fp32 for the
+    // norm (the sum is never rounded before it is normalised) and stored in
+    // x's dtype for the rest of the block.
+    const T* br = static_cast<const T*>(p.branch) + row * p.hidden;
+    const T* g = modulation_row<T>(p.gate, row, p.tokens);
+    T* out = static_cast<T*>(p.residual_out) + row * p.hidden;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int c = threadIdx.x + i * blockDim.x;
+      if (!ok[i]) continue;
+      float u[8], gv[8];
+      load_f32<T, 8>(br + 8 * c, u);
+      load_f32<T, 8>(g + 8 * c, gv);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[i][e] += gv[e] * u[e];
+      store_f32_v4<T, 8>(out + 8 * c, v[i]);
     }
   }
   const float found =
@@ -219,9 +242,9 @@ __device__ __forceinline__ void quant_rows(const QuantRowsParams& p) {
   }
 }
 
-template <typename T, int ITEMS, int PRO, int ACT, bool MOD = false>
+template <typename T, int ITEMS, int PRO, int ACT, bool MOD = false, bool GATED = false>
 __global__ void __launch_bounds__(kQuantMaxThreads) quant_rows_kernel(const QuantRowsParams p) {
-  quant_rows<T, ITEMS, PRO, ACT, MOD>(p);
+  quant_rows<T, ITEMS, PRO, ACT, MOD, GATED>(p);
 }
 
 // The activation prologues at four vectors a thread, held to 56 registers,
@@ -280,14 +303,18 @@ cudaError_t launch_rows(const QuantRowsParams& p, int threads, cudaStream_t stre
       quant_rows_kernel<T, ITEMS, 0, kNoAct><<<grid, threads, 0, stream>>>(p);
       break;
     case QuantPrologue::kRms:
-      if (p.mod_scale.ptr != nullptr) {
+      if (p.branch != nullptr) {
+        quant_rows_kernel<T, ITEMS, 1, kNoAct, true, true><<<grid, threads, 0, stream>>>(p);
+      } else if (p.mod_scale.ptr != nullptr) {
         quant_rows_kernel<T, ITEMS, 1, kNoAct, true><<<grid, threads, 0, stream>>>(p);
       } else {
         quant_rows_kernel<T, ITEMS, 1, kNoAct><<<grid, threads, 0, stream>>>(p);
       }
       break;
     case QuantPrologue::kLayer:
-      if (p.mod_scale.ptr != nullptr) {
+      if (p.branch != nullptr) {
+        quant_rows_kernel<T, ITEMS, 2, kNoAct, true, true><<<grid, threads, 0, stream>>>(p);
+      } else if (p.mod_scale.ptr != nullptr) {
         quant_rows_kernel<T, ITEMS, 2, kNoAct, true><<<grid, threads, 0, stream>>>(p);
       } else {
         quant_rows_kernel<T, ITEMS, 2, kNoAct><<<grid, threads, 0, stream>>>(p);
@@ -360,6 +387,12 @@ bool rows_invalid(const QuantRowsParams& p) {
   }
   if (p.prologue == QuantPrologue::kActMul &&
       (p.up == nullptr || !aligned16(p.up) || p.up_stride % 8 != 0)) {
+    return true;
+  }
+  if (p.branch != nullptr &&
+      (p.mod_scale.ptr == nullptr || p.gate.ptr == nullptr || p.residual_out == nullptr ||
+       (p.prologue != QuantPrologue::kRms && p.prologue != QuantPrologue::kLayer) ||
+       p.x_stride != p.hidden || !aligned16(p.branch) || !aligned16(p.residual_out))) {
     return true;
   }
   return (p.mod_scale.ptr == nullptr) != (p.mod_shift.ptr == nullptr);

@@ -1666,6 +1666,7 @@ void scale_by_(at::Tensor& x, const at::Tensor& scale) {
 // ---- fp8 ----
 // The row, weight and modulation helpers of the norm ops.
 using lit_torch::affine_ptr;
+using lit_torch::check_contiguous;
 using lit_torch::check_like;
 using lit_torch::dit_rows;
 using lit_torch::DitRows;
@@ -1940,6 +1941,18 @@ const void* quant_affine_ptr(const c10::optional<at::Tensor>& t, const at::Tenso
   return ptr;
 }
 
+// A modulation (scale, shift or gate): modulation_rows' checks, and 16-byte
+// aligned vectors, since the quantizers load its rows as 16-byte vectors.
+lit::ModulationRows quant_modulation_rows(const at::Tensor& t, const at::Tensor& x, const DitRows& r,
+                                          const char* op, const char* name) {
+  const lit::ModulationRows m = modulation_rows(t, x, r, op, name);
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(m.ptr) % 16 == 0 && m.batch_stride % 8 == 0 &&
+                  m.token_stride % 8 == 0,
+              op, ": ", name, " must start on a 16-byte boundary with rows a multiple of 8 elements "
+              "apart; pass a fresh tensor (.clone()), got strides ", t.strides());
+  return m;
+}
+
 lit::Act quant_activation(const std::string& a, const char* op) {
   TORCH_CHECK(a == "silu" || a == "gelu" || a == "gelu_tanh", op,
               ": activation must be 'silu', 'gelu' or 'gelu_tanh', got '", a, "'");
@@ -2000,11 +2013,47 @@ std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
                                                          : lit::QuantPrologue::kLayer;
   p.weight = quant_affine_ptr(weight, x, r.D, op, "weight");
   p.bias = quant_affine_ptr(bias, x, r.D, op, "bias");
-  p.mod_scale = modulation_rows(scale, x, r, op, "scale");
-  p.mod_shift = modulation_rows(shift, x, r, op, "shift");
+  p.mod_scale = quant_modulation_rows(scale, x, r, op, "scale");
+  p.mod_shift = quant_modulation_rows(shift, x, r, op, "shift");
   p.tokens = r.S;
   p.eps = static_cast<float>(eps);
   return run_quant(p, x, dt, group, op);
+}
+
+// The residual update before a DiT block's second norm, fused: r = residual
+// + gate * branch (in fp32), written out in the residual's dtype and
+// normalised, modulated and quantized without being rounded first.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> gated_norm_modulate_quant_fp8(
+    const at::Tensor& residual, const at::Tensor& branch, const at::Tensor& gate,
+    const at::Tensor& scale, const at::Tensor& shift, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, const std::string& norm, double eps, bool group) {
+  const char* op = "lit_kernels.gated_norm_modulate_quant_fp8";
+  const lit::DType dt = quant_input(residual, op, "residual");
+  const DitRows r = dit_rows(residual, op, "residual");
+  TORCH_CHECK(eps >= 0, op, ": eps must be >= 0, got ", eps);
+  check_like(branch, residual, op, "branch");
+  TORCH_CHECK(branch.sizes() == residual.sizes(), op, ": branch has shape ", branch.sizes(),
+              " but the residual has shape ", residual.sizes());
+  check_contiguous(residual, op, "residual");
+  check_contiguous(branch, op, "branch");
+  lit::QuantRowsParams p;
+  p.x_stride = r.D;
+  p.prologue = norm_kind(norm, op) == lit::NormKind::kRms ? lit::QuantPrologue::kRms
+                                                         : lit::QuantPrologue::kLayer;
+  p.weight = quant_affine_ptr(weight, residual, r.D, op, "weight");
+  p.bias = quant_affine_ptr(bias, residual, r.D, op, "bias");
+  p.mod_scale = quant_modulation_rows(scale, residual, r, op, "scale");
+  p.mod_shift = quant_modulation_rows(shift, residual, r, op, "shift");
+  p.gate = quant_modulation_rows(gate, residual, r, op, "gate");
+  p.tokens = r.S;
+  p.eps = static_cast<float>(eps);
+  at::Tensor out = at::empty(residual.sizes(), residual.options());
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(branch.data_ptr()) % 16 == 0, op,
+              ": branch must start on a 16-byte boundary; pass a fresh tensor (.clone())");
+  p.branch = branch.data_ptr();
+  p.residual_out = out.data_ptr();
+  auto [q, s] = run_quant(p, residual, dt, group, op);
+  return {out, q, s};
 }
 
 std::tuple<at::Tensor, at::Tensor> act_quant_fp8(const at::Tensor& x, const std::string& activation,
@@ -2638,6 +2687,12 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "str norm, float eps, bool group=False) -> (Tensor, Tensor)");
   ops.impl("norm_modulate_quant_fp8", c10::kCUDA, &norm_modulate_quant_fp8);
   ops.impl("norm_modulate_quant_fp8", c10::kCPU, &norm_modulate_quant_fp8);
+  ops.def(
+      "gated_norm_modulate_quant_fp8(Tensor residual, Tensor branch, Tensor gate, Tensor scale, "
+      "Tensor shift, Tensor? weight, Tensor? bias, str norm, float eps, bool group=False) "
+      "-> (Tensor, Tensor, Tensor)");
+  ops.impl("gated_norm_modulate_quant_fp8", c10::kCUDA, &gated_norm_modulate_quant_fp8);
+  ops.impl("gated_norm_modulate_quant_fp8", c10::kCPU, &gated_norm_modulate_quant_fp8);
   ops.def("act_quant_fp8(Tensor x, str activation, bool group=False, Tensor? bias=None) -> (Tensor, Tensor)");
   ops.impl("act_quant_fp8", c10::kCUDA, &act_quant_fp8);
   ops.impl("act_quant_fp8", c10::kCPU, &act_quant_fp8);

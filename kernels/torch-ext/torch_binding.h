@@ -137,6 +137,10 @@ std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
     const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
     const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias,
     const std::string& norm, double eps, bool group);
+std::tuple<at::Tensor, at::Tensor, at::Tensor> gated_norm_modulate_quant_fp8(
+    const at::Tensor& residual, const at::Tensor& branch, const at::Tensor& gate,
+    const at::Tensor& scale, const at::Tensor& shift, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, const std::string& norm, double eps, bool group);
 std::tuple<at::Tensor, at::Tensor> act_quant_fp8(const at::Tensor& x, const std::string& activation,
                                                  bool group, const c10::optional<at::Tensor>& bias);
 std::tuple<at::Tensor, at::Tensor> act_and_mul_quant_fp8(const at::Tensor& gate,

@@ -28,6 +28,8 @@ for g in ("token", "group"):
     check(f"act_and_mul {g}", *lk.act_and_mul_quant_fp8(gu[:, :2816], gu[:, 2816:], "silu", g))
 xm = r(2, 40, 3072)
 check("norm_modulate", *lk.norm_modulate_quant_fp8(xm, r(2, 1, 3072, scale=0.1), r(2, 1, 3072, scale=0.1)))
+check("gated norm_modulate", *lk.gated_norm_modulate_quant_fp8(
+    xm, r(2, 40, 3072), r(2, 40, 3072), r(2, 1, 3072, scale=0.1), r(2, 1, 3072, scale=0.1)))
 check("weight blocks", *lk.quantize_fp8_weight(r(300, 4112, scale=0.02), "block"))
 check("wide row", *lk.quantize_fp8(r(3, 32768)))
 if hopper:

@@ -373,6 +373,48 @@ def test_norm_modulate_quant(norm, per_token):
     check_fused(q, s, ref.reshape(-1, D), False, f"{norm} per_token={per_token}")
 
 
+@pytest.mark.parametrize("norm", ["layer", "rms"])
+@pytest.mark.parametrize("per_token", [False, True])
+def test_gated_norm_modulate_quant(norm, per_token):
+    """r = residual + gate * branch, written out, and the norm of the fp32
+    sum quantized: r within one bf16 rounding of the float64 sum, q against
+    the float64 prologue of the unrounded sum."""
+    B, S, D = 2, 77, 3072
+    res = rand((B, S, D), torch.bfloat16, scale=2.0) + 20.0  # a large mean, as residual streams have
+    branch = rand((B, S, D), torch.bfloat16, scale=2.0)
+    mshape = (B, S, D) if per_token else (B, 1, D)
+    gate, scale, shift = (rand(mshape, torch.bfloat16, scale=0.3) for _ in range(3))
+    r, q, s = lk.gated_norm_modulate_quant_fp8(res, branch, gate, scale, shift, norm=norm)
+    assert r.shape == (B, S, D) and r.dtype == torch.bfloat16 and q.shape == (B, S, D) and s.shape == (B, S, 1)
+    total = res.double() + gate.double() * branch.double()
+    assert torch.allclose(r.double(), total, rtol=2 ** -8, atol=0), "the residual update"
+    if norm == "layer":
+        n = F.layer_norm(total, (D,), eps=1e-6)
+    else:
+        n = total * torch.rsqrt(total.pow(2).mean(-1, keepdim=True) + 1e-6)
+    ref = n * (1 + scale.double()) + shift.double()
+    check_fused(q, s, ref.reshape(-1, D), False, f"gated {norm} per_token={per_token}")
+    if norm == "layer":
+        # the point of the fusion: the norm of the rounded sum is measurably
+        # further from the float64 one than the fused op's
+        q2, s2 = lk.norm_modulate_quant_fp8(r, scale, shift, norm=norm)
+        err = rel_err(q.double() * s.double(), ref)
+        err2 = rel_err(q2.double() * s2.double(), ref)
+        assert err < err2, f"fused {err:.3e} vs rounded first {err2:.3e}"
+
+
+def test_gated_norm_modulate_quant_refusals():
+    x = rand((2, 8, 1024), torch.bfloat16)
+    m = rand((2, 1, 1024), torch.bfloat16)
+    odd = rand((2, 1, 1025), torch.bfloat16)[..., 1:]
+    raises("gate must start on a 16-byte boundary", lk.gated_norm_modulate_quant_fp8, x, x.clone(), odd, m, m)
+    raises("scale must start on a 16-byte boundary", lk.norm_modulate_quant_fp8, x, odd, m)
+    raises("branch has shape", lk.gated_norm_modulate_quant_fp8, x, x[:, :4].clone(), m, m, m)
+    raises("contiguous", lk.gated_norm_modulate_quant_fp8, x, x.transpose(0, 1).contiguous().transpose(0, 1),
+           m, m, m)
+    raises("dtype", lk.gated_norm_modulate_quant_fp8, x, x.half(), m, m, m)
+
+
 @pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "silu"])
 def test_act_quant(activation):
     x = rand((300, 6144), torch.bfloat16, scale=2.0)

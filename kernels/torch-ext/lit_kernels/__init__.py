@@ -509,6 +509,19 @@ def norm_modulate_quant_fp8(x: torch.Tensor, scale: torch.Tensor, shift: torch.T
                                        _fp8_group(granularity))
 
 
+def gated_norm_modulate_quant_fp8(residual: torch.Tensor, branch: torch.Tensor, gate: torch.Tensor,
+                                  scale: torch.Tensor, shift: torch.Tensor,
+                                  weight: Optional[torch.Tensor] = None,
+                                  bias: Optional[torch.Tensor] = None, norm: str = "layer",
+                                  eps: float = 1e-6, granularity: str = "token"
+                                  ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """r = residual + gate * branch, then norm_modulate_quant_fp8(r, ...): a DiT
+    block's residual update and the norm after it in one pass, the sum kept
+    in fp32 for the norm. Returns (r in residual's dtype, q, scale)."""
+    return ops.gated_norm_modulate_quant_fp8(residual, branch, gate, scale, shift, weight, bias,
+                                             norm, eps, _fp8_group(granularity))
+
+
 def act_quant_fp8(x: torch.Tensor, activation: str = "gelu_tanh", granularity: str = "token",
                   bias: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
     """quantize_fp8(act(x + bias)), act "gelu", "gelu_tanh" or "silu"; bias
@@ -535,7 +548,8 @@ def quantize_fp8_weight(w: torch.Tensor, granularity: str = "channel"
 
 
 __all__ += ["fp8_gemm", "fp8_gemm_gated", "quantize_fp8", "rms_norm_quant_fp8",
-            "layer_norm_quant_fp8", "norm_modulate_quant_fp8", "act_quant_fp8",
+            "layer_norm_quant_fp8", "norm_modulate_quant_fp8", "gated_norm_modulate_quant_fp8",
+            "act_quant_fp8",
             "act_and_mul_quant_fp8", "quantize_fp8_weight"]
 # ---- attention ----
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
@@ -963,6 +977,12 @@ def _layer_norm_quant_fp8_fake(x, weight, bias, eps, group=False):
 @_register_fake("norm_modulate_quant_fp8")
 def _norm_modulate_quant_fp8_fake(x, scale, shift, weight, bias, norm, eps, group=False):
     return _quant_fake(x, group)
+
+
+@_register_fake("gated_norm_modulate_quant_fp8")
+def _gated_norm_modulate_quant_fp8_fake(residual, branch, gate, scale, shift, weight, bias, norm, eps,
+                                        group=False):
+    return (torch.empty_like(residual, memory_format=torch.contiguous_format), *_quant_fake(residual, group))
 
 
 @_register_fake("act_quant_fp8")

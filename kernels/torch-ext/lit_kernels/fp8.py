@@ -116,7 +116,7 @@ import inspect  # noqa: E402
 
 import torch.nn.functional as F  # noqa: E402
 
-from . import act_quant_fp8, norm_modulate_quant_fp8, rms_norm_quant_fp8  # noqa: E402
+from . import act_quant_fp8, gated_norm_modulate_quant_fp8, norm_modulate_quant_fp8, rms_norm_quant_fp8  # noqa: E402,E501
 
 
 def merged(linears, scaling: str = "row", accumulate: str = "fast") -> FP8Linear:
@@ -292,14 +292,13 @@ def patch_flux_double(block, attention=None) -> None:
         o = _attend(q, k, v, attention).flatten(2, 3).to(dt)
         text = encoder_hidden_states.shape[1]
         co, o = o[:, :text], o[:, text:]
-        hidden_states = hidden_states + gate.unsqueeze(1) * _linear(attn.to_out[0], o.contiguous())
-        encoder_hidden_states = encoder_hidden_states + c_gate.unsqueeze(1) * _linear(attn.to_add_out,
-                                                                                      co.contiguous())
-        fq, fs = norm_modulate_quant_fp8(hidden_states, scale_mlp[:, None], shift_mlp[:, None],
-                                         norm="layer", eps=block.norm2.eps)
+        hidden_states, fq, fs = gated_norm_modulate_quant_fp8(
+            hidden_states, _linear(attn.to_out[0], o.contiguous()), gate[:, None], scale_mlp[:, None],
+            shift_mlp[:, None], norm="layer", eps=block.norm2.eps)
         hidden_states = hidden_states + gate_mlp.unsqueeze(1) * _ff_fp8(block.ff, fq, fs, dt)
-        fq, fs = norm_modulate_quant_fp8(encoder_hidden_states, c_scale_mlp[:, None],
-                                         c_shift_mlp[:, None], norm="layer", eps=block.norm2_context.eps)
+        encoder_hidden_states, fq, fs = gated_norm_modulate_quant_fp8(
+            encoder_hidden_states, _linear(attn.to_add_out, co.contiguous()), c_gate[:, None],
+            c_scale_mlp[:, None], c_shift_mlp[:, None], norm="layer", eps=block.norm2_context.eps)
         encoder_hidden_states = encoder_hidden_states + c_gate_mlp.unsqueeze(1) * _ff_fp8(
             block.ff_context, fq, fs, dt)
         if encoder_hidden_states.dtype == torch.float16:
