@@ -16,9 +16,12 @@
 Import it from a benchmark next to it:  from harness import Bench
 """
 
+import csv
 import datetime
+import io
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -296,3 +299,40 @@ class Bench:
         os.makedirs(os.path.dirname(os.path.abspath(self.out_path)), exist_ok=True)
         with open(self.out_path, "w") as f:
             json.dump(self.data, f, indent=1, sort_keys=False)
+
+
+def _number(text):
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def ncu_launch(cmd, what, timeout=400, raw_path=None):
+    """Runs `cmd`, an ncu command line with --csv --page raw that profiles
+    one launch, and returns {"name": the kernel's name, metric: number}.
+    raw_path: where to keep ncu's CSV. Exits naming `what` when ncu fails
+    or profiled nothing."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if raw_path:
+        with open(raw_path, "w") as f:
+            f.write(proc.stdout)
+    rows = list(csv.reader(io.StringIO(proc.stdout)))
+    head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)  # ncu's own lines come first
+    if proc.returncode != 0 or head is None or len(rows) < head + 3:
+        raise SystemExit(f"ncu failed for {what} ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    names, units, values = rows[head], rows[head + 1], rows[head + 2]
+    out = {"name": values[names.index("Kernel Name")]}
+    for name, unit, value in zip(names, units, values):
+        name = re.sub(r"^[A-Z_]+\.TriageCompute\.", "", name)  # some sections prefix their metrics
+        v = _number(value)
+        if v is None:
+            continue
+        if name == "gpu__time_duration.sum":  # to microseconds
+            v *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}.get(unit, 1.0)
+        elif name == "gpc__cycles_elapsed.avg.per_second":  # to MHz
+            v *= {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}.get(unit.lower(), 1.0)
+        elif name.startswith("dram__bytes"):  # to bytes
+            v *= {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9}.get(unit.lower(), 1)
+        out[name] = v
+    return out

@@ -13,14 +13,12 @@ ncu runs this script again with --target CASE:WHICH (the profiled
 process); each kernel runs three times and ncu measures the third.
 """
 import argparse
-import csv
-import io
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ncu_launch  # noqa: E402
 
 FMAX = 448.0
 SECTIONS = ["SpeedOfLight", "LaunchStats", "Occupancy", "WarpStateStats", "SchedulerStats"]
@@ -104,37 +102,13 @@ def target(spec):
     torch.cuda.synchronize()
 
 
-def number(text):
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
 def profile(ncu, case, which, kernel):
     cmd = [ncu, "--csv", "--page", "raw", "-k", kernel, "--launch-skip", "2", "--launch-count", "1"]
     for s in SECTIONS:
         cmd += ["--section", s]
     cmd += ["--metrics", ",".join(EXTRA), sys.executable, os.path.abspath(__file__),
             "--target", f"{case}:{which}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    rows = list(csv.reader(io.StringIO(proc.stdout)))
-    head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
-    if proc.returncode != 0 or head is None or len(rows) < head + 3:
-        raise SystemExit(f"ncu failed for {case} {which} ({proc.returncode}):\n"
-                         f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    names, units, values = rows[head], rows[head + 1], rows[head + 2]
-    out = {"name": values[names.index("Kernel Name")][:200]}
-    for name, unit, value in zip(names, units, values):
-        v = number(value)
-        if v is None:
-            continue
-        if name == "gpu__time_duration.sum":
-            v *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}.get(unit, 1.0)
-        elif name.startswith("dram__bytes"):
-            v *= {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9}.get(unit.lower(), 1)
-        out[name] = v
-    return out
+    return ncu_launch(cmd, f"{case} {which}", timeout=300)
 
 
 def main():

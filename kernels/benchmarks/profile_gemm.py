@@ -13,10 +13,8 @@ kernel, with the full section set on the third launch; its raw CSV goes to
 --raw-dir when given. Needs ncu and cuobjdump (both in the CUDA toolkit).
 """
 import argparse
-import csv
 import datetime
 import glob
-import io
 import json
 import os
 import re
@@ -24,6 +22,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ncu_launch  # noqa: E402
 
 SIZE = 8192
 KERNELS = {"ours": "regex:gemm_hopper_kernel", "cublas": "regex:nvjet|sm90_xmma|cutlass|gemm"}
@@ -60,37 +59,10 @@ def target(which):
     torch.cuda.synchronize()
 
 
-def number(text):
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
 def profile(ncu, which, raw_dir):
     cmd = [ncu, "--set", "full", "--csv", "--page", "raw", "-k", KERNELS[which], "--launch-skip", "2",
            "--launch-count", "1", sys.executable, os.path.abspath(__file__), "--target", which]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400)
-    if raw_dir:
-        with open(os.path.join(raw_dir, f"ncu_gemm_{which}.csv"), "w") as f:
-            f.write(proc.stdout)
-    rows = list(csv.reader(io.StringIO(proc.stdout)))
-    head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)  # ncu's own lines come first
-    if proc.returncode != 0 or head is None or len(rows) < head + 3:
-        raise SystemExit(f"ncu failed for {which} ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    names, units, values = rows[head], rows[head + 1], rows[head + 2]
-    out = {"name": values[names.index("Kernel Name")]}
-    for name, unit, value in zip(names, units, values):
-        name = re.sub(r"^[A-Z_]+\.TriageCompute\.", "", name)  # some sections prefix their metrics
-        v = number(value)
-        if v is None:
-            continue
-        if name == "gpu__time_duration.sum":  # to microseconds
-            v *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}.get(unit, 1.0)
-        elif name == "gpc__cycles_elapsed.avg.per_second":  # to MHz
-            v *= {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}.get(unit.lower(), 1.0)
-        out[name] = v
-    return out
+    return ncu_launch(cmd, which, raw_path=raw_dir and os.path.join(raw_dir, f"ncu_gemm_{which}.csv"))
 
 
 def sass(cuobjdump, lib):

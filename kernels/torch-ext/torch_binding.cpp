@@ -1999,13 +1999,13 @@ std::tuple<at::Tensor, at::Tensor> layer_norm_quant_fp8(const at::Tensor& x,
   return run_quant(p, x, dt, group, op);
 }
 
-std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
-    const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
-    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias,
-    const std::string& norm, double eps, bool group) {
-  const char* op = "lit_kernels.norm_modulate_quant_fp8";
-  const lit::DType dt = quant_input(x, op, "x");
-  const DitRows r = dit_rows(x, op, "x");
+// The norm and modulation a DiT block's quantizer runs on the rows of x
+// (dit_rows r): eps, the norm, its optional weight and bias, scale and shift.
+lit::QuantRowsParams norm_modulate_params(const at::Tensor& x, const DitRows& r,
+                                          const at::Tensor& scale, const at::Tensor& shift,
+                                          const c10::optional<at::Tensor>& weight,
+                                          const c10::optional<at::Tensor>& bias,
+                                          const std::string& norm, double eps, const char* op) {
   TORCH_CHECK(eps >= 0, op, ": eps must be >= 0, got ", eps);
   lit::QuantRowsParams p;
   p.x_stride = r.D;
@@ -2017,6 +2017,17 @@ std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
   p.mod_shift = quant_modulation_rows(shift, x, r, op, "shift");
   p.tokens = r.S;
   p.eps = static_cast<float>(eps);
+  return p;
+}
+
+std::tuple<at::Tensor, at::Tensor> norm_modulate_quant_fp8(
+    const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias,
+    const std::string& norm, double eps, bool group) {
+  const char* op = "lit_kernels.norm_modulate_quant_fp8";
+  const lit::DType dt = quant_input(x, op, "x");
+  const DitRows r = dit_rows(x, op, "x");
+  lit::QuantRowsParams p = norm_modulate_params(x, r, scale, shift, weight, bias, norm, eps, op);
   return run_quant(p, x, dt, group, op);
 }
 
@@ -2030,23 +2041,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> gated_norm_modulate_quant_fp8(
   const char* op = "lit_kernels.gated_norm_modulate_quant_fp8";
   const lit::DType dt = quant_input(residual, op, "residual");
   const DitRows r = dit_rows(residual, op, "residual");
-  TORCH_CHECK(eps >= 0, op, ": eps must be >= 0, got ", eps);
   check_like(branch, residual, op, "branch");
   TORCH_CHECK(branch.sizes() == residual.sizes(), op, ": branch has shape ", branch.sizes(),
               " but the residual has shape ", residual.sizes());
   check_contiguous(residual, op, "residual");
   check_contiguous(branch, op, "branch");
-  lit::QuantRowsParams p;
-  p.x_stride = r.D;
-  p.prologue = norm_kind(norm, op) == lit::NormKind::kRms ? lit::QuantPrologue::kRms
-                                                         : lit::QuantPrologue::kLayer;
-  p.weight = quant_affine_ptr(weight, residual, r.D, op, "weight");
-  p.bias = quant_affine_ptr(bias, residual, r.D, op, "bias");
-  p.mod_scale = quant_modulation_rows(scale, residual, r, op, "scale");
-  p.mod_shift = quant_modulation_rows(shift, residual, r, op, "shift");
+  lit::QuantRowsParams p = norm_modulate_params(residual, r, scale, shift, weight, bias, norm, eps, op);
   p.gate = quant_modulation_rows(gate, residual, r, op, "gate");
-  p.tokens = r.S;
-  p.eps = static_cast<float>(eps);
   at::Tensor out = at::empty(residual.sizes(), residual.options());
   TORCH_CHECK(reinterpret_cast<uintptr_t>(branch.data_ptr()) % 16 == 0, op,
               ": branch must start on a 16-byte boundary; pass a fresh tensor (.clone())");
