@@ -48,7 +48,8 @@ def main():
     hopper = torch.cuda.get_device_capability() == (9, 0)
     dtype = torch.bfloat16
     splits = TuningHook(lk.ops._gemm_few_rows_tuning)  # the few-rows kernel's split of K
-    schedule = TuningHook(lambda s: lk.ops._gemm_tuning(0, 0, s))  # 0 rule, 1 whole tiles, 2 stream-K
+    schedule = TuningHook(lambda s: lk.ops._gemm_tuning(0, 0, s))  # 0 rule, 1 whole, 2 stream-K, 3 split-K
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     weights = WEIGHTS[:1] if args.quick else WEIGHTS
     if args.weights:
         names = set(args.weights.split(","))
@@ -72,7 +73,10 @@ def main():
             if hopper:
                 impls.append(("lit_hopper", schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), 0)))
             if hopper and m >= SCHEDULE_MIN_M:
-                for mode, name in ((1, "lit_hopper_whole"), (2, "lit_hopper_stream_k")):
+                modes = [(1, "lit_hopper_whole"), (2, "lit_hopper_stream_k")]
+                if -(-m // 128) * -(-n // 256) < sms:  # split-K exists only for fewer tiles than SMs
+                    modes.append((3, "lit_hopper_split_k"))
+                for mode, name in modes:
                     impls.append((name, schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), mode)))
             if m <= FEW_ROWS_LIMIT:
                 impls.append(("lit_few_rows", splits.wrap(lambda: lk.gemm(a, w.t(), backend="few_rows"), 0)))

@@ -304,7 +304,7 @@ bool gemm_few_rows_preferred(const GemmParams& p) {
   const int64_t weight = n * p.k;             // weight elements streamed
   const int64_t limit = int64_t{4096} * 9216;  // 37.7 M elements, Flux's MLP down
   if (p.m <= 8) return weight <= limit;
-  if (p.m <= 16) return weight < limit;
+  if (p.m <= 16) return weight <= int64_t{4096} * 4096;
   return p.m <= kFewRowsLimitM && weight < int64_t{4096} * 4096;
 }
 

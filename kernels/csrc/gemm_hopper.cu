@@ -326,7 +326,7 @@ StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int* uni
   const int64_t units = static_cast<int64_t>(*units_m) * *units_n;
   const int k_blocks = static_cast<int>(ceil_div(p.k, kBK));
   const int force = cluster > 1 ? 1 : g_tuning.stream_k;
-  return plan_stream_k(static_cast<int>(std::min<int64_t>(units, INT32_MAX)), k_blocks,
+  return plan_stream_k(static_cast<int>(std::min<int64_t>(units, INT32_MAX)), *units_m, k_blocks,
                        std::max(1, sm_count / cluster), force);
 }
 

@@ -103,24 +103,49 @@ class StreamKCursor {
   int next_tile_, it_ = 0, end_ = 0;
 };
 
-// Measured by the sweep in references/gemm-stream-k.md: stream-K pays
-// when the tiles past the last whole wave are at most a quarter of the
-// grid. A range is at least kMinPieceBlocks k-blocks and an eighth of a
-// tile's, so a tile has at most about 8 parts: a consumer's tile is 8
-// slices of 32 columns, one sharer's share of the sum each.
+// Measured by the sweep in references/gemm-stream-k.md: split-K pays where
+// the tiles fill at most a quarter of the grid (half, with two rows of tiles
+// or more), stream-K where the tiles past the last whole wave are at most a
+// quarter of it. A range is at least
+// kMinPieceBlocks k-blocks and an eighth of a tile's, so a tile has at most
+// about 8 parts: a consumer's tile is 8 slices of 32 columns, one sharer's
+// share of the sum each.
 constexpr int kLeftoverShare = 4;   // leftover tiles <= grid / kLeftoverShare
 constexpr int kMinPieceBlocks = 4;  // the fewest k-blocks worth a CTA's range
 constexpr int kMaxParts = 8;        // ranges of at least k_blocks / kMaxParts
 
-// `tiles` output tiles of `k_blocks` k-blocks each over `grid` resident
-// CTAs. force: 0 the rule, 1 whole tiles only, 2 stream-K for the leftover.
-inline StreamKPlan plan_stream_k(int tiles, int k_blocks, int grid, int force = 0) {
+// Split-K: every tile cut into the same number of parts (the most that fit
+// the grid, each at least kMinPieceBlocks k-blocks, at most kMaxParts), so
+// that CTA c's range lies inside tile c / parts and starts where the same
+// part of every other tile starts. Fewer tiles than the grid only.
+inline StreamKPlan plan_split_k(StreamKPlan p, int grid) {
+  const int parts = std::min({kMaxParts, grid / p.tiles, p.k_blocks / kMinPieceBlocks});
+  const int64_t iters = static_cast<int64_t>(p.tiles) * p.k_blocks;
+  if (parts < 2 || (iters + 1) * p.tiles * parts > INT32_MAX) return p;
+  p.dp_tiles = 0;
+  p.sk_ctas = p.tiles * parts;
+  p.sk_iters = static_cast<int>(iters);
+  return p;
+}
+
+// `tiles` output tiles, `tile_rows` of them down M, of `k_blocks` k-blocks
+// each over `grid` resident CTAs. force: 0 the rule, 1 whole tiles only, 2
+// stream-K for the leftover, 3 split-K. The rule: split-K where the tiles
+// fill at most a quarter of the grid, or half of it with two rows of tiles
+// or more; else stream-K where the leftover fills at most a quarter of it.
+inline StreamKPlan plan_stream_k(int tiles, int tile_rows, int k_blocks, int grid, int force = 0) {
   StreamKPlan p;
   p.tiles = tiles;
   p.k_blocks = k_blocks;
   p.dp_tiles = tiles;
+  if (force == 1 || grid <= 1) return p;
+  const bool few = 4 * tiles <= grid || (2 * tiles <= grid && tile_rows >= 2);
+  if (force == 3 || (force == 0 && few)) {
+    const StreamKPlan split = tiles < grid ? plan_split_k(p, grid) : p;
+    if (force == 3 || split.sk_ctas > 0) return split;
+  }
   const int rem = tiles % grid;
-  if (force == 1 || rem == 0 || grid <= 1) return p;
+  if (rem == 0) return p;
   if (force == 0 && rem * kLeftoverShare > grid) return p;
   const int64_t iters = static_cast<int64_t>(rem) * k_blocks;
   const int range = std::max(kMinPieceBlocks, (k_blocks + kMaxParts - 1) / kMaxParts);

@@ -1027,14 +1027,14 @@ RopeView rope_view(const at::Tensor& t, int64_t tokens, int64_t head_size, const
   return RopeView{heads, t.size(0) == 1 ? heads * head_size : t.stride(0)};
 }
 
-void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::Tensor& key,
-               int64_t head_size, const at::Tensor& cache, bool is_neox, at::Tensor* q_out,
-               at::Tensor* k_out, const char* op, bool backward = false) {
-  // the backward rotates the outputs' gradients back: same checks, other names
-  const char* qn = backward ? "grad_query" : "query";
-  const char* kn = backward ? "grad_key" : "key";
+// The checks of every 1D RoPE entry (positions, query, key, the cos/sin
+// cache) and the parameters they give; the outputs are the caller's to set.
+lit::Rope1DParams rope_checked(const at::Tensor& positions, const at::Tensor& query,
+                               const at::Tensor& key, int64_t head_size, const at::Tensor& cache,
+                               bool is_neox, const char* op, const char* qn, const char* kn,
+                               lit::DType* dt) {
   check_cuda_tensor(query, op, qn);
-  const lit::DType dt = to_lit_dtype(query, op, qn);
+  *dt = to_lit_dtype(query, op, qn);
   check_like(key, query, op, kn);
   check_cuda_tensor(positions, op, "positions");
   TORCH_CHECK(positions.device() == query.device(), op, ": positions is on ",
@@ -1061,7 +1061,6 @@ void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::T
   const int64_t T = positions.size(0);
   const RopeView qv = rope_view(query, T, head_size, op, qn);
   const RopeView kv = rope_view(key, T, head_size, op, kn);
-  const c10::cuda::CUDAGuard guard(query.device());
   lit::Rope1DParams p{};
   p.positions = positions.data_ptr();
   p.positions_int64 = positions.scalar_type() == at::kLong;
@@ -1071,23 +1070,35 @@ void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::T
   p.k_in = key.data_ptr();
   p.k_in_stride = kv.token_stride;
   p.num_kv_heads = static_cast<int>(kv.heads);
-  if (q_out) {
-    p.q_out = q_out->data_ptr();
-    p.q_out_stride = qv.heads * head_size;
-    p.k_out = k_out->data_ptr();
-    p.k_out_stride = kv.heads * head_size;
-  } else {
-    p.q_out = query.data_ptr();
-    p.q_out_stride = qv.token_stride;
-    p.k_out = key.data_ptr();
-    p.k_out_stride = kv.token_stride;
-  }
   p.tokens = T;
   p.head_size = static_cast<int>(head_size);
   p.rot_dim = static_cast<int>(rot);
   p.cos_sin_cache = cache.data_ptr();
   p.cache_f32 = cache.scalar_type() == at::kFloat;
   p.is_neox = is_neox;
+  return p;
+}
+
+void rope_impl(const at::Tensor& positions, const at::Tensor& query, const at::Tensor& key,
+               int64_t head_size, const at::Tensor& cache, bool is_neox, at::Tensor* q_out,
+               at::Tensor* k_out, const char* op, bool backward = false) {
+  // the backward rotates the outputs' gradients back: same checks, other names
+  lit::DType dt;
+  lit::Rope1DParams p = rope_checked(positions, query, key, head_size, cache, is_neox, op,
+                                     backward ? "grad_query" : "query",
+                                     backward ? "grad_key" : "key", &dt);
+  const c10::cuda::CUDAGuard guard(query.device());
+  if (q_out) {
+    p.q_out = q_out->data_ptr();
+    p.q_out_stride = p.num_q_heads * head_size;
+    p.k_out = k_out->data_ptr();
+    p.k_out_stride = p.num_kv_heads * head_size;
+  } else {
+    p.q_out = query.data_ptr();
+    p.q_out_stride = p.q_in_stride;
+    p.k_out = key.data_ptr();
+    p.k_out_stride = p.k_in_stride;
+  }
   check_launch(backward ? lit::rope_1d_backward(p, dt, stream_of(query))
                         : lit::rope_1d(p, dt, stream_of(query)),
                op);
@@ -1366,6 +1377,64 @@ std::tuple<at::Tensor, at::Tensor> qk_norm_rope(const at::Tensor& q, const at::T
   return {qo, ko};
 }
 
+
+// ---- RoPE with the keys and values appended to a paged cache ----
+// A page pool [num_pages, page_size, kv_heads, head_size] of query's dtype
+// and device, its last dimension contiguous.
+void check_page_pool(const at::Tensor& pool, const at::Tensor& query, int64_t kv_heads,
+                     int64_t head_size, const char* op, const char* name) {
+  check_like(pool, query, op, name);
+  TORCH_CHECK(pool.dim() == 4 && pool.size(2) == kv_heads && pool.size(3) == head_size, op, ": ",
+              name, " must be [num_pages, page_size, kv_heads = ", kv_heads, ", head_size = ",
+              head_size, "], got ", pool.sizes());
+  TORCH_CHECK(pool.stride(3) == 1, op, ": ", name,
+              " must be contiguous in its last dimension, got strides ", pool.strides());
+  TORCH_CHECK(pool.size(1) > 0, op, ": ", name, " has pages of size 0");
+}
+
+void rope_paged_append(const at::Tensor& positions, at::Tensor& query, const at::Tensor& key,
+                       const at::Tensor& value, int64_t head_size, const at::Tensor& cos_sin_cache,
+                       bool is_neox, at::Tensor& k_cache, at::Tensor& v_cache,
+                       const at::Tensor& slot_mapping) {
+  constexpr const char* op = "rope_paged_append";
+  lit::DType dt;
+  lit::Rope1DParams p = rope_checked(positions, query, key, head_size, cos_sin_cache, is_neox,
+                                     op, "query", "key", &dt);
+  TORCH_CHECK(dt != lit::DType::Float32, op,
+              ": query is float32; the paged cache is float16 or bfloat16 (what attention_decode reads)");
+  check_like(value, query, op, "value");
+  const RopeView vv = rope_view(value, p.tokens, head_size, op, "value");
+  TORCH_CHECK(vv.heads == p.num_kv_heads, op, ": value has ", vv.heads, " heads but key has ",
+              p.num_kv_heads);
+  check_page_pool(k_cache, query, p.num_kv_heads, head_size, op, "k_cache");
+  check_page_pool(v_cache, query, p.num_kv_heads, head_size, op, "v_cache");
+  TORCH_CHECK(k_cache.sizes() == v_cache.sizes(), op, ": k_cache ", k_cache.sizes(),
+              " and v_cache ", v_cache.sizes(), " must have one shape");
+  check_cuda_tensor(slot_mapping, op, "slot_mapping");
+  TORCH_CHECK(slot_mapping.device() == query.device(), op, ": slot_mapping is on ",
+              slot_mapping.device(), " but query is on ", query.device());
+  TORCH_CHECK(slot_mapping.scalar_type() == at::kLong, op, ": slot_mapping has dtype ",
+              slot_mapping.scalar_type(), "; it must be int64 (page * page_size + row)");
+  TORCH_CHECK(slot_mapping.dim() == 1 && slot_mapping.size(0) == p.tokens, op,
+              ": slot_mapping must be [tokens] = [", p.tokens, "], got ", slot_mapping.sizes());
+  check_contiguous(slot_mapping, op, "slot_mapping");
+  const c10::cuda::CUDAGuard guard(query.device());
+  p.q_out = query.data_ptr();
+  p.q_out_stride = p.q_in_stride;
+  lit::PagedAppendParams a;
+  a.v_in = value.data_ptr();
+  a.v_in_stride = vv.token_stride;
+  a.k_cache = k_cache.data_ptr();
+  a.v_cache = v_cache.data_ptr();
+  for (int d = 0; d < 3; ++d) {
+    a.k_stride[d] = k_cache.stride(d);
+    a.v_stride[d] = v_cache.stride(d);
+  }
+  a.slots = slot_mapping.data_ptr<int64_t>();
+  a.page_size = k_cache.size(1);
+  a.num_slots = k_cache.size(0) * k_cache.size(1);
+  check_launch(lit::rope_1d_paged_append(p, a, dt, stream_of(query)), op);
+}
 }  // namespace lit_torch
 // ---- layer_norm backward ----
 namespace {
@@ -1515,9 +1584,9 @@ void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k) {
               "lit_kernels._gemm_tuning: cluster must be 0 (default), 1 or 2, got ", cluster);
   TORCH_CHECK(group_m >= 0 && group_m <= 64,
               "lit_kernels._gemm_tuning: group_m must be 0 (default) to 64, got ", group_m);
-  TORCH_CHECK(stream_k >= 0 && stream_k <= 2,
-              "lit_kernels._gemm_tuning: stream_k must be 0 (the rule), 1 (whole tiles) or 2 "
-              "(stream-K), got ", stream_k);
+  TORCH_CHECK(stream_k >= 0 && stream_k <= 3,
+              "lit_kernels._gemm_tuning: stream_k must be 0 (the rule), 1 (whole tiles), 2 "
+              "(stream-K) or 3 (split-K), got ", stream_k);
   lit::GemmTuning t;
   t.cluster = static_cast<int>(cluster);
   t.group_m = static_cast<int>(group_m);
@@ -2747,6 +2816,11 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("attention_decode", c10::kCUDA, &attention_decode);
   ops.impl("attention_decode", c10::kCPU, &attention_decode);  // only to say "must be a CUDA tensor"
   ops.def("_attention_decode_tuning(int splits, int stages=0) -> ()", &attention_decode_tuning);
+  ops.def(
+      "rope_paged_append(Tensor positions, Tensor(a!) query, Tensor key, Tensor value, "
+      "int head_size, Tensor cos_sin_cache, bool is_neox, Tensor(b!) k_cache, Tensor(c!) v_cache, "
+      "Tensor slot_mapping) -> ()");
+  ops.impl("rope_paged_append", c10::kCUDA, &lit_torch::rope_paged_append);
 }
 
 REGISTER_EXTENSION(TORCH_EXTENSION_NAME)

@@ -1,7 +1,7 @@
 """Run the decode kernels once on small shapes (ragged lengths, one and
 several splits, both pipeline depths, both head sizes and dtypes, two row
-groups, a paged cache) for
-compute-sanitizer:
+groups, a paged cache) and rope_paged_append (both paths, a padding slot
+and a slot past the pool) for compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_attention_decode.py
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_attention_decode.py
@@ -43,4 +43,18 @@ for dtype in (torch.bfloat16, torch.float16):
                 out = lk.attention_decode(q, kp, vp, n, block_table=table)
                 check(f"paged {dtype} d{dim} pages of {page_size} splits {splits}", out)
 lk.ops._attention_decode_tuning(0, 0)
+# rope_paged_append: the vector path, the scalar path (a token stride off the
+# 16-byte grid), a padding slot (-1) and one past the pool (its query NaN)
+for dtype in (torch.bfloat16, torch.float16):
+    for pad, neox in ((0, True), (2, False)):
+        qkv = r(6, (8 + 2 * 2) * 128 + pad, dtype=dtype)
+        q, k, v = qkv[:, :1024], qkv[:, 1024:1280], qkv[:, 1280:1536]
+        kp, vp = r(2, 16, 2, 128, dtype=dtype), r(2, 16, 2, 128, dtype=dtype)
+        cs = lk.rope_cos_sin_cache(64, 128, device=dev)
+        slots = torch.tensor([0, 17, -1, 31, 5, 32], device=dev)
+        lk.rope_paged_append(torch.arange(6, device=dev), q, k, v, 128, cs, neox, kp, vp, slots)
+        check(f"append {dtype} pad {pad} pool", kp, vp)
+        check(f"append {dtype} pad {pad} written queries", q[:5])
+        if not torch.isnan(q[5]).all():
+            bad.append(f"append {dtype} pad {pad}: the slot past the pool did not poison its query")
 run.finish()

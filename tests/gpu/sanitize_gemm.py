@@ -29,5 +29,7 @@ if hopper:
     lk.ops._gemm_tuning(0, 0, 2)  # stream-K: partial tiles through the workspace
     check("hopper stream-K", lk.gemm(r(100, 1104), r(600, 1104, scale=0.1).t(), r(600), "gelu", backend="hopper"))
     check("hopper stream-K, 40 rows", lk.gemm(r(40, 2048), r(300, 2048, scale=0.1).t(), backend="hopper"))
+    lk.ops._gemm_tuning(0, 0, 3)  # split-K: every tile in parts
+    check("hopper split-K", lk.gemm(r(100, 1104), r(600, 1104, scale=0.1).t(), r(600), "gelu", backend="hopper"))
     lk.ops._gemm_tuning(0, 0, 0)
 run.finish()

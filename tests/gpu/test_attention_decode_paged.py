@@ -7,6 +7,8 @@ at the same forced split count. Needs a CUDA GPU and a build of
 lit_kernels.
 """
 
+import itertools
+
 import pytest
 import torch
 
@@ -248,3 +250,117 @@ def test_paged_opcheck():
     kp, vp, table = paged(k, v, 16, spare=0)
     kp, vp = kp.nan_to_num(), vp.nan_to_num()
     torch.library.opcheck(lk.ops.attention_decode.default, (q, kp, vp, n, None, True, table))
+
+
+# -------------------------------------------- transformers' continuous batching --
+class _FakePagedCache:
+    """What transformers_paged_attention reads of transformers'
+    PagedAttentionCache: one layer group, flat pools per layer."""
+
+    def __init__(self, pools_k, pools_v, block_size):
+        self.key_cache, self.value_cache, self.block_size = pools_k, pools_v, block_size
+        self.layer_index_to_group_indices = {i: (0, i) for i in range(len(pools_k))}
+
+
+class _Layer(torch.nn.Module):
+    def __init__(self, layer_idx):
+        super().__init__()
+        self.layer_idx = layer_idx
+
+
+def _packed_call(past, new, block, kv_heads, q_heads, dim, dtype, seed=0):
+    """Sequences with `past` cached tokens each and `new` tokens arriving,
+    their pages shuffled through a flat pool as transformers lays it out;
+    returns the function's arguments and the float64 reference output."""
+    g = torch.Generator().manual_seed(seed)
+    pages_each = [-(-(p + n) // block) for p, n in zip(past, new)]
+    pool_blocks = sum(pages_each) + 3
+    order = torch.randperm(pool_blocks, generator=g).tolist()
+    k_pool = torch.full((pool_blocks * block, kv_heads, dim), NAN, dtype=dtype, device=DEV)
+    v_pool = torch.full_like(k_pool, NAN)
+    reads, writes, qs, ks, vs, refs = [], [], [], [], [], []
+    at = 0
+    for p, n, pages in zip(past, new, pages_each):
+        blocks = order[at: at + pages]
+        at += pages
+        slots = torch.tensor([blocks[t // block] * block + t % block for t in range(p + n)], device=DEV)
+        k_all = rand((p + n, kv_heads, dim), dtype)
+        v_all = rand((p + n, kv_heads, dim), dtype)
+        k_pool[slots[:p]] = k_all[:p]  # the cache before the call
+        v_pool[slots[:p]] = v_all[:p]
+        reads.append(slots)
+        writes.append(slots[p:])
+        q = rand((n, q_heads, dim), dtype)
+        qs.append(q)
+        ks.append(k_all[p:])
+        vs.append(v_all[p:])
+        ref, _ = reference(q.transpose(0, 1)[None], k_all.transpose(0, 1)[None], v_all.transpose(0, 1)[None],
+                           torch.tensor([p + n]))
+        refs.append(ref[0].transpose(0, 1))  # [n, q_heads, dim]
+
+    def cu(lengths):
+        return torch.tensor([0, *itertools.accumulate(lengths)], dtype=torch.int32, device=DEV)
+
+    kwargs = dict(cache=_FakePagedCache([k_pool], [v_pool], block), read_index=[torch.cat(reads)],
+                  write_index=[torch.cat(writes)], cu_seq_lens_q=cu(new),
+                  cu_seq_lens_k=cu([p + n for p, n in zip(past, new)]), max_seqlen_q=max(new),
+                  max_seqlen_k=max(p + n for p, n in zip(past, new)))
+    query = torch.cat(qs).transpose(0, 1)[None]  # [1, q_heads, tokens, dim]
+    key = torch.cat(ks).transpose(0, 1)[None]
+    value = torch.cat(vs).transpose(0, 1)[None]
+    return query, key, value, kwargs, torch.cat(refs)[None], (k_pool, v_pool, torch.cat(writes),
+                                                               torch.cat(ks), torch.cat(vs))
+
+
+@pytest.mark.parametrize("block", [16, 64])
+def test_transformers_paged_attention_decode_and_mixed(block):
+    """A decode step (one token a sequence: attention_decode through the
+    block table), a mixed step (prompt chunks beside decode tokens: the
+    masked SDPA) and a step of whole prompts (an empty read index), each
+    against float64, the new keys and values in the pool."""
+    integ = lk.integrations
+    dtype = torch.bfloat16
+    for past, new, path in (([0, 37, 200, 15], [1, 1, 1, 1], "decode"),
+                            ([0, 37, 200], [20, 1, 5], "sdpa"),
+                            ([0, 0], [5, 19], "sdpa")):
+        query, key, value, kwargs, ref, (kp, vp, writes, k_new, v_new) = _packed_call(
+            past, new, block, 2, 8, 128, dtype)
+        if not any(past):  # whole prompts only: transformers passes no read index
+            kwargs["read_index"] = [kwargs["read_index"][0][:0]]
+        before = integ.PAGED_CALLS[path]
+        out, weights = integ.transformers_paged_attention(_Layer(0), query, key, value, None,
+                                                          scaling=128 ** -0.5, **kwargs)
+        assert weights is None and integ.PAGED_CALLS[path] == before + 1, f"{path}: wrong path taken"
+        check(out, ref.to(out.device), dtype, f"paged|lit {path}, blocks of {block}")
+        assert torch.equal(kp[writes], k_new) and torch.equal(vp[writes], v_new), f"{path}: new tokens not cached"
+
+
+def test_transformers_generate_batch_runs_on_the_kernel():
+    """model.generate_batch (continuous batching, pages of 16, prompts
+    chunked by a 24-token budget) with attn_implementation="lit" against
+    the same with "sdpa": the same greedy tokens, and the decode steps on
+    attention_decode."""
+    pytest.importorskip("transformers")
+    import transformers
+    if not hasattr(transformers, "ContinuousBatchingConfig"):
+        pytest.skip("this transformers has no ContinuousBatchingConfig")
+    from transformers import ContinuousBatchingConfig, GenerationConfig, LlamaConfig, LlamaForCausalLM
+    name = lk.integrations.register_transformers()
+    cfg = LlamaConfig(hidden_size=512, intermediate_size=1024, num_attention_heads=8, num_key_value_heads=2,
+                      head_dim=64, num_hidden_layers=2, vocab_size=1000)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(cfg).to("cuda", torch.bfloat16).eval()
+    with torch.no_grad():
+        model.lm_head.weight.mul_(30.0)  # peaked logits: no near-ties for rounding to flip
+    prompts = [torch.randint(0, 1000, (n,)).tolist() for n in (5, 40, 17)]
+    gen = GenerationConfig(max_new_tokens=12, do_sample=False, eos_token_id=-1)
+    tokens = {}
+    for impl in ("sdpa", name):
+        model.set_attn_implementation(impl)
+        cb = ContinuousBatchingConfig(block_size=16, num_blocks=64, max_batch_tokens=24, use_cuda_graph=False)
+        before = lk.integrations.PAGED_CALLS["decode"]
+        out = model.generate_batch(inputs=prompts, generation_config=gen, continuous_batching_config=cb)
+        tokens[impl] = [out[f"req_{i}"].generated_tokens for i in range(len(prompts))]
+        if impl == name:
+            assert lk.integrations.PAGED_CALLS["decode"] > before, "no decode step ran on attention_decode"
+    assert tokens[name] == tokens["sdpa"], f"lit {tokens[name]} != sdpa {tokens['sdpa']}"

@@ -175,7 +175,8 @@ def test_gemm_tuning_hook_paths():
 # ------------------------------------------------------------- stream-K --
 # Shapes whose tiles leave SMs idle (few tiles, or a wave and a bit), with
 # K not a multiple of 64 and M at most 64 (the second consumer idle); each
-# with whole tiles only (1), stream-K forced (2) and the rule (0).
+# with whole tiles only (1), stream-K forced (2), split-K forced (3: where
+# the tiles are fewer than the SMs) and the rule (0).
 SK_SHAPES = [(1, 1000, 4096), (64, 1024, 4096), (100, 4096, 12288), (128, 520, 7000),
              (1000, 5000, 7000), (333, 1000, 520), (7, 7, 4096), (4097, 256, 4104), (65, 4096, 200)]
 
@@ -188,7 +189,7 @@ def with_stream_k(mode, fn):
         lk.ops._gemm_tuning(0, 0, 0)
 
 
-@pytest.mark.parametrize("mode", [1, 2, 0])
+@pytest.mark.parametrize("mode", [1, 2, 3, 0])
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SK_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_stream_k_shapes(shape, dtype, mode):
@@ -201,8 +202,9 @@ def test_stream_k_shapes(shape, dtype, mode):
     check(out, reference(a, b, None, "none"), dtype, f"stream_k={mode} {m}x{n}x{k}")
 
 
+@pytest.mark.parametrize("mode", [2, 3])
 @pytest.mark.parametrize("epilogue", list(ACTS) + list(GATED))
-def test_stream_k_epilogues(epilogue):
+def test_stream_k_epilogues(epilogue, mode):
     """The epilogue runs once, on the sum of every part."""
     if not HOPPER:
         pytest.skip("needs compute capability 9.0")
@@ -212,8 +214,8 @@ def test_stream_k_epilogues(epilogue):
     bias = randn(n, dtype=dtype, scale=0.5)
     n_out = n // 2 if epilogue in GATED else n
     poison_next((m, n_out), dtype)
-    out = with_stream_k(2, lambda: lk.gemm(a, b, bias, epilogue, backend="hopper"))
-    check(out, reference(a, b, bias, epilogue), dtype, f"stream-K {epilogue}")
+    out = with_stream_k(mode, lambda: lk.gemm(a, b, bias, epilogue, backend="hopper"))
+    check(out, reference(a, b, bias, epilogue), dtype, f"stream_k={mode} {epilogue}")
 
 
 def test_stream_k_deterministic():
@@ -223,10 +225,11 @@ def test_stream_k_deterministic():
         pytest.skip("needs compute capability 9.0")
     dtype = torch.bfloat16
     a, b = randn(64, 12288, dtype=dtype), weight_t(4096, 12288, dtype)
-    first = with_stream_k(2, lambda: lk.gemm(a, b, backend="hopper"))
-    for _ in range(5):
-        assert torch.equal(with_stream_k(2, lambda: lk.gemm(a, b, backend="hopper")), first)
-    check(first, reference(a, b, None, "none"), dtype, "stream-K 64x4096x12288")
+    for mode in (2, 3):
+        first = with_stream_k(mode, lambda: lk.gemm(a, b, backend="hopper"))
+        for _ in range(5):
+            assert torch.equal(with_stream_k(mode, lambda: lk.gemm(a, b, backend="hopper")), first)
+        check(first, reference(a, b, None, "none"), dtype, f"stream_k={mode} 64x4096x12288")
 
 
 def test_stream_k_graph_and_two_streams():
@@ -269,7 +272,7 @@ def test_stream_k_graph_and_two_streams():
     finally:
         lk.ops._gemm_tuning(0, 0, 0)
     with pytest.raises(RuntimeError, match="stream_k must be"):
-        lk.ops._gemm_tuning(0, 0, 3)
+        lk.ops._gemm_tuning(0, 0, 4)
 
 
 # ------------------------------------------------------- the few-rows kernel --
@@ -294,7 +297,7 @@ def test_few_rows_shapes(shape, dtype):
     if m <= 8:
         preferred = n * k <= 4096 * 9216
     elif m <= 16:
-        preferred = n * k < 4096 * 9216
+        preferred = n * k <= 4096 * 4096
     else:
         preferred = m <= 32 and n * k < 4096 * 4096
     assert lk.gemm_path(a, b) == ("few_rows" if preferred else ("hopper" if HOPPER else "portable"))

@@ -752,6 +752,48 @@ def paged_table(kv_indptr: torch.Tensor, kv_indices: torch.Tensor, kv_last_page_
 __all__ += ["paged_table"]
 
 
+def rope_paged_append(positions: torch.Tensor, query: torch.Tensor, key: torch.Tensor,
+                      value: torch.Tensor, head_size: int, cos_sin_cache: torch.Tensor,
+                      is_neox: bool, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                      slot_mapping: torch.Tensor) -> None:
+    """RoPE on the step's tokens with their keys and values appended to a
+    paged cache, in one pass (vLLM's rotary_embedding + reshape_and_cache_flash):
+    query rotated in place; the rotated key and the value of token t written
+    to row slot % page_size of page slot // page_size of k_cache / v_cache
+    ([num_pages, page_size, kv_heads, head_size]), slot = slot_mapping[t]
+    (int64). A negative slot is not written; a slot past the pool is not
+    written and makes the token's query NaN. key and value are not changed."""
+    ops.rope_paged_append(positions, query, key, value, head_size, cos_sin_cache, is_neox,
+                          k_cache, v_cache, slot_mapping)
+
+
+_PAST_ANY_POOL = 1 << 62  # a slot no pool reaches: rope_paged_append poisons its query
+
+
+def paged_slot_mapping(block_table: torch.Tensor, positions: torch.Tensor, page_size: int,
+                       seq_ids: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """int64 slots for rope_paged_append: token t at position positions[t] of
+    sequence seq_ids[t] (default: token t of sequence t, one decode step)
+    goes to page block_table[seq, pos // page_size], row pos % page_size. A
+    position past the table's width or on a negative entry gets a slot past
+    any pool (its query comes out NaN); a negative seq_id, -1 (not written)."""
+    dev = block_table.device
+    pos = positions.to(device=dev, dtype=torch.long)
+    seq = torch.arange(pos.numel(), device=dev) if seq_ids is None else seq_ids.to(device=dev, dtype=torch.long)
+    rows, width = block_table.shape
+    col = pos // page_size
+    inside = (seq >= 0) & (seq < rows) & (pos >= 0) & (col < width)
+    if rows > 0 and width > 0:  # indices clamped into the table; `inside` keeps only the real ones
+        entry = block_table[seq.clamp(0, rows - 1), col.clamp(0, width - 1)].long()
+    else:
+        entry = torch.full_like(pos, -1)
+    slots = torch.where(inside & (entry >= 0), entry * page_size + pos % page_size, _PAST_ANY_POOL)
+    return torch.where(seq < 0, -1, slots)
+
+
+__all__ += ["rope_paged_append", "paged_slot_mapping"]
+
+
 # ---- fake (meta) implementations: shapes and dtypes for torch.compile ----
 def _register_fake(op_name: str):
     """torch.library.register_fake for this build's op `op_name`. A second
@@ -1046,6 +1088,12 @@ def _attention_decode_fake(q, k_cache, v_cache, cache_seqlens, scale=None, retur
                            block_table=None):
     b, h, s, _ = q.shape
     return q.new_empty(q.shape), q.new_empty((b, h, s), dtype=torch.float32)
+
+
+@_register_fake("rope_paged_append")
+def _rope_paged_append_fake(positions, query, key, value, head_size, cos_sin_cache, is_neox,
+                            k_cache, v_cache, slot_mapping):
+    return None
 
 
 # ---- autograd: the ops that have a backward ----
