@@ -324,7 +324,14 @@ static int S_undo(const char *root, const S_item *items, size_t n, char **temps,
       int same = present && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino;
       if (same)
         err = unlink(backup) != 0 ? errno : 0;
-      else if (!present || (it->kind != S_REMOVE && S_holds(final, it->hash)))
+      else if (!S_ISREG(st.st_mode)) {
+        /* lit keeps only regular files (S_plan refuses anything else): a
+         * link or a folder under the name is not its copy, and renaming it
+         * into place would plant it where lit writes */
+        if (d)
+          lit_diag(d, LIT_NOTE, it->backup, 0, 0,
+                   "kept: the journal names it as the old copy of '%s', but it is not a file lit made", it->final);
+      } else if (!present || (it->kind != S_REMOVE && S_holds(final, it->hash)))
         err = rename(backup, final) != 0 ? errno : 0;
       else if (d)
         lit_diag(d, LIT_NOTE, it->backup, 0, 0,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "paths.h"
 #include "skill.h"
 #include "source.h"
 #include "tree.h"
@@ -67,19 +68,32 @@ lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
   } else { /* build/skill/NAME, NAME from index.md as `lit skill` names it */
     lit_source ix;
     lit_diags *quiet = lit_diags_new();
-    const char *n = lit_source_load(&ix, ".", "index.md", quiet) == 0 ? lit_skill_name(&ix, NULL) : NULL;
-    src = n ? lit_xasprintf("build/skill/%s", n) : NULL;
+    int line = 0;
+    const char *n = lit_source_load(&ix, ".", "index.md", quiet) == 0 ? lit_skill_name(&ix, &line) : NULL;
+    /* the name becomes a folder name here and where it is installed: held
+     * to the rules `lit skill` holds it to (no '/', no "..") */
+    const char *bad = n ? lit_skill_check_name(n) : NULL;
+    if (bad) lit_diag(d, LIT_ERROR, "index.md", line, 1, "skill name '%s' %s (Agent Skills specification)", n, bad);
+    src = n && !bad ? lit_xasprintf("build/skill/%s", n) : NULL;
     lit_source_free(&ix);
     lit_diags_free(quiet);
-    if (!src) {
+    if (!src && !bad)
       lit_diag(d, LIT_ERROR, "index.md", 0, 0,
                "skill install: no skill name here (skill-name: in index.md's front matter) to find the bundle by; "
                "run in the project's folder, or pass --from DIR");
-      return LIT_FAILED;
-    }
+    if (!src) return LIT_FAILED;
   }
   const char *slash = strrchr(src, '/');
   const char *name = slash ? slash + 1 : src;
+  if (lit_path_check_plain(name)) {
+    /* "." or "..": DIR/NAME would be the agent's skills folder itself, or the one above it */
+    lit_diag(d, LIT_ERROR, src, 0, 0,
+             "skill install: the bundle is installed under its folder's name, and '%s' is none: name the bundle's "
+             "own folder (--from build/skill/NAME)",
+             name);
+    free(src);
+    return LIT_FAILED;
+  }
   char *skill_md = lit_xasprintf("%s/SKILL.md", src);
   struct stat st;
   int r = 0;

@@ -883,6 +883,10 @@ static void S_check_record(lit_project *p, lit_diags *d) {
   const char *base = strrchr(p->record_path, '/') ? strrchr(p->record_path, '/') + 1 : p->record_path;
   if (!why && (strncmp(base, ".lit-tmp-", 9) == 0 || strncmp(base, ".lit-old-", 9) == 0))
     why = "names that start with .lit-tmp- or .lit-old- are lit's temporaries";
+  /* git's files are never lit's, as spelled or through a link */
+  if (!why)
+    why = p->own->in_memory ? (lit_path_names_git(p->record_path) ? lit_path_git_why : NULL)
+                            : lit_path_check_git(p->root, p->record_path);
   if (why && p->record_line)
     lit_diag(d, LIT_ERROR, entry, p->record_line, 1,
              "tangle-record '%s' cannot be written: %s (the record must be a file inside the project)", p->record_path,
@@ -890,14 +894,23 @@ static void S_check_record(lit_project *p, lit_diags *d) {
   else if (why)
     lit_diag(d, LIT_ERROR, p->record_path, 0, 0, "cannot keep the record of generated files here: %s", why);
   if (why) return;
-  for (size_t i = 0; i < p->ndocs; i++)
-    if (strcmp(p->docs[i]->src.path, p->record_path) == 0 || strcmp(p->docs[i]->src.path, p->journal_path) == 0) {
-      lit_diag(d, LIT_ERROR, entry, p->record_line, 1,
-               "tangle-record '%s' is a document of this project: lit would overwrite it with its record; pick "
-               "another path",
-               p->record_path);
-      return;
-    }
+  /* A document under any spelling (sub/a.md, with sub a link to the
+   * project's own folder): compared as the outputs are. */
+  char **docs = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
+  int doc = 0;
+  for (size_t i = 0; i < p->ndocs; i++) {
+    docs[i] = p->docs[i]->src.path;
+    doc |= strcmp(docs[i], p->record_path) == 0 || strcmp(docs[i], p->journal_path) == 0;
+  }
+  if (!doc && !p->own->in_memory)
+    doc = lit_path_same_as_any(p->root, p->record_path, docs, p->ndocs) ||
+          lit_path_same_as_any(p->root, p->journal_path, docs, p->ndocs);
+  free(docs);
+  if (doc)
+    lit_diag(d, LIT_ERROR, entry, p->record_line, 1,
+             "tangle-record '%s' is a document of this project: lit would overwrite it with its record; pick "
+             "another path",
+             p->record_path);
 }
 
 /* 1 and *k if the first len bytes of path are a file some block writes. */

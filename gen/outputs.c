@@ -304,6 +304,12 @@ static void S_orphans(S_run *r) {
         r->removed = lit_xrealloc(r->removed, (r->nremoved + 1) * sizeof(char *));
         r->removed[r->nremoved++] = lit_xstrdup(e->path);
       }
+    } else {
+      /* a FIFO, a device or a file it may not read: not lit's to judge */
+      lit_diag(d, LIT_WARNING, p->record_path, e->line, 1,
+               "'%s' is in the record but no document writes it, and lit cannot read it to compare it: %s; left in "
+               "place",
+               e->path, lit_strerror(err));
     }
     free(full);
   }

@@ -32,6 +32,7 @@
 #include "stitch.h"
 #include "tree.h"
 #include "util.h"
+#include "weave.h"
 
 /* ---- the path rules ---- */
 
@@ -153,7 +154,8 @@ static void S_build_child(const lit_serve_opts *o, int out) {
   int woven = 0;
   if (p && lit_diags_count(d, LIT_ERROR) == 0) {
     lit_tree t = LIT_TREE_INIT;
-    woven = lit_book_build(p, &t, d) == LIT_OK && lit_tree_install(&t, o->out, "chunks.html", 0, d) == 0;
+    woven = lit_book_build(p, &t, d) == LIT_OK && lit_weave_check_out(p, o->out, d) == 0 &&
+            lit_tree_install(&t, o->out, "chunks.html", 0, d) == 0;
     lit_tree_free(&t);
   }
   ok = ok && woven;

@@ -404,3 +404,32 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
   free(target);
   return -1;
 }
+
+/* The first of the project's own files (document, record, output folder)
+ * whose real path lies in out_real, or NULL. */
+static const char *S_holds_own(const lit_project *p, const char *out_real) {
+  const char *hit = NULL;
+  for (size_t i = 0; i <= p->ndocs + p->nroots && !hit; i++) {
+    const char *rel = i < p->ndocs    ? p->docs[i]->src.path
+                      : i == p->ndocs ? p->record_path
+                                      : p->tangle_roots[i - p->ndocs - 1];
+    char *real = lit_path_real(p->root, rel);
+    size_t n = real ? strlen(real) : 0;
+    if (n > 1 && real[n - 1] == '/') real[n - 1] = '\0'; /* an output folder's trailing '/' */
+    if (real && lit_path_is_inside(out_real, real)) hit = rel;
+    free(real);
+  }
+  return hit;
+}
+
+int lit_weave_check_out(const lit_project *p, const char *dir, lit_diags *d) {
+  char *out_real = lit_path_real(NULL, dir);
+  const char *hit = out_real ? S_holds_own(p, out_real) : NULL;
+  free(out_real);
+  if (!hit) return 0;
+  lit_diag(d, LIT_ERROR, dir, 0, 0,
+           "holds %s, which is the project's own: lit replaces this folder whole with its output, so it must not be "
+           "the project's folder or one holding its documents, record or output folders; pick another with --out DIR",
+           hit);
+  return -1;
+}

@@ -71,6 +71,13 @@ typedef struct {
 lit_weave *lit_weave_new(const lit_project *p, lit_weave_kind kind, const lit_weave_opts *o, lit_diags *d);
 void lit_weave_free(lit_weave *w);
 
+/* 0 if dir, the folder a weave is installed as (relative to the current
+ * folder; lit_tree_install replaces it whole), holds none of the project's
+ * documents, its record or its output folders once links are resolved (it
+ * is not the project's own folder, nor one above it); else -1, reported:
+ * a manifest there, true or forged, must never vouch for the sources. */
+int lit_weave_check_out(const lit_project *p, const char *dir, lit_diags *d);
+
 /* The page holding document `path` (project-relative), or NULL. */
 const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path);
 /* The tangled file written to `path`, or NULL. */

@@ -221,6 +221,52 @@ START_TEST(test_recover_takes_back_only_its_content) {
 }
 END_TEST
 
+/* An old copy is a hard link lit made to a regular file: a symbolic link
+ * or a folder that a journal names as one is not lit's, and is never
+ * renamed into place (it would plant a link to anywhere where lit writes),
+ * whether the target is lit's new copy or missing; it stays, with a note. */
+START_TEST(test_recover_old_copy_not_a_file) {
+  char h[LIT_HASH_HEX + 1];
+  lit_hash_hex("lit's new", 9, h);
+  const char *journals[] = {
+      "lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/x.c\tout/.lit-old-4194304-0\t%s\ncommit\n",
+      "lit-journal 4194304\nremove\tout/gone.c\tout/.lit-old-4194304-0\ncommit\n",
+  };
+  for (size_t k = 0; k < sizeof journals / sizeof journals[0]; k++)
+    for (int folder = 0; folder < 2; folder++) {
+      char *dir = ck_tempdir(), *away = ck_tempdir();
+      ck_write(away, "victim", "not lit's");
+      ck_write(dir, "out/x.c", "lit's new");
+      char *old = lit_xasprintf("%s/out/.lit-old-4194304-0", dir), *to = lit_xasprintf("%s/victim", away);
+      ck_assert_int_eq(folder ? mkdir(old, 0755) : symlink(to, old), 0);
+      char *journal = lit_xasprintf(journals[k], h);
+      ck_write(dir, ".rec-journal", journal);
+      free(journal);
+      char *roots[] = {"out/"};
+      lit_recover_opts o = {roots, 1, ".rec", 0, NULL, 0};
+      lit_diags *d = lit_diags_new();
+      lit_commit_recover(dir, ".rec-journal", &o, d);
+      struct stat st;
+      char *x = lit_xasprintf("%s/out/x.c", dir), *gone = lit_xasprintf("%s/out/gone.c", dir);
+      ck_assert_msg(lstat(x, &st) == 0 && S_ISREG(st.st_mode), "journal %zu: out/x.c is not lit's file", k);
+      ck_assert_msg(lstat(gone, &st) != 0, "journal %zu: the old copy was put back as out/gone.c", k);
+      ck_assert_msg(lstat(old, &st) == 0, "journal %zu: the old copy that is not lit's was removed", k);
+      char *v = ck_read(away, "victim"), *t = ck_diags_text(d);
+      ck_assert_str_eq(v, "not lit's");
+      ck_assert_msg(strstr(t, "not a file lit made") != NULL, "journal %zu: %s", k, t);
+      free(v);
+      free(t);
+      free(x);
+      free(gone);
+      free(old);
+      free(to);
+      lit_diags_free(d);
+      ck_rmtree(dir);
+      ck_rmtree(away);
+    }
+}
+END_TEST
+
 /* What a stitch killed between two renames leaves: doc/a.md already new,
  * index.md not yet. The recovery, told the project's documents, puts both
  * back, says a stitch was interrupted and returns 1 (documents read before
@@ -724,6 +770,7 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_abandon_journal_folder);
   tcase_add_test(tc, test_recover_committed);
   tcase_add_test(tc, test_recover_takes_back_only_its_content);
+  tcase_add_test(tc, test_recover_old_copy_not_a_file);
   tcase_add_test(tc, test_recover_staging);
   tcase_add_test(tc, test_recover_stitch);
   tcase_add_test(tc, test_recover_stitch_distrusts);

@@ -131,6 +131,10 @@ static const struct {
     {"---\ntangle-roots: out\ntangle-record: index.md\n---\n",
      "index.md:3:1: error: tangle-record 'index.md' is a document of this project: lit would overwrite it with its "
      "record; pick another path\n"},
+    /* git's files are never lit's: the record is not kept among them */
+    {"---\ntangle-roots: out\ntangle-record: .git/rec\n---\n",
+     "index.md:3:1: error: tangle-record '.git/rec' cannot be written: it lies inside a .git folder (git's own files, "
+     "never the project's) (the record must be a file inside the project)\n"},
     {"---\ntangle-roots: out\ntangle-record: out/x.c/rec\n---\n```{.c file=out/x.c}\nx\n```\n",
      "index.md:3:1: error: tangle-record 'out/x.c/rec' cannot be written: 'out/x.c' is a file a block writes, so it "
      "cannot be a folder\n"

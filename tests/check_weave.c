@@ -3,6 +3,7 @@
 #include "check_lit.h"
 
 #include "book.h"
+#include "hash.h"
 #include "skill.h"
 #include "weave.h"
 
@@ -220,6 +221,49 @@ START_TEST(test_weave_repeated_headings) {
 }
 END_TEST
 
+/* A weave's output folder is replaced whole. A manifest there, forged to
+ * vouch for every file with its hash, must still not let the book or the
+ * skill bundle replace the project's own folder (nor one holding its
+ * documents, record or output folders): they are the sources. */
+START_TEST(test_out_never_holds_project) {
+  char *base = ck_tempdir();
+  char *dir = lit_xasprintf("%s/t", base); /* the skill's name: skill --out BASE writes BASE/t */
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  const char *files[][2] = {{"index.md", CK_WEAVE_IX}, {"a.md", CK_WEAVE_A}, {"b.md", CK_WEAVE_B}};
+  lit_buf man = LIT_BUF_INIT;
+  char hex[LIT_HASH_HEX + 1];
+  for (size_t i = 0; i < 3; i++) {
+    ck_write(dir, files[i][0], files[i][1]);
+    lit_hash_hex(files[i][1], strlen(files[i][1]), hex);
+    lit_buf_printf(&man, "%s  %s\n", hex, files[i][0]);
+  }
+  ck_write(dir, LIT_TREE_MANIFEST, man.data);
+  lit_buf_free(&man);
+  char *sub = lit_xasprintf("%s/.", dir);
+  for (int k = 0; k < 3; k++) {
+    lit_diags *d = lit_diags_new();
+    lit_project *p = lit_project_load(dir, "index.md", d);
+    ck_assert_ptr_nonnull(p);
+    lit_book_opts bo = {k == 0 ? dir : sub, 0};
+    lit_skill_opts so = {base, 0};
+    lit_status r = k < 2 ? lit_book_run(p, &bo, d) : lit_skill_run(p, &so, d);
+    char *t = ck_diags_text(d);
+    ck_assert_msg(r == LIT_FAILED && strstr(t, "the project's own") != NULL, "run %d: %s", k, t);
+    free(t);
+    for (size_t i = 0; i < 3; i++) {
+      char *now = ck_read(dir, files[i][0]);
+      ck_assert_msg(now && strcmp(now, files[i][1]) == 0, "run %d: %s was not kept", k, files[i][0]);
+      free(now);
+    }
+    lit_project_free(p);
+    lit_diags_free(d);
+  }
+  free(sub);
+  free(dir);
+  ck_rmtree(base);
+}
+END_TEST
+
 Suite *weave_suite(void) {
   Suite *s = suite_create("weave");
   TCase *tc = tcase_create("core");
@@ -231,6 +275,7 @@ Suite *weave_suite(void) {
   tcase_add_test(tc, test_anchor_same_as_probing);
   tcase_add_test(tc, test_anchor_probes_linear);
   tcase_add_test(tc, test_weave_repeated_headings);
+  tcase_add_test(tc, test_out_never_holds_project);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -74,10 +74,7 @@ const char* portable_refusal(const AttentionParams& p, const DeviceInfo& d) {
 
 const char* attention_path_refusal(const AttentionParams& p, AttentionPath path) {
   const DeviceInfo* d = nullptr;
-  if (current_device_info(&d) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "no CUDA device could be queried";
-  }
+  if (const char* why = current_device_or_why(&d)) return why;
   return path == AttentionPath::kHopper ? hopper_refusal(p, *d) : portable_refusal(p, *d);
 }
 

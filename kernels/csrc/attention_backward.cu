@@ -607,7 +607,7 @@ const char* attention_backward_refusal(const AttentionBackwardParams& p) {
     return "the attention backward supports head_dim 64 and 128";
   }
   const DeviceInfo* d = nullptr;
-  if (current_device_info(&d) != cudaSuccess) return "no CUDA device could be queried";
+  if (const char* why = current_device_or_why(&d)) return why;
   if (d->cc < 80) {
     return "the attention backward needs compute capability 8.0 or newer (mma.sync with bf16 "
            "and fp16 products, cp.async)";

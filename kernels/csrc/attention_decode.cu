@@ -433,7 +433,7 @@ cudaError_t launch_layout(const DecodeParams& p, cudaStream_t stream) {
 
 const char* attention_decode_refusal(DType dtype) {
   const DeviceInfo* d = nullptr;
-  if (current_device_info(&d) != cudaSuccess) return "could not read the device's properties";
+  if (const char* why = current_device_or_why(&d)) return why;
   return mma_sync_refusal(*d, dtype);
 }
 

@@ -543,16 +543,13 @@ void attention_hopper_set_tuning(int schedule, int form) {
 }
 
 bool attention_hopper_compiled() {
-  // The real kernel declares static shared memory (its barriers); the stub
-  // declares none.
-  cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(
-          &attr, attention_hopper_kernel<__nv_bfloat16, 128, false, kOverlap, kFormDefault>) !=
-      cudaSuccess) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
-  return attr.sharedSizeBytes > 0;
+  const auto kernel = attention_hopper_kernel<__nv_bfloat16, 128, false, kOverlap, kFormDefault>;
+  return hopper::sm90a_kernel_compiled(reinterpret_cast<const void*>(kernel), device, 1);
 }
 
 }  // namespace lit

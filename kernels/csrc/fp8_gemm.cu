@@ -10,8 +10,6 @@
 // elsewhere the kernel is an empty stub the host never launches.
 #include <algorithm>
 #include <cstddef>  // offsetof
-#include <map>
-#include <mutex>
 
 #include "fp8.h"
 #include "gemm_common.cuh"
@@ -684,19 +682,9 @@ bool invalid(const Fp8GemmParams& p, DType out_dtype) {
 }
 
 bool fp8_gemm_compiled(int device) {
-  static std::mutex mu;
-  static std::map<int, bool> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(device);
-  if (it == cache.end()) {
-    cudaFuncAttributes attr;
-    const cudaError_t err = cudaFuncGetAttributes(
-        &attr, fp8_gemm_kernel<__nv_bfloat16, false, kFast, static_cast<int>(Act::kIdentity), 1>);
-    if (err != cudaSuccess) (void)cudaGetLastError();  // no image for this device
-    const bool real = err == cudaSuccess && attr.sharedSizeBytes >= sizeof(hopper::Ring<4>);
-    it = cache.emplace(device, real).first;
-  }
-  return it->second;
+  const auto kernel = fp8_gemm_kernel<__nv_bfloat16, false, kFast, static_cast<int>(Act::kIdentity), 1>;
+  return hopper::sm90a_kernel_compiled(reinterpret_cast<const void*>(kernel), device,
+                                       sizeof(hopper::Ring<4>));
 }
 
 const char* refusal(const Fp8GemmParams& p, const DeviceInfo& d) {
@@ -723,10 +711,7 @@ const char* refusal(const Fp8GemmParams& p, const DeviceInfo& d) {
 
 const char* fp8_gemm_refusal(const Fp8GemmParams& p) {
   const DeviceInfo* d = nullptr;
-  if (current_device_info(&d) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "no CUDA device could be queried";
-  }
+  if (const char* why = current_device_or_why(&d)) return why;
   return refusal(p, *d);
 }
 

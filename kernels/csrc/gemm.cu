@@ -53,10 +53,7 @@ const char* portable_refusal(const GemmParams& p, const DeviceInfo& d) {
 
 const char* gemm_path_refusal(const GemmParams& p, GemmPath path) {
   const DeviceInfo* d = nullptr;
-  if (current_device_info(&d) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "no CUDA device could be queried";
-  }
+  if (const char* why = current_device_or_why(&d)) return why;
   if (path == GemmPath::kFewRows) return gemm_few_rows_refusal(p, *d);
   return path == GemmPath::kHopper ? hopper_refusal(p, *d) : portable_refusal(p, *d);  // auto falls back to portable
 }

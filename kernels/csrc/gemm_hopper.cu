@@ -8,8 +8,6 @@
 // only; on every other target the kernel is an empty stub that is never
 // launched. The host launcher is gemm_hopper_launch.
 #include <algorithm>
-#include <map>
-#include <mutex>
 
 #include "gemm_common.cuh"
 #include "gemm_kernels.h"
@@ -415,18 +413,9 @@ cudaError_t gemm_hopper_launch(const GemmParams& p, int sm_count, cudaStream_t s
 }
 
 bool gemm_hopper_compiled(int device) {
-  static std::mutex mu;
-  static std::map<int, bool> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(device);
-  if (it == cache.end()) {
-    cudaFuncAttributes attr;
-    const cudaError_t err = cudaFuncGetAttributes(&attr, gemm_hopper_kernel<__nv_bfloat16, false, 1, static_cast<int>(Act::kIdentity)>);
-    if (err != cudaSuccess) (void)cudaGetLastError();  // no image for this device
-    const bool real = err == cudaSuccess && attr.sharedSizeBytes >= 2 * kStages * sizeof(uint64_t);
-    it = cache.emplace(device, real).first;
-  }
-  return it->second;
+  const auto kernel = gemm_hopper_kernel<__nv_bfloat16, false, 1, static_cast<int>(Act::kIdentity)>;
+  return hopper::sm90a_kernel_compiled(reinterpret_cast<const void*>(kernel), device,
+                                       2 * kStages * sizeof(uint64_t));
 }
 
 void gemm_hopper_set_tuning(const GemmTuning& t) { g_tuning = t; }

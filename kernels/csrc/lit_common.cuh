@@ -287,6 +287,16 @@ inline cudaError_t current_device_info(const DeviceInfo** out) {
   return device_info(device, out);
 }
 
+// For the refusal functions, which answer in sentences: the current
+// device's facts in *out and nullptr, or, when they cannot be read, the
+// sentence that says so (the runtime's error cleared, so that it does not
+// surface at the next launch).
+inline const char* current_device_or_why(const DeviceInfo** out) {
+  if (current_device_info(out) == cudaSuccess) return nullptr;
+  (void)cudaGetLastError();
+  return "no CUDA device could be queried";
+}
+
 // Why mma.sync's m16n8k16 tensor-core products (the portable GEMM and both
 // attention kernels) cannot run on device d in dtype, or nullptr: fp16 needs
 // compute capability 7.5, bf16 8.0.

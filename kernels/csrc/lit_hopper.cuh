@@ -17,8 +17,10 @@
 
 #include <cuda/ptx>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include "lit_common.cuh"  // smem_u32
 #include "lit_types.h"
@@ -93,6 +95,24 @@ inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void*
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride * dtype_size(dt))};
   return make_tensor_map_sw128(map, dt, base, 2, dims, strides, box_rows);
+}
+
+// Whether `kernel` (a Hopper kernel's address) runs its sm_90a body on
+// `device`, the current device: its image declares at least `min_smem`
+// bytes of static shared memory, which the stub for other targets does not.
+inline bool sm90a_kernel_compiled(const void* kernel, int device, size_t min_smem) {
+  static std::mutex mu;
+  static std::map<std::pair<const void*, int>, bool> known;
+  std::lock_guard<std::mutex> lock(mu);
+  const auto key = std::make_pair(kernel, device);
+  auto it = known.find(key);
+  if (it == known.end()) {
+    cudaFuncAttributes attr{};
+    const cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+    if (err != cudaSuccess) (void)cudaGetLastError();  // no image for this device
+    it = known.emplace(key, err == cudaSuccess && attr.sharedSizeBytes >= min_smem).first;
+  }
+  return it->second;
 }
 
 // ----------------------------------------------------- device: the ring --

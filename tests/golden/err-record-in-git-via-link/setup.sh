@@ -1,0 +1,2 @@
+mkdir .git
+ln -s .git meta
