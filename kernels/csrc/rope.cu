@@ -196,14 +196,19 @@ cudaError_t rope1d_vec_dispatch(const Rope1DParams& p, cudaStream_t stream) {
   return launch_rope1d<T, C, PosT, NEOX, 1, false, INV>(p, stream);
 }
 
+// f(PosT{}, std::bool_constant<NEOX>{}) for the integer type of p's
+// positions and its pair layout: the two choices every 1D launch makes.
+template <typename F>
+cudaError_t with_positions_and_pairs(const Rope1DParams& p, F&& f) {
+  if (p.positions_int64) return p.is_neox ? f(int64_t{}, std::true_type{}) : f(int64_t{}, std::false_type{});
+  return p.is_neox ? f(int32_t{}, std::true_type{}) : f(int32_t{}, std::false_type{});
+}
+
 template <typename T, typename C, bool INV>
 cudaError_t rope1d_dispatch(const Rope1DParams& p, cudaStream_t stream) {
-  if (p.positions_int64) {
-    return p.is_neox ? rope1d_vec_dispatch<T, C, int64_t, true, INV>(p, stream)
-                     : rope1d_vec_dispatch<T, C, int64_t, false, INV>(p, stream);
-  }
-  return p.is_neox ? rope1d_vec_dispatch<T, C, int32_t, true, INV>(p, stream)
-                   : rope1d_vec_dispatch<T, C, int32_t, false, INV>(p, stream);
+  return with_positions_and_pairs(p, [&](auto pos, auto neox) {
+    return rope1d_vec_dispatch<T, C, decltype(pos), decltype(neox)::value, INV>(p, stream);
+  });
 }
 
 // ------------------------------------------------- RoPE 3D, cos/sin given --
@@ -460,12 +465,9 @@ cudaError_t rope1d_paged_append_vec_dispatch(const Rope1DParams& p, const PagedA
 template <typename T, typename C>
 cudaError_t rope1d_paged_append_dispatch(const Rope1DParams& p, const PagedAppendParams& a,
                                          cudaStream_t stream) {
-  if (p.positions_int64) {
-    return p.is_neox ? rope1d_paged_append_vec_dispatch<T, C, int64_t, true>(p, a, stream)
-                     : rope1d_paged_append_vec_dispatch<T, C, int64_t, false>(p, a, stream);
-  }
-  return p.is_neox ? rope1d_paged_append_vec_dispatch<T, C, int32_t, true>(p, a, stream)
-                   : rope1d_paged_append_vec_dispatch<T, C, int32_t, false>(p, a, stream);
+  return with_positions_and_pairs(p, [&](auto pos, auto neox) {
+    return rope1d_paged_append_vec_dispatch<T, C, decltype(pos), decltype(neox)::value>(p, a, stream);
+  });
 }
 
 }  // namespace
