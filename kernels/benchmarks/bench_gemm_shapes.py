@@ -49,6 +49,7 @@ def main():
     dtype = torch.bfloat16
     splits = TuningHook(lk.ops._gemm_few_rows_tuning)  # the few-rows kernel's split of K
     schedule = TuningHook(lambda s: lk.ops._gemm_tuning(0, 0, s))  # 0 rule, 1 whole, 2 stream-K, 3 split-K
+    narrow = TuningHook(lambda t: lk.ops._gemm_tuning(0, 0, 0, t))  # the tile width: 0 default, 128
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     weights = WEIGHTS[:1] if args.quick else WEIGHTS
     if args.weights:
@@ -78,6 +79,8 @@ def main():
                     modes.append((3, "lit_hopper_split_k"))
                 for mode, name in modes:
                     impls.append((name, schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), mode)))
+                # 128-column tiles, the schedule the rule picks for them
+                impls.append(("lit_hopper_n128", narrow.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), 128)))
             if m <= FEW_ROWS_LIMIT:
                 impls.append(("lit_few_rows", splits.wrap(lambda: lk.gemm(a, w.t(), backend="few_rows"), 0)))
             if m in SPLIT_MS and hopper:

@@ -67,6 +67,13 @@ GemmPath auto_path(const GemmParams& p, const DeviceInfo& d) {
   return hopper_refusal(p, d) == nullptr ? GemmPath::kHopper : GemmPath::kPortable;
 }
 
+const char* gemm_auto_alignment_fallback(const GemmParams& p) {
+  const DeviceInfo* d = nullptr;
+  if (current_device_or_why(&d) != nullptr) return nullptr;  // gemm() reports the same failure
+  if (d->cc != 90 || !gemm_hopper_compiled(d->device) || p.k == 0) return nullptr;
+  return auto_path(p, *d) == GemmPath::kPortable ? hopper_refusal(p, *d) : nullptr;
+}
+
 cudaError_t gemm_choose_path(const GemmParams& p, GemmPath* chosen) {
   const DeviceInfo* d = nullptr;
   const cudaError_t err = current_device_info(&d);

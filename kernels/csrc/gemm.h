@@ -62,6 +62,10 @@ cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream);
 // The path kAuto would take for `p` on the current device.
 cudaError_t gemm_choose_path(const GemmParams& p, GemmPath* chosen);
 
+// Why kAuto runs the portable kernel where the Hopper kernel would run but
+// for these operands' alignment (TMA's 16-byte rules): that rule, or nullptr.
+const char* gemm_auto_alignment_fallback(const GemmParams& p);
+
 // Bytes of workspace gemm(p, path) needs on the current device (0: none).
 // The answer depends on the tuning hook below; ask again after setting it.
 size_t gemm_workspace_bytes(const GemmParams& p, GemmPath path);
@@ -72,12 +76,14 @@ const char* gemm_path_refusal(const GemmParams& p, GemmPath path);
 
 // Benchmark hook: the Hopper kernel's cluster size (1, or 2 to share each B
 // tile between two CTAs through TMA multicast), how many tile rows its
-// tile order groups together, and its schedule (1: whole tiles only, 2:
-// stream-K for the tiles past the last whole wave). 0 keeps the default.
+// tile order groups together, its schedule (1: whole tiles only, 2:
+// stream-K for the tiles past the last whole wave, 3: split-K) and its tile
+// width (256, or 128 columns for the plain product). 0 keeps the default.
 struct GemmTuning {
   int cluster = 0;
   int group_m = 0;
   int stream_k = 0;
+  int tile_n = 0;
 };
 void gemm_set_tuning(const GemmTuning& t);
 

@@ -19,15 +19,15 @@ namespace {
 
 namespace ptx = cuda::ptx;
 
-// A CTA computes 128 x 256 output tiles, 64 K-columns a stage: each
-// consumer warpgroup owns 64 rows x 256 columns (128 fp32 registers a
-// thread), one m64n256k16 wgmma per 16 K-columns. A stage is 16 KB of A and
-// 32 KB of B; four stages (192 KB) let the producer run three stages ahead.
-constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4;
+// A CTA computes 128 x BN output tiles, 64 K-columns a stage: each
+// consumer warpgroup owns 64 rows x BN columns (BN / 2 fp32 registers a
+// thread), one m64nBNk16 wgmma per 16 K-columns. BN is 256, or 128 for
+// products with too few 256-column tiles to fill the GPU (Tile below).
+constexpr int kBM = 128, kBK = 64;
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kBoxRows = 128;  // rows of one TMA box (A: the whole tile; B: half of it)
-constexpr int kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;
+constexpr int kBoxRows = 128;  // rows of one TMA box (A: the whole tile; B: 128 rows of it)
+constexpr int kABytes = kBM * kBK * 2;
 [[maybe_unused]] constexpr int kConsumerWarps = 4 * kConsumers;
 
 // Registers per thread after reallocation: the producer keeps 40, each
@@ -35,16 +35,26 @@ constexpr int kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;
 // + 256 x 232 = 64,512 of the SM's 65,536.
 [[maybe_unused]] constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 
-struct alignas(1024) StageBuffers {  // 1024: the 128-byte swizzle repeats every 8 rows
-  uint8_t a[kStages][kABytes];
-  uint8_t b[kStages][kBBytes];
+// What the tile width decides. A stage is 16 KB of A and BN x 128 bytes of
+// B: 48 KB at 256 columns, where four stages (192 KB) let the producer run
+// three ahead; 32 KB at 128, where six stages fill the same 192 KB.
+template <int BN>
+struct Tile {
+  static_assert(BN == 256 || BN == 128, "the Hopper GEMM's tiles are 256 or 128 columns wide");
+  static constexpr int kStages = BN == 256 ? 4 : 6;
+  static constexpr int kBBytes = BN * kBK * 2;
+  static constexpr int kAcc = BN / 2;  // fp32 accumulators a consumer thread
+  // A partial tile in the stream-K workspace: both consumers' accumulators,
+  // chunk j (4 floats) of thread t at [j][t], so that a warp's 16-byte
+  // stores and loads of one chunk are 512 contiguous bytes.
+  static constexpr int kTileFloats = kBM * BN;
+  static_assert(kConsumers * 128 * kAcc == kTileFloats, "a partial tile is every consumer thread's accumulators");
+  struct alignas(1024) Buffers {  // 1024: the 128-byte swizzle repeats every 8 rows
+    uint8_t a[kStages][kABytes];
+    uint8_t b[kStages][kBBytes];
+  };
+  static constexpr int kSmemBytes = sizeof(Buffers) + 1024;  // + slack to align the dynamic base
 };
-constexpr int kSmemBytes = sizeof(StageBuffers) + 1024;  // + slack to align the dynamic base
-
-// A partial tile in the stream-K workspace: both consumers' accumulators,
-// chunk j (4 floats) of thread t at [j][t], so that a warp's 16-byte
-// stores and loads of one chunk are 512 contiguous bytes.
-constexpr int kTileFloats = kBM * kBN;
 
 struct HopperArgs {
   int units_m, units_n;  // work units: CLUSTER tiles of 128 rows x one tile of columns
@@ -53,18 +63,21 @@ struct HopperArgs {
   EpilogueArgs epi;
 };
 
-template <typename T, bool GATED, int CLUSTER, int ACT>
+template <typename T, bool GATED, int CLUSTER, int ACT, int BN>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_hopper_kernel(const __grid_constant__ CUtensorMap map_a,
                        const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_b_up, const HopperArgs g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(BN == 256 || (!GATED && CLUSTER == 1), "128-column tiles: the plain product, one CTA");
   // Static shared memory, which only this build has: gemm_hopper_compiled
   // reads its size back to tell the real kernel from the stub.
+  using TileT = Tile<BN>;
+  constexpr int kStages = TileT::kStages, kBBytes = TileT::kBBytes;
   __shared__ alignas(8) hopper::Ring<kStages> ring;
-  __shared__ float s_bias[kConsumers][kBN];       // each consumer's copy of its tile's bias
+  __shared__ float s_bias[kConsumers][BN];       // each consumer's copy of its tile's bias
   extern __shared__ uint8_t smem_raw[];
-  StageBuffers& buf = *reinterpret_cast<StageBuffers*>(
+  typename TileT::Buffers& buf = *reinterpret_cast<typename TileT::Buffers*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
 
   const int wg = threadIdx.x / 128;
@@ -81,7 +94,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Persistent schedule: cluster c walks its pieces of work (whole units
   // c, c + clusters, ..., then its stream-K range, if the plan has one).
   const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;
-  const int tile_cols = GATED ? kBN / 2 : kBN;  // output columns a tile writes
+  const int tile_cols = GATED ? BN / 2 : BN;  // output columns a tile writes
 
   if (wg == 0) {
     // ---- producer warpgroup: one thread issues every copy ----
@@ -103,7 +116,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int32_t ca[2] = {k0, m0};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.a[pos.stage], &map_a,
                                     ca, bar);
-          if constexpr (CLUSTER == 1) {
+          if constexpr (BN == 128) {  // B in one box of 128 rows
+            const int32_t c0[2] = {k0, nb};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.b[pos.stage],
+                                      &map_b, c0, bar);
+          } else if constexpr (CLUSTER == 1) {
             // B in two boxes of 128 rows: b's rows nb.. and nb + 128.., or,
             // gated, 128 rows of b and the same 128 rows of b_up.
             const int32_t c0[2] = {k0, nb};
@@ -133,12 +150,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int cw = wg - 1;  // rows cw * 64 .. cw * 64 + 63 of each tile
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     hopper::RingPos<kStages> pos;
-    float acc[128];
+    float acc[TileT::kAcc];
     const bool bias = has_bias(g.epi);
     float* const tile_bias = s_bias[cw];
     // The warpgroup's own barrier (ids 1 and 2; 0 is __syncthreads).
     auto warpgroup_sync = [&] { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory"); };
-    constexpr int kQuads = GATED ? 4 : 8;  // 32-column slices a tile writes
+    constexpr int kQuads = GATED ? BN / 64 : BN / 32;  // 32-column slices a tile writes
     // The epilogue of the thread's row `row` (h = 0) or row + 8 (h = 1) of
     // 32-column slice q, from the accumulators, for a tile whose columns
     // start at `col`.
@@ -150,11 +167,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int e = 0; e < 2; ++e) {
           const int i = 4 * (4 * q + j) + 2 * h + e;
           gv[2 * j + e] = acc[i];
-          uv[2 * j + e] = acc[GATED ? i + 64 : i];  // up projection: 128 columns on
+          uv[2 * j + e] = acc[GATED ? i + TileT::kAcc / 2 : i];  // up projection: BN / 2 columns on
         }
       }
       epilogue_row32<T, GATED, ACT>(g.epi, row + 8 * h, col + 32 * q, gv, uv,
-                                    bias ? tile_bias + 32 * q : nullptr, kBN / 2);
+                                    bias ? tile_bias + 32 * q : nullptr, BN / 2);
     };
 
     StreamKCursor cursor(g.sk, first);
@@ -167,13 +184,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         // rows): it only hands each stage back.
         for (int kb = w.kb0; kb < w.kb1; ++kb) {
           ring.wait(pos);
-          ring.release<CLUSTER>(pos.stage, lane);
+          ring.template release<CLUSTER>(pos.stage, lane);
           pos.advance();
         }
         continue;
       }
       // The tile's bias, staged now so that the loads overlap the main loop.
-      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, kBN, threadIdx.x % 128, 128);
+      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, BN, threadIdx.x % 128, 128);
       int prev = -1;
       for (int kb = w.kb0; kb < w.kb1; ++kb) {
         ring.wait(pos);
@@ -184,7 +201,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     #pragma unroll
         for (int kk = 0; kk < kBK / 16; ++kk) {
           // The first product of a piece overwrites the accumulators.
-          hopper::wgmma_m64n256k16<T>(acc, da + 2 * kk, db + 2 * kk, kb != w.kb0 || kk != 0);
+          if constexpr (BN == 256) {
+            hopper::wgmma_m64n256k16<T>(acc, da + 2 * kk, db + 2 * kk, kb != w.kb0 || kk != 0);
+          } else {
+            hopper::wgmma_ss<T, BN>(acc, da + 2 * kk, db + 2 * kk, kb != w.kb0 || kk != 0);
+          }
         }
         hopper::wgmma_commit();
         hopper::fence_operands(acc);
@@ -192,20 +213,20 @@ __global__ void __launch_bounds__(kThreads, 1)
         // have completed, hand that stage back to the producer.
         if (prev >= 0) {
           hopper::wgmma_wait<1>();
-          ring.release<CLUSTER>(prev, lane);
+          ring.template release<CLUSTER>(prev, lane);
         }
         prev = pos.stage;
         pos.advance();
       }
       hopper::wgmma_wait<0>();
       hopper::fence_operands(acc);
-      if (prev >= 0) ring.release<CLUSTER>(prev, lane);
+      if (prev >= 0) ring.template release<CLUSTER>(prev, lane);
       if (!w.whole(g.sk)) {
         const int t = threadIdx.x % 128;
         float4* mine = reinterpret_cast<float4*>(g.sk.partials) +
-                       static_cast<size_t>(sk_slot(g.sk, first, w.tile)) * (kTileFloats / 4) + cw * 128 + t;
+                       static_cast<size_t>(sk_slot(g.sk, first, w.tile)) * (TileT::kTileFloats / 4) + cw * 128 + t;
         #pragma unroll
-        for (int j = 0; j < 32; ++j) {
+        for (int j = 0; j < TileT::kAcc / 4; ++j) {
           __stcg(mine + j * 256, make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
         }
         __threadfence();  // the part is visible before the count says so
@@ -236,7 +257,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       tile_coords(w.tile, g.units_m, g.units_n, g.group, um, un);
       const int m0 = (um * CLUSTER + static_cast<int>(rank)) * kBM;
       if (m0 + cw * 64 >= g.epi.m) continue;
-      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, kBN, threadIdx.x % 128, 128);
+      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, BN, threadIdx.x % 128, 128);
       const int t = threadIdx.x % 128;
       int first_cta, parts;
       sk_sharers(g.sk, w.tile, &first_cta, &parts);
@@ -258,14 +279,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         // gated, the up half's 16 + 4q ..): added into them in place.
       #pragma unroll
         for (int half = 0; half < (GATED ? 2 : 1); ++half) {
-        auto chunk = [&](int j) { return 16 * half + 4 * q + j; };
+        auto chunk = [&](int j) { return TileT::kAcc / 8 * half + 4 * q + j; };
         for (int p0 = 0; p0 < parts; p0 += kBatch) {
           float4 v[kBatch][4];
       #pragma unroll
           for (int b = 0; b < kBatch; ++b) {
             if (p0 + b < parts) {
               const float4* src = reinterpret_cast<const float4*>(g.sk.partials) +
-                                  static_cast<size_t>(sk_slot(g.sk, first_cta + p0 + b, w.tile)) * (kTileFloats / 4) +
+                                  static_cast<size_t>(sk_slot(g.sk, first_cta + p0 + b, w.tile)) * (TileT::kTileFloats / 4) +
                                   cw * 128 + t;
       #pragma unroll
               for (int j = 0; j < 4; ++j) v[b][j] = __ldcg(src + chunk(j) * 256);
@@ -315,12 +336,19 @@ int cluster_for(const GemmParams& p) {
   return g_tuning.cluster == 2 && !p.gated && p.act == Act::kIdentity ? 2 : 1;
 }
 
+// The tile width: 256 columns, or 128 where the tuning hook asks for it
+// (the plain product on single CTAs).
+int tile_n_for(const GemmParams& p) {
+  return g_tuning.tile_n == 128 && !p.gated && cluster_for(p) == 1 ? 128 : 256;
+}
+
 // Work units and their stream-K plan: what the launch runs and what
 // gemm_hopper_workspace_bytes reports, from the same arithmetic.
 // Clusters (the benchmark's comparison) take whole units only.
-StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int* units_m, int* units_n) {
+StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int bn, int* units_m,
+                        int* units_n) {
   *units_m = static_cast<int>(ceil_div(ceil_div(p.m, kBM), cluster));
-  *units_n = static_cast<int>(ceil_div(p.n, p.gated ? kBN / 2 : kBN));
+  *units_n = static_cast<int>(ceil_div(p.n, p.gated ? bn / 2 : bn));
   const int64_t units = static_cast<int64_t>(*units_m) * *units_n;
   const int k_blocks = static_cast<int>(ceil_div(p.k, kBK));
   const int force = cluster > 1 ? 1 : g_tuning.stream_k;
@@ -328,8 +356,9 @@ StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int* uni
                        std::max(1, sm_count / cluster), force);
 }
 
-template <typename T, bool GATED, int CLUSTER, int ACT>
+template <typename T, bool GATED, int CLUSTER, int ACT, int BN>
 cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t stream) {
+  using TileT = Tile<BN>;
   CUtensorMap map_a, map_b, map_b_up;
   cudaError_t err = hopper::make_tensor_map_sw128(&map_a, p.dtype, p.a, p.m, p.k, p.lda, kBoxRows);
   if (err == cudaSuccess) {
@@ -343,7 +372,7 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
   if (err != cudaSuccess) return err;
 
   HopperArgs g;
-  g.sk = hopper_plan(p, sm_count, CLUSTER, &g.units_m, &g.units_n);
+  g.sk = hopper_plan(p, sm_count, CLUSTER, BN, &g.units_m, &g.units_n);
   g.group = group;
   g.epi.out = p.out;
   g.epi.ldo = p.ldo;
@@ -358,7 +387,7 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
   int grid = static_cast<int>(std::min<int64_t>(units, sm_count));
   if (g.sk.sk_ctas > 0) {
     // The counters start at zero; the partial tiles need no clearing.
-    const size_t need = stream_k_workspace_bytes(g.sk, kConsumers, kTileFloats);
+    const size_t need = stream_k_workspace_bytes(g.sk, kConsumers, TileT::kTileFloats);
     if (p.workspace == nullptr || p.workspace_bytes < need || !aligned16(p.workspace)) {
       return cudaErrorInvalidValue;
     }
@@ -368,17 +397,17 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
     grid = std::max(grid, g.sk.sk_ctas);
   }
 
-  auto kernel = gemm_hopper_kernel<T, GATED, CLUSTER, ACT>;
-  err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes);
+  auto kernel = gemm_hopper_kernel<T, GATED, CLUSTER, ACT, BN>;
+  err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), TileT::kSmemBytes);
   if (err != cudaSuccess) return err;
   if constexpr (CLUSTER == 1) {
-    kernel<<<grid, kThreads, kSmemBytes, stream>>>(map_a, map_b, map_b_up, g);
+    kernel<<<grid, kThreads, TileT::kSmemBytes, stream>>>(map_a, map_b, map_b_up, g);
   } else {
     // Clusters resident at once (1 CTA an SM; a cluster's CTAs must share a
     // GPC): lit_common.cuh asks the runtime once per device.
     int device = 0, clusters = 0;
     cudaLaunchAttribute attr;
-    cudaLaunchConfig_t cfg = cluster_config(&attr, CLUSTER, CLUSTER, kThreads, kSmemBytes, stream);
+    cudaLaunchConfig_t cfg = cluster_config(&attr, CLUSTER, CLUSTER, kThreads, TileT::kSmemBytes, stream);
     err = cudaGetDevice(&device);
     if (err == cudaSuccess) {
       err = clusters_resident(reinterpret_cast<const void*>(kernel), cfg, device, &clusters);
@@ -396,13 +425,15 @@ template <typename T>
 cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream) {
   const int group = g_tuning.group_m > 0 ? g_tuning.group_m : 8;
   if (cluster_for(p) == 2) {
-    return launch<T, false, 2, static_cast<int>(Act::kIdentity)>(p, sm_count, (group + 1) / 2,
-                                                                 stream);
+    return launch<T, false, 2, static_cast<int>(Act::kIdentity), 256>(p, sm_count, (group + 1) / 2,
+                                                                      stream);
   }
+  const bool narrow = tile_n_for(p) == 128;
   return with_act(p.act, [&](auto act) -> cudaError_t {
     constexpr int A = decltype(act)::value;
-    return p.gated ? launch<T, true, 1, A>(p, sm_count, group, stream)
-                   : launch<T, false, 1, A>(p, sm_count, group, stream);
+    if (p.gated) return launch<T, true, 1, A, 256>(p, sm_count, group, stream);
+    return narrow ? launch<T, false, 1, A, 128>(p, sm_count, group, stream)
+                  : launch<T, false, 1, A, 256>(p, sm_count, group, stream);
   });
 }
 
@@ -413,17 +444,18 @@ cudaError_t gemm_hopper_launch(const GemmParams& p, int sm_count, cudaStream_t s
 }
 
 bool gemm_hopper_compiled(int device) {
-  const auto kernel = gemm_hopper_kernel<__nv_bfloat16, false, 1, static_cast<int>(Act::kIdentity)>;
+  const auto kernel = gemm_hopper_kernel<__nv_bfloat16, false, 1, static_cast<int>(Act::kIdentity), 256>;
   return hopper::sm90a_kernel_compiled(reinterpret_cast<const void*>(kernel), device,
-                                       2 * kStages * sizeof(uint64_t));
+                                       2 * Tile<256>::kStages * sizeof(uint64_t));
 }
 
 void gemm_hopper_set_tuning(const GemmTuning& t) { g_tuning = t; }
 
 size_t gemm_hopper_workspace_bytes(const GemmParams& p, int sm_count) {
   int units_m = 0, units_n = 0;
-  const StreamKPlan plan = hopper_plan(p, sm_count, cluster_for(p), &units_m, &units_n);
-  return stream_k_workspace_bytes(plan, kConsumers, kTileFloats);
+  const int bn = tile_n_for(p);
+  const StreamKPlan plan = hopper_plan(p, sm_count, cluster_for(p), bn, &units_m, &units_n);
+  return stream_k_workspace_bytes(plan, kConsumers, kBM * bn);
 }
 
 }  // namespace lit

@@ -251,6 +251,15 @@ lit::GemmParams gemm_params(const at::Tensor& a, const at::Tensor& b, int64_t n_
 void run_gemm(lit::GemmParams p, lit::GemmPath path, const std::string& backend,
               const at::Tensor& a, const char* op, cudaStream_t stream) {
   check_path(lit::gemm_path_refusal(p, path), path != lit::GemmPath::kAuto, backend, op);
+  if (path == lit::GemmPath::kAuto) {
+    // Not silently slower: say why the fast kernel was passed over (Python
+    // shows a warning once for each place it is raised from).
+    if (const char* why = lit::gemm_auto_alignment_fallback(p)) {
+      TORCH_WARN(op, ": this product runs on the portable mma.sync kernel, not the Hopper TMA + wgmma "
+                 "kernel: ", why, ". Operands from .contiguous() whose rows are a multiple of 8 elements "
+                 "take the Hopper kernel.");
+    }
+  }
   at::Tensor workspace;
   p.workspace_bytes = lit::gemm_workspace_bytes(p, path);
   if (p.workspace_bytes > 0) {
@@ -1579,7 +1588,7 @@ std::string gemm_path(const at::Tensor& a, const at::Tensor& b) {
   }
 }
 
-void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k) {
+void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k, int64_t tile_n) {
   TORCH_CHECK(cluster == 0 || cluster == 1 || cluster == 2,
               "lit_kernels._gemm_tuning: cluster must be 0 (default), 1 or 2, got ", cluster);
   TORCH_CHECK(group_m >= 0 && group_m <= 64,
@@ -1587,10 +1596,13 @@ void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k) {
   TORCH_CHECK(stream_k >= 0 && stream_k <= 3,
               "lit_kernels._gemm_tuning: stream_k must be 0 (the rule), 1 (whole tiles), 2 "
               "(stream-K) or 3 (split-K), got ", stream_k);
+  TORCH_CHECK(tile_n == 0 || tile_n == 128 || tile_n == 256,
+              "lit_kernels._gemm_tuning: tile_n must be 0 (default), 128 or 256, got ", tile_n);
   lit::GemmTuning t;
   t.cluster = static_cast<int>(cluster);
   t.group_m = static_cast<int>(group_m);
   t.stream_k = static_cast<int>(stream_k);
+  t.tile_n = static_cast<int>(tile_n);
   lit::gemm_set_tuning(t);
 }
 
@@ -2716,7 +2728,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("gemm_path(Tensor a, Tensor b) -> str");
   ops.impl("gemm_path", c10::kCUDA, &gemm_path);
   ops.impl("gemm_path", c10::kCPU, &gemm_path);
-  ops.def("_gemm_tuning(int cluster, int group_m, int stream_k=0) -> ()", &gemm_tuning);
+  ops.def("_gemm_tuning(int cluster, int group_m, int stream_k=0, int tile_n=0) -> ()", &gemm_tuning);
   ops.def("_gemm_few_rows_tuning(int splits) -> ()", &gemm_few_rows_tuning);
   // ---- linear cross-entropy ----
   ops.def("linear_cross_entropy(Tensor hidden, Tensor weight, Tensor labels, int ignore_index=-100, "

@@ -106,7 +106,7 @@ at::Tensor gemm_gated(const at::Tensor& a, const at::Tensor& b_gate, const at::T
                       const c10::optional<at::Tensor>& bias_up, const std::string& activation,
                       const std::string& backend);
 std::string gemm_path(const at::Tensor& a, const at::Tensor& b);
-void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k);
+void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k, int64_t tile_n);
 void gemm_few_rows_tuning(int64_t splits);
 // --- linear cross-entropy ---
 #include "../csrc/cross_entropy.h"
