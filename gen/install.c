@@ -125,7 +125,10 @@ lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
     r = 1;
   }
   lit_tree t = LIT_TREE_INIT;
-  if (!r && lit_tree_read(&t, src, d) != 0) r = 1;
+  if (!r && lit_tree_read(&t, src, d) != 0) {
+    lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was installed");
+    r = 1;
+  }
   if (!r) {
     if (o->dest) r |= S_install_one(&t, name, o->dest, o->force, out, d);
     for (size_t i = 0; i < 3; i++) {

@@ -335,9 +335,36 @@ static int S_finish(lit_diags *d, lit_status status) {
   return S_exit_code(status);
 }
 
-/* A command that reads a project run where there is none: say where lit
- * looked and how to point it elsewhere. 0 if the entry document exists. */
+/* An --entry that climbs out of the root ('..', an absolute path) to a
+ * document outside the project: said at the argument, which has no line of
+ * a document to point at. 1 if so (reported), else 0; a link inside the
+ * project that leads out is the loader's to report, at the document. */
+static int S_entry_outside(const S_args *a) {
+  struct stat st;
+  if (!lit_path_climbs(a->entry) || stat(a->root, &st) != 0) return 0;
+  char *root = lit_path_real(NULL, a->root), *entry = lit_path_real(a->root, a->entry);
+  int outside = root && entry && !lit_path_is_inside(root, entry);
+  if (outside) {
+    lit_buf msg = LIT_BUF_INIT;
+    lit_buf_printf(&msg,
+                   "--entry %s: the entry document is outside the project (the folder %s): lit reads only "
+                   "documents inside it",
+                   a->entry, root);
+    S_say(LIT_ERROR, msg.data);
+    lit_buf_free(&msg);
+    S_say(LIT_NOTE, "name the folder that holds the document with --root DIR, and the document with --entry FILE, "
+                    "relative to that folder");
+  }
+  free(root);
+  free(entry);
+  return outside;
+}
+
+/* A command that reads a project run where there is none (or with an
+ * entry document outside it): say where lit looked and how to point it
+ * elsewhere. 0 if the entry document exists. */
 static int S_find_project(const S_args *a) {
+  if (S_entry_outside(a)) return 2;
   char *entry = lit_path_join(a->root, a->entry);
   struct stat st;
   int found = stat(entry, &st) == 0 || errno != ENOENT;

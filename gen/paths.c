@@ -43,6 +43,17 @@ const char *lit_path_check_plain(const char *path) {
   return NULL;
 }
 
+int lit_path_climbs(const char *path) {
+  if (path[0] == '/') return 1;
+  for (const char *p = path;;) {
+    const char *slash = strchr(p, '/');
+    size_t len = slash ? (size_t)(slash - p) : strlen(p);
+    if (len == 2 && p[0] == '.' && p[1] == '.') return 1;
+    if (!slash) return 0;
+    p = slash + 1;
+  }
+}
+
 const char *lit_path_check_syntax(const char *path, char *const *roots, size_t nroots) {
   const char *why = lit_path_check_plain(path);
   if (why) return why;
@@ -169,7 +180,10 @@ const char *lit_path_check_read(const char *project_root, const char *path) {
   char *full = lit_path_join(project_root, path);
   int inside = !realpath(full, real) || lit_path_is_inside(proj_real, real);
   free(full);
-  return inside ? NULL : "it is reached through a symbolic link that leads outside the project";
+  if (inside) return NULL;
+  /* No link needs to be involved: '..' or an absolute path leaves by itself. */
+  return lit_path_climbs(path) ? "it lies outside the project folder"
+                               : "it is reached through a symbolic link that leads outside the project";
 }
 
 int lit_path_same_as_any(const char *project_root, const char *path, char *const *files, size_t n) {

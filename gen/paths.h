@@ -13,6 +13,9 @@
  * '.', '..' or empty components, no backslash or control character), else a
  * static reason. */
 const char *lit_path_check_plain(const char *path);
+/* 1 if path can lead out of the folder it is relative to without a
+ * symbolic link: it is absolute, or holds a '..' component. */
+int lit_path_climbs(const char *path);
 /* 1 if the folder folder[0..len) (no trailing '/') is one of the output
  * folders roots, which end in '/'. */
 int lit_path_is_root(const char *folder, size_t len, char *const *roots, size_t nroots);
@@ -28,7 +31,9 @@ const char *lit_path_check_disk(const char *project_root, const char *path, char
 const char *lit_path_check_project(const char *project_root, const char *path);
 /* NULL if path, once every link in it is resolved, lies inside the project
  * (or does not exist: the read that follows reports that); else a static
- * reason. For files lit reads: documents, the record. */
+ * reason: that it lies outside the project when the path climbs out by
+ * itself (lit_path_climbs), that a symbolic link leads out otherwise. For
+ * files lit reads: documents, the record. */
 const char *lit_path_check_read(const char *project_root, const char *path);
 /* 1 if path is spelled as one of files[0..n) or, once every link is
  * resolved, is the same file (device and inode) as one of them; all are

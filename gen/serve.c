@@ -29,6 +29,7 @@
 #include "lua_host.h"
 #include "model.h"
 #include "outputs.h"
+#include "paths.h"
 #include "stitch.h"
 #include "tree.h"
 #include "util.h"
@@ -653,11 +654,41 @@ int lit_serve_check_out(const char *out, const char *command, lit_diags *d) {
   return -1;
 }
 
+/* 0 if out, once links are resolved, does not hold the project's folder;
+ * else -1, reported. For a project that cannot be read, whose files lit
+ * cannot list. */
+static int S_check_out_not_root(const char *root, const char *out, lit_diags *d) {
+  char *root_real = lit_path_real(NULL, root), *out_real = lit_path_real(NULL, out);
+  int holds = root_real && out_real && lit_path_is_inside(out_real, root_real);
+  free(root_real);
+  free(out_real);
+  if (!holds) return 0;
+  lit_diag(d, LIT_ERROR, out, 0, 0,
+           "holds %s, the project's own folder: lit replaces this folder whole with its output, so it must not be "
+           "the project's folder or one holding it; pick another with --out DIR",
+           root);
+  return -1;
+}
+
+int lit_serve_check_project(const lit_serve_opts *o, lit_diags *d) {
+  lit_diags *quiet = lit_diags_new(); /* the documents' messages: the first build reports them */
+  lit_project *p = lit_project_load(o->root, o->entry, quiet);
+  lit_diags_free(quiet);
+  int r = p ? lit_weave_check_out(p, o->out, d) : S_check_out_not_root(o->root, o->out, d);
+  lit_project_free(p);
+  if (r)
+    lit_diag(d, LIT_NOTE, NULL, 0, 0, "%s",
+             o->serve ? "lit serve does not start: it would serve that folder, and the project's own files with it"
+                      : "lit watch does not start: every build would refuse that folder");
+  return r;
+}
+
 lit_status lit_serve_run(const lit_serve_opts *o) {
   lit_serve_opts opts = *o;
   if (!opts.out || !opts.out[0]) opts.out = "book";
   lit_diags *d = lit_diags_new();
-  int refused = lit_serve_check_out(opts.out, opts.serve ? "serve" : "watch", d);
+  int refused =
+      lit_serve_check_out(opts.out, opts.serve ? "serve" : "watch", d) != 0 || lit_serve_check_project(&opts, d) != 0;
   lit_diags_print(d, stderr);
   lit_diags_free(d);
   if (refused) return LIT_FAILED;

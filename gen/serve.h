@@ -1,7 +1,9 @@
 /* serve.h: `lit watch` and `lit serve`, the live preview.
  *
  * Both refuse a book folder (--out) that is not a book lit wrote, unless
- * it is empty or new (lit_serve_check_out), then tangle the project and
+ * it is empty or new (lit_serve_check_out), or that holds the project's
+ * own files whatever its manifest says (lit_serve_check_project), so they
+ * never start to serve the project itself; then tangle the project and
  * weave the book once, then watch the folders of the documents (those
  * above them, and their results/ folders) with inotify, by name, and do
  * it again whenever a document, a results file or a Lua file changes, or
@@ -59,5 +61,14 @@ int lit_serve_host_ok(const char *host, unsigned port);
  * book lit wrote, an empty folder or a missing one. Else -1, the reason
  * reported through d. */
 int lit_serve_check_out(const char *out, const char *command, lit_diags *d);
+
+/* 0 if o->out holds none of the project's own files: its documents,
+ * record or output folders, once links are resolved (lit_weave_check_out,
+ * as every build checks): a manifest forged in the project's folder must
+ * not make lit serve that folder. The project is read here for its files
+ * alone (the first build reports its messages); one that cannot be read
+ * at all still may not be inside o->out. Else -1, the reason reported
+ * through d. */
+int lit_serve_check_project(const lit_serve_opts *o, lit_diags *d);
 
 #endif

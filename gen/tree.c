@@ -634,6 +634,25 @@ int lit_tree_check_parent(const char *dir, lit_diags *d) {
   return found ? -1 : 0;
 }
 
+/* An entry of a folder being read that is neither a folder nor a regular
+ * file. A symbolic link may lead anywhere, out of the project too: it is
+ * never followed, and nothing is left out without a word. Reported; -1. */
+static int S_refuse_special(const char *path, const struct stat *st, lit_diags *d) {
+  if (!S_ISLNK(st->st_mode)) {
+    lit_diag(d, LIT_ERROR, path, 0, 0,
+             "is neither a regular file nor a folder: lit copies only those, so it stops here; remove it");
+    return -1;
+  }
+  char to[PATH_MAX];
+  ssize_t n = readlink(path, to, sizeof to - 1);
+  to[n > 0 ? n : 0] = '\0';
+  lit_diag(d, LIT_ERROR, path, 0, 0,
+           "is a symbolic link%s%s: lit copies only regular files and folders and never follows a link, so it "
+           "stops here; put the file itself in its place, or remove the link",
+           to[0] ? " to " : "", to);
+  return -1;
+}
+
 static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags *d) {
   char *full = rel[0] ? lit_xasprintf("%s/%s", root, rel) : lit_xstrdup(root);
   DIR *dh = opendir(full);
@@ -667,6 +686,8 @@ static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags 
         lit_tree_add(t, sub, lit_buf_detach(&b), len);
         t->files[t->n - 1].exec = (st.st_mode & 0100) != 0;
       }
+    } else {
+      status = S_refuse_special(path, &st, d);
     }
     free(sub);
     free(path);

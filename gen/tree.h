@@ -102,7 +102,9 @@ int lit_tree_check_inside(const char *dir, lit_diags *d);
  * it is reported as one difference, as lit_tree_install refuses it. */
 size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d);
 /* Adds every regular file under dir (recursively) to t, but dir's own
- * manifest. 0, or -1 reported. */
+ * manifest. 0, or -1 reported: a file it cannot read, or anything that is
+ * neither a regular file nor a folder (a symbolic link above all, which it
+ * never follows: lit skill install copies a bundle whole or not at all). */
 int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d);
 
 #endif

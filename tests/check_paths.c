@@ -236,6 +236,28 @@ START_TEST(test_real) {
 }
 END_TEST
 
+/* A document lit reads lies inside the project: a path that climbs out
+ * of it is outside (no link involved, and the reason must not say one is),
+ * a link that leads out is a link. */
+START_TEST(test_read_outside) {
+  char *base = ck_tempdir();
+  char *dir = lit_xasprintf("%s/p", base);
+  ck_write(base, "x.md", "# outside\n");
+  ck_write(base, "p/index.md", "# inside\n");
+  ck_assert_int_eq(S_ln(dir, "../x.md", "link.md"), 0);
+  ck_assert_ptr_null(lit_path_check_read(dir, "index.md"));
+  ck_assert_ptr_null(lit_path_check_read(dir, "sub/../index.md")); /* climbs, but stays inside */
+  const char *why = lit_path_check_read(dir, "../x.md");
+  ck_assert_ptr_nonnull(why);
+  ck_assert_msg(strstr(why, "outside the project") && !strstr(why, "symbolic link"), "%s", why);
+  why = lit_path_check_read(dir, "link.md");
+  ck_assert_ptr_nonnull(why);
+  ck_assert_ptr_nonnull(strstr(why, "symbolic link"));
+  free(dir);
+  ck_rmtree(base);
+}
+END_TEST
+
 Suite *paths_suite(void) {
   Suite *s = suite_create("paths");
   TCase *tc = tcase_create("core");
@@ -248,6 +270,7 @@ Suite *paths_suite(void) {
   tcase_add_test(tc, test_output_folder_link);
   tcase_add_test(tc, test_same_file_and_git);
   tcase_add_test(tc, test_real);
+  tcase_add_test(tc, test_read_outside);
   suite_add_tcase(s, tc);
   return s;
 }

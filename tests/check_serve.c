@@ -131,12 +131,57 @@ START_TEST(test_serve_out_folder) {
 }
 END_TEST
 
+/* A manifest anyone can forge, hashes and all, must not make lit serve
+ * the project's own folder (nor one holding its documents) as the book:
+ * lit_serve_check_out passes such a folder, lit_serve_check_project does
+ * not, whether the project loads or not. */
+START_TEST(test_serve_out_not_project) {
+  char *base = ck_tempdir();
+  char *dir = lit_xasprintf("%s/p", base), *dot = lit_xasprintf("%s/p/.", base);
+  char *other = lit_xasprintf("%s/book", base);
+  const char *files[][2] = {{"index.md", CK_WEAVE_IX}, {"a.md", CK_WEAVE_A}, {"b.md", CK_WEAVE_B}};
+  lit_buf man = LIT_BUF_INIT;
+  char hex[LIT_HASH_HEX + 1];
+  for (size_t i = 0; i < 3; i++) {
+    char *rel = lit_xasprintf("p/%s", files[i][0]);
+    ck_write(base, rel, files[i][1]);
+    free(rel);
+    lit_hash_hex(files[i][1], strlen(files[i][1]), hex);
+    lit_buf_printf(&man, "%s  %s\n", hex, files[i][0]);
+  }
+  ck_write(dir, LIT_TREE_MANIFEST, man.data);
+  lit_buf_free(&man);
+  char *text;
+  ck_assert_msg(S_out_ok(dir, &text), "the forged manifest vouches for the folder: %s", text);
+  free(text);
+  const struct {
+    const char *entry, *out;
+    int ok;
+  } cases[] = {{"index.md", dir, 0}, {"index.md", dot, 0}, {"index.md", other, 1}, {"missing.md", dir, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lit_serve_opts o = {dir, cases[i].entry, cases[i].out, 0, 1, 0};
+    lit_diags *d = lit_diags_new();
+    int r = lit_serve_check_project(&o, d);
+    text = ck_diags_text(d);
+    if (cases[i].ok)
+      ck_assert_msg(r == 0 && !text[0], "case %zu: %s", i, text);
+    else
+      ck_assert_msg(r == -1 && strstr(text, "the project's own") && strstr(text, "lit serve"), "case %zu: %s", i, text);
+    free(text);
+    lit_diags_free(d);
+  }
+  free(dir), free(dot), free(other);
+  ck_rmtree(base);
+}
+END_TEST
+
 Suite *serve_suite(void) {
   Suite *s = suite_create("serve");
   TCase *tc = tcase_create("serve");
   tcase_add_test(tc, test_serve_paths);
   tcase_add_test(tc, test_serve_host);
   tcase_add_test(tc, test_serve_out_folder);
+  tcase_add_test(tc, test_serve_out_not_project);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -344,6 +344,39 @@ START_TEST(test_tree_leftovers_checked) {
 }
 END_TEST
 
+/* A bundle read for an install holds regular files and folders only: a
+ * symbolic link in it (which may lead anywhere) is neither followed nor
+ * skipped without a word, but refused, by name. */
+START_TEST(test_tree_read_refuses_links) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "bundle/SKILL.md", "---\nname: b\n---\n");
+  ck_write(dir, "bundle/scripts/run.py", "print(1)\n");
+  ck_write(dir, "secret", "outside the bundle");
+  char *link = lit_xasprintf("%s/bundle/scripts/secret.txt", dir), *bundle = lit_xasprintf("%s/bundle", dir);
+  ck_assert_int_eq(symlink("../../secret", link), 0);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_tree_read(&t, bundle, d), -1);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(strstr(msgs, "scripts/secret.txt: error: is a symbolic link") != NULL, "%s", msgs);
+  ck_assert_ptr_null(ck_tree_find(&t, "scripts/secret.txt"));
+  free(msgs);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  /* without the link, the same bundle reads whole */
+  ck_assert_int_eq(unlink(link), 0);
+  d = lit_diags_new();
+  ck_assert_int_eq(lit_tree_read(&t, bundle, d), 0);
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "SKILL.md"));
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "scripts/run.py"));
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(link);
+  free(bundle);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *tree_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
@@ -352,6 +385,7 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_legacy_manifest_not_trusted);
   tcase_add_test(tc, test_tree_manifest_checked);
   tcase_add_test(tc, test_tree_leftovers_checked);
+  tcase_add_test(tc, test_tree_read_refuses_links);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -6,7 +6,8 @@
 #   page (rendered by `lit man` from gen/lit.1.md) describing every option
 #   of every command; did-you-mean for mistyped commands and options;
 #   --min-tangled values checked; outside a project, the folder searched is
-#   named and --root suggested; on this repository, a stitch and the skill's
+#   named and --root suggested; an --entry outside the project refused at
+#   the argument, nothing written; on this repository, a stitch and the skill's
 #   description; exit status 0, 1 (errors in the documents)
 #   and 2 (usage); `make install PREFIX=...` installing lit and lit(1).
 # Ends with "N passed, N failed".
@@ -105,6 +106,21 @@ mkdir -p "$TMP/empty"
 [ $? = 2 ] && ok "outside a project: exit 2" || bad "outside a project: exit 2"
 has "outside a project: the folder searched is named" "$TMP/err" "no index.md in $(cd "$TMP/empty" && pwd -P)"
 has "outside a project: --root is suggested" "$TMP/err" "--root DIR"
+
+# An entry document outside the project: said plainly, at the argument
+# (there is no Markdown line to point at), and nothing is written.
+mkdir -p "$TMP/inner"
+printf -- '---\ntangle-roots: out\n---\n# X\n\n```{.c file=out/a.c}\nint a;\n```\n' >"$TMP/outside.md"
+for c in tangle book; do
+  (cd "$TMP/inner" && "$LIT" $c --entry ../outside.md) >"$TMP/out" 2>"$TMP/err"
+  [ $? = 2 ] && ok "lit $c --entry ../outside.md: exit 2" || { bad "lit $c --entry ../outside.md: exit 2"; cat "$TMP/err"; }
+  has "lit $c --entry ../outside.md: the argument is named, and it is outside the project" "$TMP/err" \
+    "lit: error: --entry ../outside.md: the entry document is outside the project"
+  if grep -q "symbolic link" "$TMP/err"; then bad "lit $c --entry ../outside.md: no link is blamed"; cat "$TMP/err"
+  else ok "lit $c --entry ../outside.md: no link is blamed"; fi
+  [ -z "$(ls -A "$TMP/inner")" ] && ok "lit $c --entry ../outside.md: nothing written" \
+    || { bad "lit $c --entry ../outside.md: nothing written"; ls -A "$TMP/inner"; }
+done
 
 # lit map and lit stitch: a file no block writes is a usage error, as is
 # map without its file; stitch takes several files.

@@ -18,7 +18,8 @@ the kernel picks a free one) and stops; each wait is bounded. Checks:
   - a request whose Host header is not the server's own address (DNS
     rebinding) is refused with 403;
   - --out naming a folder that is not a book lit wrote (and not empty or
-    new) is refused before anything is served;
+    new) is refused before anything is served, and so is the project's
+    own folder even with a manifest forged to vouch for it;
   - a Lua block stopped by the wall-clock limit (LIT_LUA_SECONDS) is a
     failed build like any other: serve and watch report it and go on;
   - watch follows the documents' folder when it is renamed and made again;
@@ -341,6 +342,51 @@ def check_watch_stitch(lit, project):
             w.stop()
 
 
+def run_refused(args, cwd):
+    """Runs a command that should refuse to start: its exit status (or
+    "still running" after 15 s, when it is stopped) and its stderr."""
+    p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _, err = p.communicate(timeout=15)
+        status = p.returncode
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        try:
+            _, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            _, err = p.communicate()
+        status = "still running"
+    return status, err.decode("utf-8", "replace")
+
+
+def check_out_project_refused(lit, tmp):
+    """--out . with a manifest forged to vouch, hash and all, for every file
+    of the project's folder: the book folder would be the project, so lit
+    serve (and watch) refuse to start instead of serving its own files."""
+    src = os.path.join(tmp, "forged-src")
+    os.mkdir(src)
+    with open(os.path.join(src, "index.md"), "w") as f:
+        f.write("# Forged\n\nA project whose folder a manifest vouches for.\n")
+    with open(os.path.join(src, "SKILL.md"), "w") as f:
+        f.write("---\nname: forged-src\n---\n")
+    # lit skill install copies a folder and writes a manifest with the hash
+    # of every file: the forgery, made by lit itself.
+    dest = os.path.join(tmp, "forged-dest")
+    subprocess.run([lit, "skill", "install", "--from", src, "--dest", dest], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    project = os.path.join(dest, "forged-src")
+    before = sorted(os.listdir(project))
+    for cmd in ("serve", "watch"):
+        args = [lit, cmd, "--out", "."] + (["--port", "0"] if cmd == "serve" else [])
+        status, err = run_refused(args, project)
+        check("out: lit %s --out . (the project, with a forged manifest) is refused" % cmd,
+              status == 1 and "the project's own" in err and "serving" not in err and "watching" not in err,
+              "%s: %s" % (status, err))
+    check("out: the project refused as --out is left as it was", sorted(os.listdir(project)) == before,
+          sorted(os.listdir(project)))
+
+
 def check_out_refused(lit, tmp, project):
     """--out must be a book lit wrote, an empty folder or a new one."""
     notes = os.path.join(tmp, "notes")
@@ -361,6 +407,7 @@ def check_out_refused(lit, tmp, project):
         check("out: lit %s --out %s (not a book lit wrote) is refused" % (cmd, "/etc" if out == "/etc" else "notes/"),
               status == 1 and out in err and "serving" not in err and "watching" not in err, "%s: %s" % (status, err))
     check("out: the refused folder is left as it was", os.listdir(notes) == ["secret.txt"], os.listdir(notes))
+    check_out_project_refused(lit, tmp)
     empty = os.path.join(tmp, "empty")
     os.mkdir(empty)
     p = subprocess.Popen([lit, "serve", "--port", "0", "--out", empty], cwd=project, stdout=subprocess.DEVNULL,

@@ -6,8 +6,9 @@
 # --global (all three under HOME, or one with an agent flag), --dest DIR.
 # Checks that an existing install is refused without --force and replaced
 # with it (unless it holds a file lit did not write), that a failed install
-# leaves the old one whole and no staging folder behind, and walks every
-# link of an installed copy.
+# leaves the old one whole and no staging folder behind, that a bundle
+# holding a symbolic link is refused with the link named and nothing
+# installed, and walks every link of an installed copy.
 # Ends with "N passed, N failed".
 set -u
 LIT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -89,6 +90,17 @@ else
 fi
 leftover=$(find "$TMP/dest" -maxdepth 1 -name '*lit-*' | wc -l)
 [ "$leftover" = 0 ] && ok "no staging folder left behind" || bad "no staging folder left behind ($leftover)"
+
+# A symbolic link in the bundle (it may lead anywhere, out of the project
+# too) is never followed, nor skipped without a word: the install is
+# refused, the link named, and nothing is installed.
+cp -R "$FROM" "$TMP/linked"
+ln -s /etc/hostname "$TMP/linked/hostname.md"
+expect_fail "a bundle holding a symbolic link is refused" "$LIT" skill install --dest "$TMP/linkdest" --from "$TMP/linked"
+grep -q "linked/hostname.md: error: is a symbolic link" "$TMP/out" && ok "the refusal names the link" \
+  || { bad "the refusal names the link"; cat "$TMP/out"; }
+[ -z "$(ls -A "$TMP/linkdest" 2>/dev/null)" ] \
+  && ok "the refused install left nothing behind" || bad "the refused install left nothing behind"
 
 expect_fail "no destination flag is a usage error" "$LIT" skill install --from "$FROM"
 expect_fail "a folder without SKILL.md is refused" "$LIT" skill install --dest "$TMP/x" --from "$TMP/work"
