@@ -6,7 +6,7 @@ package's GEMM (backend "auto"), the Hopper kernel forced, and the few-rows
 kernel forced (M <= 32), bf16, by the package's measuring protocol.
 
     python3 kernels/benchmarks/bench_gemm_shapes.py --out references/results/gemm_shapes_h100.json [--quick]
-        [--weights qwen3_kv,ragged --merge]
+        [--weights qwen3_kv,ragged] [--ms 64,128] [--merge]
 
 Shapes: M in {1, 2, 4, 8, 16, 32, 64, 128, 512, 1000, 3000, 4096} against
 the weights (N, K) of Qwen3-8B, LLaMA-3-8B, Flux and one ragged size. Every
@@ -38,8 +38,9 @@ def main():
     ap.add_argument("--out", default="gemm_shapes.json")
     ap.add_argument("--quick", action="store_true", help="one weight, four M")
     ap.add_argument("--weights", default=None, help="comma-separated weight names (default: all)")
+    ap.add_argument("--ms", default=None, help="comma-separated M values (default: all)")
     ap.add_argument("--merge", action="store_true",
-                    help="keep the other weights' entries of an existing --out (one run a part)")
+                    help="keep the entries of an existing --out for the weights and M not run (one run a part)")
     args = ap.parse_args()
 
     lk = load_package()
@@ -48,10 +49,14 @@ def main():
     hopper = torch.cuda.get_device_capability() == (9, 0)
     dtype = torch.bfloat16
     splits = TuningHook(lk.ops._gemm_few_rows_tuning)  # the few-rows kernel's split of K
-    schedule = TuningHook(lambda s: lk.ops._gemm_tuning(0, 0, s))  # 0 rule, 1 whole, 2 stream-K, 3 split-K
-    narrow = TuningHook(lambda t: lk.ops._gemm_tuning(0, 0, 0, t))  # the tile width: 0 default, 128
+    # One hook for the Hopper kernel's schedule (0 rule, 1 whole, 2 stream-K,
+    # 3 split-K) and tile width (0 rule, 128, 256): both set one state.
+    schedule = TuningHook(lambda s, width=0: lk.ops._gemm_tuning(0, 0, s, width))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     weights = WEIGHTS[:1] if args.quick else WEIGHTS
+    ms = MS[:4] if args.quick else MS
+    if args.ms:
+        ms = [int(m) for m in args.ms.split(",")]
     if args.weights:
         names = set(args.weights.split(","))
         weights = [w for w in WEIGHTS if w[0] in names]
@@ -62,11 +67,12 @@ def main():
             old = json.load(f)
         if any(old.get("env", {}).get(k) != bench.env.get(k) for k in ("gpu", "torch", "cuda", "driver")):
             raise SystemExit(f"--merge: {args.out} was measured on another GPU or software stack")
-        ran = {w[0] for w in weights}
-        bench.data["results"] = [r for r in old["results"] if r.get("weight") not in ran]
+        ran = {(w[0], m) for w in weights for m in ms}
+        bench.data["results"] = [r for r in old["results"]
+                                 if (r.get("weight"), r["shape"][0]) not in ran]
     for wname, n, k in weights:
         w = (torch.randn(n, k, device="cuda") / k ** 0.5).to(dtype)
-        for m in (MS[:4] if args.quick else MS):
+        for m in ms:
             a = torch.randn(m, k, device="cuda").to(dtype)
             ref = a.float() @ w.float().t()
             impls = [("torch.mm", lambda: torch.mm(a, w.t())),
@@ -74,13 +80,14 @@ def main():
             if hopper:
                 impls.append(("lit_hopper", schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), 0)))
             if hopper and m >= SCHEDULE_MIN_M:
-                modes = [(1, "lit_hopper_whole"), (2, "lit_hopper_stream_k")]
+                # each schedule forced on 256-column tiles, then each width under the rule's schedule
+                modes = [(1, 256, "lit_hopper_whole"), (2, 256, "lit_hopper_stream_k")]
                 if -(-m // 128) * -(-n // 256) < sms:  # split-K exists only for fewer tiles than SMs
-                    modes.append((3, "lit_hopper_split_k"))
-                for mode, name in modes:
-                    impls.append((name, schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), mode)))
-                # 128-column tiles, the schedule the rule picks for them
-                impls.append(("lit_hopper_n128", narrow.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"), 128)))
+                    modes.append((3, 256, "lit_hopper_split_k"))
+                modes += [(0, 256, "lit_hopper_n256"), (0, 128, "lit_hopper_n128")]
+                for mode, width, name in modes:
+                    impls.append((name, schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"),
+                                                      mode, width)))
             if m <= FEW_ROWS_LIMIT:
                 impls.append(("lit_few_rows", splits.wrap(lambda: lk.gemm(a, w.t(), backend="few_rows"), 0)))
             if m in SPLIT_MS and hopper:

@@ -124,7 +124,7 @@ void fp8_quant_set_max_threads(int threads);
 struct QuantBlocksParams {
   void* q = nullptr;       // [n, k] e4m3, contiguous
   float* scale = nullptr;  // [ceil(n/128), ceil(k/128)]
-  const void* w = nullptr;
+  const void* weight = nullptr;
   int64_t ldw = 0;
   int64_t n = 0, k = 0;  // k a multiple of 16
 };

@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(256) quant_blocks_kernel(const QuantBlocksPara
   for (int i = 0; i < 8; ++i) {
     const int64_t r = r0 + threadIdx.x / 16 + 16 * i;
     if (col_ok && r < p.n) {
-      load_f32<T, 8>(static_cast<const T*>(p.w) + r * p.ldw + c, v[i]);
+      load_f32<T, 8>(static_cast<const T*>(p.weight) + r * p.ldw + c, v[i]);
     } else {
 #pragma unroll
       for (int e = 0; e < 8; ++e) v[i][e] = 0.f;
@@ -413,7 +413,7 @@ cudaError_t fp8_quantize_blocks(const QuantBlocksParams& p, DType dtype, cudaStr
     return cudaErrorInvalidValue;
   }
   if (p.n == 0) return cudaSuccess;
-  if (p.q == nullptr || p.scale == nullptr || !aligned16(p.w) || !aligned16(p.q)) {
+  if (p.q == nullptr || p.scale == nullptr || !aligned16(p.weight) || !aligned16(p.q)) {
     return cudaErrorInvalidValue;
   }
   const dim3 grid(static_cast<unsigned>(ceil_div(p.k, kFp8Block)),

@@ -93,10 +93,10 @@ cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream) {
     case GemmPath::kFewRows: return gemm_few_rows_launch(p, *d, stream);
     case GemmPath::kHopper:
       if (hopper_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
-      return gemm_hopper_launch(p, d->sm_count, stream);
+      return gemm_hopper_launch(p, *d, stream);
     default:
       if (portable_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
-      return gemm_portable_launch(p, d->cc, stream);
+      return gemm_portable_launch(p, *d, stream);
   }
 }
 
@@ -109,7 +109,7 @@ size_t gemm_workspace_bytes(const GemmParams& p, GemmPath path) {
   }
   if (path == GemmPath::kAuto) path = auto_path(p, *d);
   if (path != GemmPath::kHopper || hopper_refusal(p, *d) != nullptr) return 0;
-  return gemm_hopper_workspace_bytes(p, d->sm_count);
+  return gemm_hopper_workspace_bytes(p, *d);
 }
 
 void gemm_set_tuning(const GemmTuning& t) { gemm_hopper_set_tuning(t); }

@@ -78,7 +78,7 @@ const char* gemm_path_refusal(const GemmParams& p, GemmPath path);
 // tile between two CTAs through TMA multicast), how many tile rows its
 // tile order groups together, its schedule (1: whole tiles only, 2:
 // stream-K for the tiles past the last whole wave, 3: split-K) and its tile
-// width (256, or 128 columns for the plain product). 0 keeps the default.
+// width (128 or 256 columns; the plain product only). 0 keeps the rule.
 struct GemmTuning {
   int cluster = 0;
   int group_m = 0;

@@ -302,7 +302,9 @@ const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d) {
 bool gemm_few_rows_preferred(const GemmParams& p) {
   const int64_t n = p.gated ? 2 * p.n : p.n;  // weight rows read
   const int64_t weight = n * p.k;             // weight elements streamed
-  const int64_t limit = int64_t{4096} * 9216;  // 37.7 M elements, Flux's MLP down
+  // 33.5 M elements: between Flux's QKV (28.3 M, few rows faster) and its
+  // MLP down (37.7 M, the Hopper kernel's 128-column tiles faster)
+  const int64_t limit = int64_t{4096} * 8192;
   if (p.m <= 8) return weight <= limit;
   if (p.m <= 16) return weight <= int64_t{4096} * 4096;
   return p.m <= kFewRowsLimitM && weight < int64_t{4096} * 4096;

@@ -336,12 +336,6 @@ int cluster_for(const GemmParams& p) {
   return g_tuning.cluster == 2 && !p.gated && p.act == Act::kIdentity ? 2 : 1;
 }
 
-// The tile width: 256 columns, or 128 where the tuning hook asks for it
-// (the plain product on single CTAs).
-int tile_n_for(const GemmParams& p) {
-  return g_tuning.tile_n == 128 && !p.gated && cluster_for(p) == 1 ? 128 : 256;
-}
-
 // Work units and their stream-K plan: what the launch runs and what
 // gemm_hopper_workspace_bytes reports, from the same arithmetic.
 // Clusters (the benchmark's comparison) take whole units only.
@@ -354,6 +348,22 @@ StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int bn, 
   const int force = cluster > 1 ? 1 : g_tuning.stream_k;
   return plan_stream_k(static_cast<int>(std::min<int64_t>(units, INT32_MAX)), *units_m, k_blocks,
                        std::max(1, sm_count / cluster), force);
+}
+
+// The tile width for the plain product on single CTAs: 128 columns when
+// twice its 256-column tiles still fit in one wave, unless the wide tiles
+// would split their sums over CTAs and the narrow ones, whole, would leave
+// over half the grid idle (a ragged weight at a few rows); else 256. The
+// tuning hook can force either width.
+int tile_n_for(const GemmParams& p, int sm_count) {
+  if (p.gated || cluster_for(p) != 1) return 256;
+  if (g_tuning.tile_n != 0) return g_tuning.tile_n;
+  int rows = 0, cols = 0;
+  const StreamKPlan wide = hopper_plan(p, sm_count, 1, 256, &rows, &cols);
+  if (2LL * wide.tiles > sm_count) return 256;
+  const StreamKPlan narrow = hopper_plan(p, sm_count, 1, 128, &rows, &cols);
+  const bool loses_split = wide.sk_ctas > 0 && narrow.sk_ctas == 0;
+  return loses_split && 2LL * narrow.tiles < sm_count ? 256 : 128;
 }
 
 template <typename T, bool GATED, int CLUSTER, int ACT, int BN>
@@ -428,7 +438,7 @@ cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream)
     return launch<T, false, 2, static_cast<int>(Act::kIdentity), 256>(p, sm_count, (group + 1) / 2,
                                                                       stream);
   }
-  const bool narrow = tile_n_for(p) == 128;
+  const bool narrow = tile_n_for(p, sm_count) == 128;
   return with_act(p.act, [&](auto act) -> cudaError_t {
     constexpr int A = decltype(act)::value;
     if (p.gated) return launch<T, true, 1, A, 256>(p, sm_count, group, stream);
@@ -439,8 +449,8 @@ cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream)
 
 }  // namespace
 
-cudaError_t gemm_hopper_launch(const GemmParams& p, int sm_count, cudaStream_t stream) {
-  return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_dtype<scalar_t>(p, sm_count, stream); });
+cudaError_t gemm_hopper_launch(const GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
+  return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_dtype<scalar_t>(p, d.sm_count, stream); });
 }
 
 bool gemm_hopper_compiled(int device) {
@@ -451,10 +461,10 @@ bool gemm_hopper_compiled(int device) {
 
 void gemm_hopper_set_tuning(const GemmTuning& t) { g_tuning = t; }
 
-size_t gemm_hopper_workspace_bytes(const GemmParams& p, int sm_count) {
+size_t gemm_hopper_workspace_bytes(const GemmParams& p, const DeviceInfo& d) {
   int units_m = 0, units_n = 0;
-  const int bn = tile_n_for(p);
-  const StreamKPlan plan = hopper_plan(p, sm_count, cluster_for(p), bn, &units_m, &units_n);
+  const int bn = tile_n_for(p, d.sm_count);
+  const StreamKPlan plan = hopper_plan(p, d.sm_count, cluster_for(p), bn, &units_m, &units_n);
   return stream_k_workspace_bytes(plan, kConsumers, kBM * bn);
 }
 

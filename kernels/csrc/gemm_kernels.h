@@ -10,20 +10,23 @@
 
 namespace lit {
 
+// Every launcher takes the device it runs on (lit_common.cuh's cached
+// DeviceInfo: compute capability, SMs, shared memory).
+struct DeviceInfo;  // lit_common.cuh
+
 // gemm_portable.cu: cp.async + ldmatrix + mma.sync, compute capability
 // 7.5 and newer (fp16 only below 8.0). Any strides and alignment.
-cudaError_t gemm_portable_launch(const GemmParams& p, int cc, cudaStream_t stream);
+cudaError_t gemm_portable_launch(const GemmParams& p, const DeviceInfo& d, cudaStream_t stream);
 
 // gemm_hopper.cu: TMA + wgmma, compute capability 9.0 with the sm_90a
 // code compiled in. a, b, b_up 16-byte aligned, row strides multiples of 8.
-cudaError_t gemm_hopper_launch(const GemmParams& p, int sm_count, cudaStream_t stream);
+cudaError_t gemm_hopper_launch(const GemmParams& p, const DeviceInfo& d, cudaStream_t stream);
 
 // gemm_few_rows.cu: mma.sync from 16-byte loads, compute capability 7.5
 // and newer, at most kFewRowsLimitM rows of a; kAuto takes it where
 // gemm_few_rows_preferred says it measured faster than the tile kernels
 // (references/gemm-few-rows.md). The refusal names what a product lacks
 // for it, nullptr when it can run.
-struct DeviceInfo;  // lit_common.cuh
 constexpr int kFewRowsLimitM = 32;
 const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d);
 bool gemm_few_rows_preferred(const GemmParams& p);
@@ -37,6 +40,6 @@ bool gemm_hopper_compiled(int device);
 void gemm_hopper_set_tuning(const GemmTuning& t);
 
 // The stream-K workspace the Hopper kernel needs for `p` (0: none).
-size_t gemm_hopper_workspace_bytes(const GemmParams& p, int sm_count);
+size_t gemm_hopper_workspace_bytes(const GemmParams& p, const DeviceInfo& d);
 
 }  // namespace lit

@@ -294,8 +294,8 @@ cudaError_t launch_config(const GemmParams& p, cudaStream_t stream) {
 
 }  // namespace
 
-cudaError_t gemm_portable_launch(const GemmParams& p, int cc, cudaStream_t stream) {
-  if (cc >= 80) {
+cudaError_t gemm_portable_launch(const GemmParams& p, const DeviceInfo& d, cudaStream_t stream) {
+  if (d.cc >= 80) {
     return LIT_DISPATCH_16BIT(p.dtype, [&] { return launch_config<scalar_t, ConfigAmpere, true>(p, stream); });
   }
   // sm_75: fp16 only (the dispatcher refuses bf16 there).

@@ -14,7 +14,7 @@ namespace {
 struct LnArgs {
   const void* x;
   void* y;
-  const void* w;
+  const void* weight;
   const void* b;
   const void* scale;
   const void* shift;
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
   int parity = 0;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
-  const T* __restrict__ w = static_cast<const T*>(a.w);
+  const T* __restrict__ w = static_cast<const T*>(a.weight);
   const T* __restrict__ bias = static_cast<const T*>(a.b);
   const T* __restrict__ scale = static_cast<const T*>(a.scale);
   const T* __restrict__ shift = static_cast<const T*>(a.shift);
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(1024) ln_long_kernel(LnArgs a) {
   int parity = 0;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
-  const T* __restrict__ w = static_cast<const T*>(a.w);
+  const T* __restrict__ w = static_cast<const T*>(a.weight);
   const T* __restrict__ bias = static_cast<const T*>(a.b);
   const T* __restrict__ scale = static_cast<const T*>(a.scale);
   const T* __restrict__ shift = static_cast<const T*>(a.shift);
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(kLnClusterThreads, VPT <= 4 ? 2 : 1)
   // Weight and bias of this block's part, for all its rows; absent ones
   // are 1 and 0, so the write has no branch for them.
   Vec<T, V> wv[VPT], bv[VPT];
-  const T* __restrict__ w = static_cast<const T*>(a.w);
+  const T* __restrict__ w = static_cast<const T*>(a.weight);
   const T* __restrict__ b = static_cast<const T*>(a.b);
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {

@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
           float fx[VEC], fg[VEC], fw[VEC];
           vec_to_float(xv[k], fx);
           vec_to_float(gv[k], fg);
-          vec_to_float(weight_vec<T, VEC>(p.w, idx), fw);
+          vec_to_float(weight_vec<T, VEC>(p.weight, idx), fw);
 #pragma unroll
           for (int e = 0; e < VEC; ++e) s = add2(s, term(fx[e], fg[e] * fw[e]));
         }
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
         float fx[VEC], fdy[VEC], fw[VEC], d[VEC];
         vec_to_float(xv[k], fx);
         vec_to_float(gv[k], fdy);
-        vec_to_float(weight_vec<T, VEC>(p.w, idx), fw);
+        vec_to_float(weight_vec<T, VEC>(p.weight, idx), fw);
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
           const float xhat = (fx[e] - st.mean) * st.rstd;
@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) layer_norm_bwd_wide_kernel(cons
   __shared__ float2 scratch[2][32];
   int parity = 0;
   const int nvec = p.hidden / VEC;
-  const bool has_w = p.w != nullptr;
+  const bool has_w = p.weight != nullptr;
   const int64_t mine = static_cast<int64_t>(blockIdx.x) * p.hidden;
   float* part_w = p.dw_partial != nullptr ? p.dw_partial + mine : nullptr;
   float* part_b = p.db_partial != nullptr ? p.db_partial + mine : nullptr;
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) layer_norm_bwd_wide_kernel(cons
       vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), fx);
       vec_to_float(load_vec<T, VEC>(dyr + static_cast<int64_t>(i) * VEC), fdy);
       float fw[VEC];
-      if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.w + static_cast<int64_t>(i) * VEC), fw);
+      if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) fg[e] = has_w ? fdy[e] * fw[e] : fdy[e];
     };
@@ -220,11 +220,11 @@ template <typename T>
 cudaError_t run_backward(const LayerNormBackwardParams& p, const BwdPlan& pl, bool vec16, cudaStream_t stream) {
   LnBwdParams<T> k{};
   k.dx = static_cast<T*>(p.dx);
-  k.dw_partial = p.w != nullptr ? p.dw_partial : nullptr;
+  k.dw_partial = p.weight != nullptr ? p.dw_partial : nullptr;
   k.db_partial = p.db != nullptr ? p.db_partial : nullptr;
   k.dy = static_cast<const T*>(p.dy);
   k.x = static_cast<const T*>(p.x);
-  k.w = static_cast<const T*>(p.w);
+  k.weight = static_cast<const T*>(p.weight);
   k.mean = p.mean;
   k.rstd = p.rstd;
   k.rows = p.rows;
@@ -239,7 +239,7 @@ cudaError_t run_backward(const LayerNormBackwardParams& p, const BwdPlan& pl, bo
   cudaError_t err = vec16 ? launch_rows<T, V>(k, pl, stream) : launch_rows<T, 1>(k, pl, stream);
   const dim3 block(kSumCols, kSumSlices);
   const unsigned cols = static_cast<unsigned>(ceil_div(p.hidden, kSumCols));
-  if (err == cudaSuccess && p.w != nullptr) {
+  if (err == cudaSuccess && p.weight != nullptr) {
     norm_bwd_column_sum_kernel<T><<<cols, block, 0, stream>>>(p.dw_partial, pl.grid, k.hidden,
                                                                static_cast<T*>(p.dw));
     err = cudaGetLastError();
@@ -257,7 +257,7 @@ cudaError_t run_backward(const LayerNormBackwardParams& p, const BwdPlan& pl, bo
 cudaError_t layer_norm_backward_plan(LayerNormBackwardParams* p, DType dtype) {
   BwdPlan pl;
   bool vec16 = false;
-  const bool partials = p->w != nullptr || p->db != nullptr;
+  const bool partials = p->weight != nullptr || p->db != nullptr;
   const cudaError_t err = plan_for(*p, dtype, partials, &pl, &vec16);
   if (err != cudaSuccess) return err;
   p->partial_rows = partials ? pl.grid : 0;
@@ -268,17 +268,17 @@ cudaError_t layer_norm_backward(const LayerNormBackwardParams& p, DType dtype, c
   if ((p.mean == nullptr) != (p.rstd == nullptr)) return cudaErrorInvalidValue;
   BwdPlan pl;
   bool vec16 = false;
-  const bool partials = p.w != nullptr || p.db != nullptr;
+  const bool partials = p.weight != nullptr || p.db != nullptr;
   cudaError_t err = plan_for(p, dtype, partials, &pl, &vec16);
   if (err != cudaSuccess) return err;
-  if ((p.w != nullptr && (p.dw == nullptr || p.dw_partial == nullptr)) ||
+  if ((p.weight != nullptr && (p.dw == nullptr || p.dw_partial == nullptr)) ||
       (p.db != nullptr && p.db_partial == nullptr) || (partials && p.partial_rows != pl.grid)) {
     return cudaErrorInvalidValue;
   }
   if (p.hidden == 0) return cudaSuccess;
   if (p.rows == 0) {  // no rows: the parameters' gradients are zero
     const size_t bytes = static_cast<size_t>(p.hidden) * dtype_size(dtype);
-    if (p.w != nullptr) err = cudaMemsetAsync(p.dw, 0, bytes, stream);
+    if (p.weight != nullptr) err = cudaMemsetAsync(p.dw, 0, bytes, stream);
     if (err == cudaSuccess && p.db != nullptr) err = cudaMemsetAsync(p.db, 0, bytes, stream);
     return err;
   }

@@ -21,7 +21,7 @@ struct LayerNormBackwardParams {
   float* db_partial = nullptr;   // partial_rows x hidden fp32 workspace (bias only)
   const void* dy = nullptr;      // rows x hidden, contiguous
   const void* x = nullptr;       // row r at (r / inner_rows) * stride_outer + (r % inner_rows) * stride_inner
-  const void* w = nullptr;       // hidden elements, or null
+  const void* weight = nullptr;  // hidden elements, or null
   const float* mean = nullptr;   // rows values of the row's mean, or null: recomputed (with rstd)
   const float* rstd = nullptr;   // rows values of 1 / sqrt(var + eps), or null (with mean)
   int64_t rows = 0;

@@ -23,7 +23,7 @@ struct BwdParams {
   float* dw_partial;   // gridDim.x x hidden, or null (no weight)
   const T* dy;         // rows x hidden, contiguous
   const T* x;          // row r at x_offset(r)
-  const T* w;          // hidden, or null
+  const T* weight;     // hidden, or null
   const float* rstd;   // rows, or null (recomputed)
   int64_t rows;
   int hidden;
@@ -203,7 +203,7 @@ template <typename P>
 bool vec16_ok(const P& p, DType dtype) {
   const int64_t v = 16 / dtype_size(dtype);
   return p.hidden % v == 0 && p.stride_outer % v == 0 && p.stride_inner % v == 0 && aligned16(p.x) &&
-         aligned16(p.dy) && aligned16(p.dx) && (p.w == nullptr || aligned16(p.w));
+         aligned16(p.dy) && aligned16(p.dx) && (p.weight == nullptr || aligned16(p.weight));
 }
 
 // `partials`: the launch writes partial rows (a parameter's gradient).

@@ -27,7 +27,7 @@ struct NormParams {
   T* y;             // rows x hidden, contiguous
   const T* x;       // row r at x_row_offset(r)
   T* residual;      // fused kernel only: rows x hidden, contiguous
-  const T* w;       // hidden, or null
+  const T* weight;  // hidden, or null
   int64_t rows;
   int hidden;
   int64_t inner_rows;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(RegBounds<VPT, ADD>::kThreads)
     if (idx < nvec) {
       float f[VEC], fw[VEC];
       vec_to_float(v[k], f);
-      vec_to_float(weight_vec<T, VEC>(p.w, idx), fw);  // from L1, one vector at a time
+      vec_to_float(weight_vec<T, VEC>(p.weight, idx), fw);  // from L1, one vector at a time
 #pragma unroll
       for (int e = 0; e < VEC; ++e) f[e] = f[e] * inv * fw[e];
       store_vec<T, VEC>(yr + static_cast<int64_t>(idx) * VEC, vec_from_float<T, VEC>(f));
@@ -201,9 +201,9 @@ __global__ void __launch_bounds__(1024) rms_norm_two_pass_kernel(const NormParam
       vec_to_float(load_vec<T, VEC>(src + static_cast<int64_t>(i) * VEC), f);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) f[e] *= inv;
-      if (p.w != nullptr) {
+      if (p.weight != nullptr) {
         float fw[VEC];
-        vec_to_float(load_vec<T, VEC>(p.w + static_cast<int64_t>(i) * VEC), fw);
+        vec_to_float(load_vec<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
 #pragma unroll
         for (int e = 0; e < VEC; ++e) f[e] *= fw[e];
       }
@@ -388,13 +388,13 @@ cudaError_t rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   const int64_t v = 16 / dtype_size(dtype);
   const bool vec16 = p.hidden % v == 0 && p.stride_outer % v == 0 && p.stride_inner % v == 0 &&
-                     aligned16(p.x) && aligned16(p.y) && (p.w == nullptr || aligned16(p.w));
+                     aligned16(p.x) && aligned16(p.y) && (p.weight == nullptr || aligned16(p.weight));
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
     NormParams<scalar_t> k{};
     k.y = static_cast<scalar_t*>(p.y);
     k.x = static_cast<const scalar_t*>(p.x);
     k.residual = nullptr;
-    k.w = static_cast<const scalar_t*>(p.w);
+    k.weight = static_cast<const scalar_t*>(p.weight);
     k.rows = p.rows;
     k.hidden = static_cast<int>(p.hidden);
     k.inner_rows = p.inner_rows;
@@ -411,13 +411,13 @@ cudaError_t fused_add_rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t
   if (p.rows < 0 || p.hidden < 0 || p.hidden > INT32_MAX) return cudaErrorInvalidValue;
   const int64_t v = 16 / dtype_size(dtype);
   const bool vec16 = p.hidden % v == 0 && aligned16(p.x) && aligned16(p.y) &&
-                     aligned16(p.residual) && (p.w == nullptr || aligned16(p.w));
+                     aligned16(p.residual) && (p.weight == nullptr || aligned16(p.weight));
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] {
     NormParams<scalar_t> k{};
     k.y = static_cast<scalar_t*>(p.y);
     k.x = static_cast<const scalar_t*>(p.x);
     k.residual = static_cast<scalar_t*>(p.residual);
-    k.w = static_cast<const scalar_t*>(p.w);
+    k.weight = static_cast<const scalar_t*>(p.weight);
     k.rows = p.rows;
     k.hidden = static_cast<int>(p.hidden);
     k.inner_rows = p.rows;

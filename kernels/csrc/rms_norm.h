@@ -18,7 +18,7 @@ struct RmsNormParams {
   void* y = nullptr;             // rows x hidden, contiguous
   const void* x = nullptr;       // row r at (r / inner_rows) * stride_outer + (r % inner_rows) * stride_inner
   void* residual = nullptr;      // fused_add_rms_norm only: rows x hidden, contiguous
-  const void* w = nullptr;       // hidden elements, or null (no scale)
+  const void* weight = nullptr;  // hidden elements, or null (no scale)
   int64_t rows = 0;
   int64_t hidden = 0;
   int64_t inner_rows = 1;        // rms_norm only
@@ -27,13 +27,13 @@ struct RmsNormParams {
   float eps = 1e-6f;
 };
 
-// y[r, :] = x[r, :] * rsqrt(mean(x[r, :]^2) + eps) * w   (w may be null)
+// y[r, :] = x[r, :] * rsqrt(mean(x[r, :]^2) + eps) * weight   (weight may be null)
 // Row r of x starts at (r / inner_rows) * stride_outer + (r % inner_rows) *
 // stride_inner elements from x; the last dimension is contiguous. y is
 // contiguous, rows x hidden. Any hidden >= 1, any alignment.
 cudaError_t rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t stream);
 
-// residual <- x + residual (rounded to dtype); y <- rms_norm(residual) * w.
+// residual <- x + residual (rounded to dtype); y <- rms_norm(residual) * weight.
 // x, residual and y are contiguous rows x hidden (the strides are ignored).
 cudaError_t fused_add_rms_norm(const RmsNormParams& p, DType dtype, cudaStream_t stream);
 

@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
   const int group = static_cast<int>(threadIdx.x) / tpr;
   const int groups = static_cast<int>(blockDim.x) / tpr;
   const int nvec = p.hidden / VEC;
-  const bool has_w = p.w != nullptr;
+  const bool has_w = p.weight != nullptr;
 
   float acc[VPT][VEC];
 #pragma unroll
@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
     for (int k = 0; k < VPT; ++k) {
       const int idx = lane + k * tpr;
       if (live && idx < nvec) {
-        const V wv = weight_vec<T, VEC>(p.w, idx);  // from L1: registers hold the sums of dw instead
+        const V wv = weight_vec<T, VEC>(p.weight, idx);  // from L1: registers hold the sums of dw instead
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
           const float fx = to_float(xv[k].v[e]);
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
     for (int k = 0; k < VPT; ++k) {
       const int idx = lane + k * tpr;
       if (live && idx < nvec) {
-        const V wv = weight_vec<T, VEC>(p.w, idx);
+        const V wv = weight_vec<T, VEC>(p.weight, idx);
         V d;
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) rms_norm_bwd_wide_kernel(const 
   __shared__ float2 scratch[2][32];
   int parity = 0;
   const int nvec = p.hidden / VEC;
-  const bool has_w = p.w != nullptr;
+  const bool has_w = p.weight != nullptr;
   float* part = has_w ? p.dw_partial + static_cast<int64_t>(blockIdx.x) * p.hidden : nullptr;
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) rms_norm_bwd_wide_kernel(const 
       float fx[VEC], fg[VEC], fw[VEC];
       vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), fx);
       vec_to_float(load_vec<T, VEC>(dyr + static_cast<int64_t>(i) * VEC), fg);
-      if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.w + static_cast<int64_t>(i) * VEC), fw);
+      if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) {
         const float g = has_w ? fg[e] * fw[e] : fg[e];
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) rms_norm_bwd_wide_kernel(const 
       float fx[VEC], fg[VEC], fw[VEC], d[VEC];
       vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), fx);
       vec_to_float(load_vec<T, VEC>(dyr + static_cast<int64_t>(i) * VEC), fg);
-      if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.w + static_cast<int64_t>(i) * VEC), fw);
+      if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) {
         const float g = has_w ? fg[e] * fw[e] : fg[e];
@@ -182,10 +182,10 @@ template <typename T>
 cudaError_t run_backward(const RmsNormBackwardParams& p, const BwdPlan& pl, bool vec16, cudaStream_t stream) {
   BwdParams<T> k{};
   k.dx = static_cast<T*>(p.dx);
-  k.dw_partial = p.w != nullptr ? p.dw_partial : nullptr;
+  k.dw_partial = p.weight != nullptr ? p.dw_partial : nullptr;
   k.dy = static_cast<const T*>(p.dy);
   k.x = static_cast<const T*>(p.x);
-  k.w = static_cast<const T*>(p.w);
+  k.weight = static_cast<const T*>(p.weight);
   k.rstd = p.rstd;
   k.rows = p.rows;
   k.hidden = static_cast<int>(p.hidden);
@@ -197,7 +197,7 @@ cudaError_t run_backward(const RmsNormBackwardParams& p, const BwdPlan& pl, bool
   k.tpr = pl.tpr;
   constexpr int V = kVec16<T>;
   cudaError_t err = vec16 ? launch_rows<T, V>(k, pl, stream) : launch_rows<T, 1>(k, pl, stream);
-  if (err != cudaSuccess || p.w == nullptr) return err;
+  if (err != cudaSuccess || p.weight == nullptr) return err;
   const dim3 block(kSumCols, kSumSlices);
   const unsigned cols = static_cast<unsigned>(ceil_div(p.hidden, kSumCols));
   norm_bwd_column_sum_kernel<T><<<cols, block, 0, stream>>>(p.dw_partial, pl.grid, k.hidden,
@@ -210,23 +210,23 @@ cudaError_t run_backward(const RmsNormBackwardParams& p, const BwdPlan& pl, bool
 cudaError_t rms_norm_backward_plan(RmsNormBackwardParams* p, DType dtype) {
   BwdPlan pl;
   bool vec16 = false;
-  const cudaError_t err = plan_for(*p, dtype, p->w != nullptr, &pl, &vec16);
+  const cudaError_t err = plan_for(*p, dtype, p->weight != nullptr, &pl, &vec16);
   if (err != cudaSuccess) return err;
-  p->partial_rows = p->w != nullptr ? pl.grid : 0;
+  p->partial_rows = p->weight != nullptr ? pl.grid : 0;
   return cudaSuccess;
 }
 
 cudaError_t rms_norm_backward(const RmsNormBackwardParams& p, DType dtype, cudaStream_t stream) {
   BwdPlan pl;
   bool vec16 = false;
-  cudaError_t err = plan_for(p, dtype, p.w != nullptr, &pl, &vec16);
+  cudaError_t err = plan_for(p, dtype, p.weight != nullptr, &pl, &vec16);
   if (err != cudaSuccess) return err;
-  if (p.w != nullptr && (p.dw == nullptr || p.dw_partial == nullptr || p.partial_rows != pl.grid)) {
+  if (p.weight != nullptr && (p.dw == nullptr || p.dw_partial == nullptr || p.partial_rows != pl.grid)) {
     return cudaErrorInvalidValue;
   }
   if (p.hidden == 0) return cudaSuccess;
   if (p.rows == 0) {  // no rows: the weight's gradient is zero
-    return p.w != nullptr ? cudaMemsetAsync(p.dw, 0, p.hidden * dtype_size(dtype), stream) : cudaSuccess;
+    return p.weight != nullptr ? cudaMemsetAsync(p.dw, 0, p.hidden * dtype_size(dtype), stream) : cudaSuccess;
   }
   return LIT_DISPATCH_FLOAT_TYPES(dtype, [&] { return run_backward<scalar_t>(p, pl, vec16, stream); });
 }

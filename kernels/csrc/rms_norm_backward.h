@@ -19,7 +19,7 @@ struct RmsNormBackwardParams {
   float* dw_partial = nullptr;   // partial_rows x hidden fp32 workspace (weight only)
   const void* dy = nullptr;      // rows x hidden, contiguous
   const void* x = nullptr;       // row r at (r / inner_rows) * stride_outer + (r % inner_rows) * stride_inner
-  const void* w = nullptr;       // hidden elements, or null
+  const void* weight = nullptr;  // hidden elements, or null
   const float* rstd = nullptr;   // rows values of rsqrt(mean(x^2) + eps), or null: recomputed
   int64_t rows = 0;
   int64_t hidden = 0;

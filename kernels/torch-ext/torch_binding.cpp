@@ -252,10 +252,11 @@ void run_gemm(lit::GemmParams p, lit::GemmPath path, const std::string& backend,
               const at::Tensor& a, const char* op, cudaStream_t stream) {
   check_path(lit::gemm_path_refusal(p, path), path != lit::GemmPath::kAuto, backend, op);
   if (path == lit::GemmPath::kAuto) {
-    // Not silently slower: say why the fast kernel was passed over (Python
-    // shows a warning once for each place it is raised from).
+    // Not silently slower: say why the fast kernel was passed over. Once a
+    // process (a custom op's warning reaches stderr, not Python's warnings),
+    // every call under torch.set_warn_always(True).
     if (const char* why = lit::gemm_auto_alignment_fallback(p)) {
-      TORCH_WARN(op, ": this product runs on the portable mma.sync kernel, not the Hopper TMA + wgmma "
+      TORCH_WARN_ONCE(op, ": this product runs on the portable mma.sync kernel, not the Hopper TMA + wgmma "
                  "kernel: ", why, ". Operands from .contiguous() whose rows are a multiple of 8 elements "
                  "take the Hopper kernel.");
     }
@@ -420,7 +421,7 @@ at::Tensor rms_norm(const at::Tensor& x, const c10::optional<at::Tensor>& weight
   lit::RmsNormParams p;
   p.y = y.data_ptr();
   p.x = x.data_ptr();
-  p.w = w;
+  p.weight = w;
   p.rows = r.rows;
   p.hidden = x.size(-1);
   p.inner_rows = r.inner_rows;
@@ -453,7 +454,7 @@ at::Tensor fused_add_rms_norm(const at::Tensor& x, at::Tensor& residual,
   p.y = y.data_ptr();
   p.x = x.data_ptr();
   p.residual = residual.data_ptr();
-  p.w = w;
+  p.weight = w;
   p.rows = x.numel() / hidden;
   p.hidden = hidden;
   p.eps = static_cast<float>(eps);
@@ -497,7 +498,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& dy, const
   p.dw = w != nullptr ? dw.data_ptr() : nullptr;
   p.dy = g.data_ptr();
   p.x = x.data_ptr();
-  p.w = w;
+  p.weight = w;
   p.rstd = saved;
   p.rows = x.size(-1) > 0 ? x.numel() / x.size(-1) : 0;
   p.hidden = x.size(-1);
@@ -1492,7 +1493,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
   p.db = has_b ? db.data_ptr() : nullptr;
   p.dy = g.data_ptr();
   p.x = x.data_ptr();
-  p.w = w;
+  p.weight = w;
   p.mean = has_mean ? row_stat(*mean, x, op, "mean") : nullptr;
   p.rstd = has_rstd ? row_stat(*rstd, x, op, "rstd") : nullptr;
   p.rows = x.numel() / hidden;
@@ -1597,7 +1598,7 @@ void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k, int64_t til
               "lit_kernels._gemm_tuning: stream_k must be 0 (the rule), 1 (whole tiles), 2 "
               "(stream-K) or 3 (split-K), got ", stream_k);
   TORCH_CHECK(tile_n == 0 || tile_n == 128 || tile_n == 256,
-              "lit_kernels._gemm_tuning: tile_n must be 0 (default), 128 or 256, got ", tile_n);
+              "lit_kernels._gemm_tuning: tile_n must be 0 (the rule), 128 or 256, got ", tile_n);
   lit::GemmTuning t;
   t.cluster = static_cast<int>(cluster);
   t.group_m = static_cast<int>(group_m);
@@ -2190,7 +2191,7 @@ std::tuple<at::Tensor, at::Tensor> quantize_fp8_blocks(const at::Tensor& w) {
   lit::QuantBlocksParams p;
   p.q = q.data_ptr();
   p.scale = s.data_ptr<float>();
-  p.w = w.data_ptr();
+  p.weight = w.data_ptr();
   p.ldw = w.stride(0);
   p.n = n;
   p.k = k;

@@ -10,7 +10,6 @@ CUDA GPU and a build of lit_kernels; the Hopper cases need an H100/H200.
 """
 import math
 
-import warnings
 
 import pytest
 import torch
@@ -220,12 +219,13 @@ def test_stream_k_epilogues(epilogue, mode):
     check(out, reference(a, b, bias, epilogue), dtype, f"stream_k={mode} {epilogue}")
 
 
+@pytest.mark.parametrize("width", [0, 128, 256])
 @pytest.mark.parametrize("mode", [0, 1, 2, 3])
 @pytest.mark.parametrize("shape", SK_SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_narrow_tiles(shape, mode):
-    """128-column tiles (forced through the tuning hook) under every
-    schedule, with a bias and an activation; a gated product asked for
-    them keeps 256-column tiles and the same result."""
+def test_tile_widths(shape, mode, width):
+    """Each tile width (the rule's, 128 and 256 columns forced through the
+    tuning hook) under every schedule, with a bias and an activation; a
+    gated product asked for 128 keeps 256-column tiles and the same result."""
     if not HOPPER:
         pytest.skip("needs compute capability 9.0")
     dtype = torch.bfloat16
@@ -233,15 +233,15 @@ def test_narrow_tiles(shape, mode):
     a, b = randn(m, k, dtype=dtype), weight_t(n, k, dtype)
     bias = randn(n, dtype=dtype, scale=0.5)
     poison_next((m, n), dtype)
-    lk.ops._gemm_tuning(0, 0, mode, 128)
+    lk.ops._gemm_tuning(0, 0, mode, width)
     try:
         out = lk.gemm(a, b, bias, "gelu", backend="hopper")
         gated = lk.gemm(a, b[:, : n // 2 * 2], None, "swiglu", backend="hopper") if n >= 2 else None
     finally:
         lk.ops._gemm_tuning(0, 0, 0)
-    check(out, reference(a, b, bias, "gelu"), dtype, f"tile_n=128 stream_k={mode} {m}x{n}x{k}")
+    check(out, reference(a, b, bias, "gelu"), dtype, f"tile_n={width} stream_k={mode} {m}x{n}x{k}")
     if gated is not None:
-        check(gated, reference(a, b[:, : n // 2 * 2], None, "swiglu"), dtype, f"tile_n=128 gated {m}x{n}x{k}")
+        check(gated, reference(a, b[:, : n // 2 * 2], None, "swiglu"), dtype, f"tile_n={width} gated {m}x{n}x{k}")
     with pytest.raises(RuntimeError, match="tile_n must be"):
         lk.ops._gemm_tuning(0, 0, 0, 64)
 
@@ -309,7 +309,8 @@ def test_stream_k_graph_and_two_streams():
 # chunks or of the 8 warps' share.
 FEW_SHAPES = [(1, 1, 8), (1, 4097, 4096), (2, 17, 24), (3, 64, 8), (7, 1000, 1000),
               (8, 4096, 4104), (9, 300, 520), (15, 33, 4096), (16, 14336, 4096),
-              (17, 1000, 4096), (24, 513, 1032), (31, 4095, 256), (32, 4096, 4096)]
+              (17, 1000, 4096), (24, 513, 1032), (31, 4095, 256), (32, 4096, 4096),
+              (4, 9216, 3072), (4, 3072, 12288)]  # either side of the 8-row weight limit
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -323,7 +324,7 @@ def test_few_rows_shapes(shape, dtype):
     check(out, reference(a, b, None, "none"), dtype, f"few_rows {dtype} {m}x{n}x{k}")
     # auto's rule (gemm_few_rows_preferred), restated
     if m <= 8:
-        preferred = n * k <= 4096 * 9216
+        preferred = n * k <= 4096 * 8192
     elif m <= 16:
         preferred = n * k <= 4096 * 4096
     else:
@@ -381,7 +382,7 @@ def test_few_rows_gated_two_weights_and_strides():
     check(out, ref, dtype, "few_rows gated, strided a")
 
 
-def test_few_rows_refusals_and_fallback():
+def test_few_rows_refusals_and_fallback(capfd):
     dtype = torch.float16
     w = randn(700, 530, dtype=dtype, scale=0.05)
     a = randn(4, 512, dtype=dtype)
@@ -393,15 +394,19 @@ def test_few_rows_refusals_and_fallback():
     with pytest.raises(RuntimeError, match="16-byte pieces"):
         lk.gemm(a, unaligned, backend="few_rows")
     assert lk.gemm_path(a, unaligned) == "portable"
-    if HOPPER:  # the fast kernel passed over for alignment: said, not silent
-        with pytest.warns(UserWarning, match="not the Hopper TMA \\+ wgmma kernel: TMA needs operands"):
-            out = lk.gemm(a, unaligned)
-    else:
+    capfd.readouterr()
+    torch.set_warn_always(True)  # the warning is once a process; this makes it every call
+    try:
         out = lk.gemm(a, unaligned)
-    check(out, a.double() @ unaligned.double(), dtype, "unaligned b, auto")
-    with warnings.catch_warnings():  # an aligned product that takes the Hopper kernel says nothing
-        warnings.simplefilter("error")
         lk.gemm(randn(64, 512, dtype=dtype), w[:, :512].contiguous().t())
+    finally:
+        torch.set_warn_always(False)
+    said = capfd.readouterr().err
+    if HOPPER:  # the fast kernel passed over for alignment: said, not silent, and only then
+        assert said.count("not the Hopper TMA + wgmma kernel: TMA needs operands") == 1, said
+    else:
+        assert "Hopper TMA" not in said, said
+    check(out, a.double() @ unaligned.double(), dtype, "unaligned b, auto")
     assert lk.gemm_path(randn(33, 512, dtype=dtype), w[:, :512].t()) in ("hopper", "portable")
 
 
