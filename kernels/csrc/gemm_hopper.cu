@@ -56,6 +56,14 @@ struct Tile {
   static constexpr int kSmemBytes = sizeof(Buffers) + 1024;  // + slack to align the dynamic base
 };
 
+// Whether warp `warp` of consumer `cw` holds any of rows < m of the tile
+// at row m0 (a warp's accumulators are 16 rows). A product of under 64
+// rows leaves most warps holding only rows past M; their partial sums
+// are stored and read by no one.
+__device__ __forceinline__ bool warp_rows_live(int m0, int cw, int warp, int m) {
+  return m0 + cw * 64 + warp * 16 < m;
+}
+
 struct HopperArgs {
   int units_m, units_n;  // work units: CLUSTER tiles of 128 rows x one tile of columns
   int group;             // tile_coords' group, in units
@@ -225,9 +233,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int t = threadIdx.x % 128;
         float4* mine = reinterpret_cast<float4*>(g.sk.partials) +
                        static_cast<size_t>(sk_slot(g.sk, first, w.tile)) * (TileT::kTileFloats / 4) + cw * 128 + t;
+        if (warp_rows_live(m0, cw, warp, g.epi.m)) {
         #pragma unroll
-        for (int j = 0; j < TileT::kAcc / 4; ++j) {
-          __stcg(mine + j * 256, make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+          for (int j = 0; j < TileT::kAcc / 4; ++j) {
+            __stcg(mine + j * 256, make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+          }
         }
         __threadfence();  // the part is visible before the count says so
         warpgroup_sync();
@@ -274,7 +284,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (bias) warpgroup_sync();  // every thread's staged bias is visible
       #pragma unroll
       for (int q = 0; q < kQuads; ++q) {
-        if (q < me || (q - me) % parts != 0) continue;
+        if (q < me || (q - me) % parts != 0 || !warp_rows_live(m0, cw, warp, g.epi.m)) continue;
         // Slice q is chunks 4q .. 4q + 3 of the thread's accumulators (and,
         // gated, the up half's 16 + 4q ..): added into them in place.
       #pragma unroll
