@@ -78,6 +78,7 @@ static_assert(kSmemBytes<kFast> + 4096 <= 227 * 1024 && kSmemBytes<kPingPong> + 
 
 struct Fp8Args {
   int k_blocks;         // ceil(k / 128)
+  int a_bytes;          // bytes one copy of A brings: activation_box_rows rows of 128
   int tiles_m, tiles_n;
   int group;            // tile_coords' group of tile rows
   Fp8Scales sa, sb, sb_up;
@@ -273,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int m0 = (tm * CLUSTER + rank) * Tile::kBM, nb = tn * tile_cols;
         for (int kb = 0; kb < g.k_blocks; ++kb) {
           ring.acquire(pos);
-          uint64_t* bar = ring.arm(pos, Tile::kABytes + Tile::kBBytes);
+          uint64_t* bar = ring.arm(pos, g.a_bytes + Tile::kBBytes);
           const int k0 = kb * Tile::kBK;
           hopper::copy_box(buf.a[pos.stage], &map_a, k0, m0, bar);
           if constexpr (CLUSTER == 1) {
@@ -555,7 +556,8 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
   constexpr int kBBoxRows = kFp8BBoxRows<MODE, GATED, CLUSTER>;
   CUtensorMap map_a, map_b, map_b_up, map_out;
   const DType e4m3 = DType::Float8E4M3;
-  cudaError_t err = hopper::make_tensor_map_sw128(&map_a, e4m3, p.a, p.m, p.k, p.lda, Tile::kBM);
+  const int a_rows = hopper::activation_box_rows(p.m, Tile::kBM);  // rows past M cost as much as rows
+  cudaError_t err = hopper::make_tensor_map_sw128(&map_a, e4m3, p.a, p.m, p.k, p.lda, a_rows);
   if (err == cudaSuccess) {
     err = hopper::make_tensor_map_sw128(&map_b, e4m3, p.b, p.n, p.k, p.ldb, kBBoxRows);
   }
@@ -578,6 +580,7 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
 
   Fp8Args g;
   g.k_blocks = static_cast<int>(ceil_div(p.k, Tile::kBK));
+  g.a_bytes = a_rows * Tile::kBK;
   g.tiles_m = static_cast<int>(ceil_div(ceil_div(p.m, Tile::kBM), CLUSTER));  // units of CLUSTER rows
   g.tiles_n = static_cast<int>(ceil_div(p.n, GATED ? Tile::kBN / 2 : Tile::kBN));
   g.group = (8 + CLUSTER - 1) / CLUSTER;

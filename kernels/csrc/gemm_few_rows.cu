@@ -294,20 +294,19 @@ const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d) {
   return nullptr;
 }
 
-// Whether kAuto sends p here rather than to a tile kernel: weights of
-// fewer than 12,288 rows up to 16 rows of a, and of fewer than 9,216 up to
-// 32. Wider weights give the Hopper kernel enough 256-column tiles to be
-// faster (the sweep below measured both kernels on every shape; the book
-// checks this rule against it).
+// Whether kAuto sends p here rather than to a tile kernel: weights of up
+// to 4096 x 4096 elements up to 8 rows of a, smaller ones up to 32. Larger
+// weights give the Hopper kernel enough tiles, or enough k-blocks to split,
+// to be faster (the sweep below measured both kernels on every shape; the
+// book checks this rule against it).
 bool gemm_few_rows_preferred(const GemmParams& p) {
   const int64_t n = p.gated ? 2 * p.n : p.n;  // weight rows read
   const int64_t weight = n * p.k;             // weight elements streamed
-  // 33.5 M elements: between Flux's QKV (28.3 M, few rows faster) and its
-  // MLP down (37.7 M, the Hopper kernel's 128-column tiles faster)
-  const int64_t limit = int64_t{4096} * 8192;
+  // 16.8 M elements: Qwen3's attention projection (4096 x 4096, few rows
+  // faster up to 8 rows); Flux's QKV (28.3 M) is already the Hopper kernel's
+  const int64_t limit = int64_t{4096} * 4096;
   if (p.m <= 8) return weight <= limit;
-  if (p.m <= 16) return weight <= int64_t{4096} * 4096;
-  return p.m <= kFewRowsLimitM && weight < int64_t{4096} * 4096;
+  return p.m <= kFewRowsLimitM && weight < limit;
 }
 
 void gemm_few_rows_set_splits(int splits) {

@@ -26,8 +26,8 @@ namespace ptx = cuda::ptx;
 constexpr int kBM = 128, kBK = 64;
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kBoxRows = 128;  // rows of one TMA box (A: the whole tile; B: 128 rows of it)
-constexpr int kABytes = kBM * kBK * 2;
+constexpr int kBoxRows = 128;  // rows of one TMA box (A: at most the whole tile; B: 128 rows of it)
+constexpr int kABytes = kBM * kBK * 2;  // shared memory for A a stage (what a whole box brings)
 [[maybe_unused]] constexpr int kConsumerWarps = 4 * kConsumers;
 
 // Registers per thread after reallocation: the producer keeps 40, each
@@ -60,12 +60,13 @@ struct Tile {
 // at row m0 (a warp's accumulators are 16 rows). A product of under 64
 // rows leaves most warps holding only rows past M; their partial sums
 // are stored and read by no one.
-__device__ __forceinline__ bool warp_rows_live(int m0, int cw, int warp, int m) {
+[[maybe_unused]] __device__ __forceinline__ bool warp_rows_live(int m0, int cw, int warp, int m) {
   return m0 + cw * 64 + warp * 16 < m;
 }
 
 struct HopperArgs {
   int units_m, units_n;  // work units: CLUSTER tiles of 128 rows x one tile of columns
+  int a_bytes;           // bytes one copy of A brings: activation_box_rows rows of 128
   int group;             // tile_coords' group, in units
   StreamKPlan sk;        // which CTA takes which k-blocks of which unit (gemm_stream_k.cuh)
   EpilogueArgs epi;
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // The stage is free once every consumer warp of every CTA that
           // this stage's copies write into has released it.
           ring.acquire(pos);
-          uint64_t* bar = ring.arm(pos, kABytes + kBBytes);
+          uint64_t* bar = ring.arm(pos, g.a_bytes + kBBytes);
           const int k0 = kb * kBK;
           const int32_t ca[2] = {k0, m0};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.a[pos.stage], &map_a,
@@ -380,7 +381,8 @@ template <typename T, bool GATED, int CLUSTER, int ACT, int BN>
 cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t stream) {
   using TileT = Tile<BN>;
   CUtensorMap map_a, map_b, map_b_up;
-  cudaError_t err = hopper::make_tensor_map_sw128(&map_a, p.dtype, p.a, p.m, p.k, p.lda, kBoxRows);
+  const int a_rows = hopper::activation_box_rows(p.m, kBM);  // rows past M cost as much as rows
+  cudaError_t err = hopper::make_tensor_map_sw128(&map_a, p.dtype, p.a, p.m, p.k, p.lda, a_rows);
   if (err == cudaSuccess) {
     err = hopper::make_tensor_map_sw128(&map_b, p.dtype, p.b, p.n, p.k, p.ldb, kBoxRows);
   }
@@ -393,6 +395,7 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
 
   HopperArgs g;
   g.sk = hopper_plan(p, sm_count, CLUSTER, BN, &g.units_m, &g.units_n);
+  g.a_bytes = a_rows * kBK * 2;
   g.group = group;
   g.epi.out = p.out;
   g.epi.ldo = p.ldo;

@@ -97,6 +97,20 @@ inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void*
   return make_tensor_map_sw128(map, dt, base, 2, dims, strides, box_rows);
 }
 
+// Rows of the activation operand one copy brings into a tile of
+// `tile_rows` rows: all of them, or, for a product of fewer rows, M
+// rounded up to the 8-row atom of the 128-byte swizzle. The copy engine
+// fills a box's rows past the matrix with zeros, and writing them costs
+// it time as loading rows does: a stage of a 16-row product in a 128-row
+// box waits for 112 rows of zeros. The shared-memory rows that no
+// copy writes keep stale values; the tensor cores multiply them into
+// output rows past M, which no epilogue stores, since a row of a product
+// depends only on its own row of A. An epilogue that reduced over rows
+// (an amax, a row sum) would have to mask them.
+inline int activation_box_rows(int64_t m, int tile_rows) {
+  return m >= tile_rows ? tile_rows : static_cast<int>((m + 7) / 8 * 8);
+}
+
 // Whether `kernel` (a Hopper kernel's address) runs its sm_90a body on
 // `device`, the current device: its image declares at least `min_smem`
 // bytes of static shared memory, which the stub for other targets does not.

@@ -182,6 +182,27 @@ def test_fp8_gemm_strided_a(scaling, schedule):
     check(lk.fp8_gemm(qa, qb, sa, sb), da @ db, torch.bfloat16, f"strided {scaling}")
 
 
+@pytest.mark.parametrize("m", [1, 13, 100])
+@pytest.mark.parametrize("scaling", ["tensor", "row", "block"])
+def test_fp8_gemm_rows_past_m(m, scaling, schedule):
+    """A product of under 128 rows copies only its rows of A (rounded up to
+    8): the rows after them in memory (NaN here) are never read, and the
+    shared-memory rows no copy writes (left NaN by the product before) reach
+    no stored output, on every schedule and both accumulations."""
+    n, k = 640, 1024
+    qa, qb, sa, sb, da, db = operands(m, n, k, scaling)
+    nan_a = torch.full((256, k), float("nan"), device="cuda").to(E4M3)
+    _, qb_t, _, sb_t, _, _ = operands(256, n, k, "tensor")
+    lk.fp8_gemm(nan_a, qb_t, torch.ones((), device="cuda"), sb_t)  # fills the stages with NaN
+    big = torch.full((m + 40, k), float("nan"), device="cuda").to(E4M3)
+    big[:m] = qa
+    a = big[:m]
+    poison_next((m, n), torch.bfloat16)
+    check(lk.fp8_gemm(a, qb, sa, sb), da @ db, torch.bfloat16, f"{scaling} {schedule} M={m}")
+    check(lk.fp8_gemm(a, qb, sa, sb, accumulate="promoted"), da @ db, torch.bfloat16,
+          f"{scaling} promoted M={m}")
+
+
 def test_fp8_gemm_scales_strided():
     """Scales read with their strides: a [M, 1] column of a wider matrix, a
     block scale of b stored transposed."""
