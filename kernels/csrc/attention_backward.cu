@@ -77,8 +77,8 @@ __global__ void __launch_bounds__(256) attn_bwd_preprocess_kernel(const BwdArgs 
     const T* d = static_cast<const T*>(a.dout) + b * a.do_stride[0] + h * a.do_stride[1] +
                  i * a.do_stride[2] + c * 8;
     float of[8], df[8];
-    vec_to_float(load_vec<T, 8>(o), of);
-    vec_to_float(load_vec<T, 8>(d), df);
+    load_f32<T, 8>(o, of);
+    load_f32<T, 8>(d, df);
 #pragma unroll
     for (int e = 0; e < 8; ++e) dot = fmaf(of[e], df[e], dot);
     if (a.dq_acc != nullptr) {
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(256) attn_bwd_convert_kernel(const BwdArgs a) 
   const float f[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
   T* dst = static_cast<T*>(a.dq) + b * a.dq_stride[0] + h * a.dq_stride[1] + i * a.dq_stride[2] +
            c * 8;
-  store_vec<T, 8>(dst, vec_from_float<T, 8>(f));
+  store_f32<T, 8>(dst, f);
 }
 
 // One CTA of WARPS warps: keys [n0, n0 + 16 WARPS) of K/V head kvh of batch

@@ -310,7 +310,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     const int64_t orow = ((int64_t)b * p.q_heads + h * group + gr / p.seq_q) * p.seq_q + gr % p.seq_q;
     if (p.splits == 1) {
-      store_vec<T, 8>(static_cast<T*>(p.out) + orow * D + chunk * 8, vec_from_float<T, 8>(acc));
+      store_f32<T, 8>(static_cast<T*>(p.out) + orow * D + chunk * 8, acc);
       if (chunk == 0) p.lse[orow] = lse;
     } else {
       float* dst = p.part_out + ((int64_t)split * total_rows + orow) * D + chunk * 8;
@@ -358,7 +358,7 @@ __global__ void __launch_bounds__(128) attention_decode_combine_kernel(const Dec
   const float inv = denom > 0.f ? 1.f / denom : 0.f;
 #pragma unroll
   for (int e = 0; e < 8; ++e) acc[e] *= inv;
-  store_vec<T, 8>(static_cast<T*>(p.out) + row * D + chunk * 8, vec_from_float<T, 8>(acc));
+  store_f32<T, 8>(static_cast<T*>(p.out) + row * D + chunk * 8, acc);
   // -inf where no split saw a key; NaN passes through (a paged split poisoned by a bad table entry)
   if (chunk == 0) p.lse[row] = !(denom <= 0.f) ? mx + logf(denom) : -INFINITY;
 }

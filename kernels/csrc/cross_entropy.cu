@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(kMaxThreads) ce_rows_kernel(CeArgs<T> a) {
     }
     if (j < nvec) {
       float f[N];
-      vec_to_float(load_vec<T, N>(z + j * N), f);
+      load_f32<T, N>(z + j * N, f);
 #pragma unroll
       for (int i = 0; i < N; ++i) sum += f[i];
       acc.add(f);
@@ -149,13 +149,13 @@ __global__ void __launch_bounds__(kMaxThreads) ce_rows_kernel(CeArgs<T> a) {
     const float hit = s * (1.f - a.smoothing);
     for (int v = nvec - 1 - static_cast<int>(threadIdx.x); v >= 0; v -= blockDim.x) {
       float f[N];
-      vec_to_float(load_vec<T, N>(z + v * N), f);
+      load_f32<T, N>(z + v * N, f);
 #pragma unroll
       for (int i = 0; i < N; ++i) {
         f[i] = coef * exp_of(f[i] - lse) - off;
         if (v * N + i == label) f[i] -= hit;
       }
-      store_vec<T, N>(z + v * N, vec_from_float<T, N>(f));
+      store_f32<T, N>(z + v * N, f);
     }
   }
 }
@@ -200,10 +200,10 @@ __global__ void scale_kernel(T* x, int64_t nvec, const float* scale) {
   for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < nvec;
        j += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     float f[N];
-    vec_to_float(load_vec<T, N>(x + j * N), f);
+    load_f32<T, N>(x + j * N, f);
 #pragma unroll
     for (int i = 0; i < N; ++i) f[i] *= s;
-    store_vec<T, N>(x + j * N, vec_from_float<T, N>(f));
+    store_f32<T, N>(x + j * N, f);
   }
 }
 

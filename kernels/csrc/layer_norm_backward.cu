@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(kBwdBlock, VPT == 1 ? 2 : 1)
           acc_w[k][e] = fmaf(fdy[e], xhat, acc_w[k][e]);
           acc_b[k][e] += fdy[e];
         }
-        store_vec<T, VEC>(dxr + static_cast<int64_t>(idx) * VEC, vec_from_float<T, VEC>(d));
+        store_f32<T, VEC>(dxr + static_cast<int64_t>(idx) * VEC, d);
       }
     }
     if (kAhead) {
@@ -163,8 +163,8 @@ __global__ void __launch_bounds__(kBwdWideBlock) layer_norm_bwd_wide_kernel(cons
     const T* dyr = p.dy + row * p.hidden;
     // Vector i of the row as floats: x, dy and g = dy * w.
     auto load = [&](int i, float (&fx)[VEC], float (&fdy)[VEC], float (&fg)[VEC]) {
-      vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), fx);
-      vec_to_float(load_vec<T, VEC>(dyr + static_cast<int64_t>(i) * VEC), fdy);
+      load_f32<T, VEC>(xr + static_cast<int64_t>(i) * VEC, fx);
+      load_f32<T, VEC>(dyr + static_cast<int64_t>(i) * VEC, fdy);
       float fw[VEC];
       if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
 #pragma unroll
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) layer_norm_bwd_wide_kernel(cons
         if (part_w != nullptr) part_w[col] = fmaf(fdy[e], xhat, first ? 0.f : part_w[col]);
         if (part_b != nullptr) part_b[col] = fdy[e] + (first ? 0.f : part_b[col]);
       }
-      store_vec<T, VEC>(dxr + static_cast<int64_t>(i) * VEC, vec_from_float<T, VEC>(d));
+      store_f32<T, VEC>(dxr + static_cast<int64_t>(i) * VEC, d);
     }
   }
 }

@@ -137,6 +137,21 @@ __device__ __forceinline__ Vec<T, N> vec_from_float(const float (&f)[N]) {
   return v;
 }
 
+// The two steps together, the form every memory-bound kernel uses: N
+// contiguous elements loaded as one access and widened to float, or
+// narrowed from float and stored as one. The caller guarantees the address
+// is aligned to sizeof(Vec<T, N>). A loop that reuses a vector (a norm's
+// weight) holds the Vec and converts it where it is needed instead.
+template <typename T, int N>
+__device__ __forceinline__ void load_f32(const T* p, float (&out)[N]) {
+  vec_to_float(load_vec<T, N>(p), out);
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void store_f32(T* p, const float (&in)[N]) {
+  store_vec<T, N>(p, vec_from_float<T, N>(in));
+}
+
 inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 // A generic pointer into shared memory as the 32-bit shared-window address

@@ -9,26 +9,9 @@
 
 namespace lit {
 
-// ---- N contiguous elements moved as one access, converted to float ----
-// The caller guarantees the address is aligned to sizeof(Vec<T, N>).
-template <typename T, int N>
-__device__ __forceinline__ void load_f32(const T* __restrict__ p, float (&out)[N]) {
-  const Vec<T, N> r = *reinterpret_cast<const Vec<T, N>*>(p);
-#pragma unroll
-  for (int i = 0; i < N; ++i) out[i] = to_float(r.v[i]);
-}
-
-template <typename T, int N>
-__device__ __forceinline__ void store_f32(T* __restrict__ p, const float (&in)[N]) {
-  Vec<T, N> r;
-#pragma unroll
-  for (int i = 0; i < N; ++i) r.v[i] = from_float<T>(in[i]);
-  *reinterpret_cast<Vec<T, N>*>(p) = r;
-}
-
-// The same store, as one st.global.v4.b32 when the vector is 16 bytes. In
-// some loops the compiler splits store_f32's 16-byte store into 16- or
-// 32-bit pieces (the three-sweep LayerNorm's write loop had 64 two-byte
+// store_f32 (lit_common.cuh) as one st.global.v4.b32 when the vector is
+// 16 bytes. In some loops the compiler splits store_f32's 16-byte store
+// into 16- or 32-bit pieces (the three-sweep LayerNorm's write loop had 64 two-byte
 // stores an iteration); inline PTX cannot be split. The kernels that use
 // it are the ones tests/test_kernel_package.py found split.
 template <typename T, int N>

@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(RegBounds<VPT, ADD>::kThreads)
       vec_to_float(weight_vec<T, VEC>(p.weight, idx), fw);  // from L1, one vector at a time
 #pragma unroll
       for (int e = 0; e < VEC; ++e) f[e] = f[e] * inv * fw[e];
-      store_vec<T, VEC>(yr + static_cast<int64_t>(idx) * VEC, vec_from_float<T, VEC>(f));
+      store_f32<T, VEC>(yr + static_cast<int64_t>(idx) * VEC, f);
     }
   }
 }
@@ -170,8 +170,8 @@ __global__ void __launch_bounds__(1024) rms_norm_two_pass_kernel(const NormParam
 #pragma unroll 4
       for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
         float fa[VEC], fr[VEC];
-        vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), fa);
-        vec_to_float(load_vec<T, VEC>(rr + static_cast<int64_t>(i) * VEC), fr);
+        load_f32<T, VEC>(xr + static_cast<int64_t>(i) * VEC, fa);
+        load_f32<T, VEC>(rr + static_cast<int64_t>(i) * VEC, fr);
 #pragma unroll
         for (int e = 0; e < VEC; ++e) fr[e] += fa[e];
         const V s = vec_from_float<T, VEC>(fr);
@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(1024) rms_norm_two_pass_kernel(const NormParam
 #pragma unroll 4
       for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
         float f[VEC];
-        vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), f);
+        load_f32<T, VEC>(xr + static_cast<int64_t>(i) * VEC, f);
 #pragma unroll
         for (int e = 0; e < VEC; ++e) ss = fmaf(f[e], f[e], ss);
       }
@@ -198,16 +198,16 @@ __global__ void __launch_bounds__(1024) rms_norm_two_pass_kernel(const NormParam
 #pragma unroll 4
     for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
       float f[VEC];
-      vec_to_float(load_vec<T, VEC>(src + static_cast<int64_t>(i) * VEC), f);
+      load_f32<T, VEC>(src + static_cast<int64_t>(i) * VEC, f);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) f[e] *= inv;
       if (p.weight != nullptr) {
         float fw[VEC];
-        vec_to_float(load_vec<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
+        load_f32<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC, fw);
 #pragma unroll
         for (int e = 0; e < VEC; ++e) f[e] *= fw[e];
       }
-      store_vec<T, VEC>(yr + static_cast<int64_t>(i) * VEC, vec_from_float<T, VEC>(f));
+      store_f32<T, VEC>(yr + static_cast<int64_t>(i) * VEC, f);
     }
   }
 }

@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(kBwdWideBlock) rms_norm_bwd_wide_kernel(const 
 #pragma unroll 4
     for (int i = tid; i < nvec; i += threads) {
       float fx[VEC], fg[VEC], fw[VEC];
-      vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), fx);
-      vec_to_float(load_vec<T, VEC>(dyr + static_cast<int64_t>(i) * VEC), fg);
+      load_f32<T, VEC>(xr + static_cast<int64_t>(i) * VEC, fx);
+      load_f32<T, VEC>(dyr + static_cast<int64_t>(i) * VEC, fg);
       if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) {
@@ -145,8 +145,8 @@ __global__ void __launch_bounds__(kBwdWideBlock) rms_norm_bwd_wide_kernel(const 
 #pragma unroll 4
     for (int i = tid; i < nvec; i += threads) {
       float fx[VEC], fg[VEC], fw[VEC], d[VEC];
-      vec_to_float(load_vec<T, VEC>(xr + static_cast<int64_t>(i) * VEC), fx);
-      vec_to_float(load_vec<T, VEC>(dyr + static_cast<int64_t>(i) * VEC), fg);
+      load_f32<T, VEC>(xr + static_cast<int64_t>(i) * VEC, fx);
+      load_f32<T, VEC>(dyr + static_cast<int64_t>(i) * VEC, fg);
       if (has_w) vec_to_float(load_vec_ro<T, VEC>(p.weight + static_cast<int64_t>(i) * VEC), fw);
 #pragma unroll
       for (int e = 0; e < VEC; ++e) {
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(kBwdWideBlock) rms_norm_bwd_wide_kernel(const 
           *slot = fmaf(fg[e] * fx[e], r, first ? 0.f : *slot);
         }
       }
-      store_vec<T, VEC>(dxr + static_cast<int64_t>(i) * VEC, vec_from_float<T, VEC>(d));
+      store_f32<T, VEC>(dxr + static_cast<int64_t>(i) * VEC, d);
     }
   }
 }
