@@ -31,13 +31,35 @@ typedef struct {
   char hash[LIT_HASH_HEX + 1];
 } S_item;
 
+/* A name proves nothing: anyone can make a file called ".lit-tmp-123-0",
+ * and the system gives a dead run's process id to someone else. So right
+ * after lit makes a file under a name of its own (a staged copy, an old
+ * copy), it writes down in the journal what tells that file from any other
+ * ("made" lines): its device and inode, which no other file has while it
+ * exists, and, for an old copy, whose content no longer changes, its size
+ * and modification time too. An undo or a clean-up removes or renames such
+ * a name only while it still holds that very file (S_proven). */
+typedef struct {
+  char *path; /* relative to the root */
+  char *id;   /* S_id_text of the file when lit made it */
+  int old;    /* an old copy: the id holds its size and time too */
+} S_made;
+
+/* The files a run made, in the order made; owns its strings. */
+typedef struct {
+  S_made *v;
+  size_t n, cap;
+  lit_index at; /* path -> position in v */
+} S_mades;
+
 struct lit_commit {
   char *root;
   char *journal;
   int jfd;       /* the journal, open from the first change on; -1 before */
   S_item *items; /* every path relative to root */
   size_t n, cap;
-  char **dirs; /* folders made, parents first */
+  S_mades made; /* what proves each staged and old copy lit's */
+  char **dirs;  /* folders made, parents first */
   size_t ndirs, dirs_cap;
   size_t ntemps;   /* names handed out: .lit-tmp-PID-N */
   size_t nolds;    /* and .lit-old-PID-N */
@@ -60,6 +82,96 @@ static int S_exists(const char *root, const char *rel) {
   int r = lstat(full, &st) == 0;
   free(full);
   return r;
+}
+
+/* What tells the file st from every other: "DEV\tINO", and for an old copy
+ * (old) "\tSIZE\tSEC\tNSEC" of its modification time. The caller frees it.
+ * Compared as text, so that no number read back from a journal is ever
+ * converted (or overflows). */
+static char *S_id_text(const struct stat *st, int old) {
+  char *id = lit_xasprintf("%llu\t%llu", (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+  if (!old) return id;
+  char *whole = lit_xasprintf("%s\t%lld\t%lld\t%ld", id, (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+                              (long)st->st_mtim.tv_nsec);
+  free(id);
+  return whole;
+}
+
+/* Takes path and id. */
+static void S_mades_add(S_mades *l, char *path, char *id, int old) {
+  l->v = lit_grow(l->v, &l->cap, l->n + 1, sizeof(S_made));
+  l->v[l->n] = (S_made){path, id, old};
+  lit_index_put(&l->at, path, l->n++);
+}
+
+static const S_made *S_mades_find(const S_mades *l, const char *rel) {
+  size_t i;
+  return lit_index_get(&l->at, rel, strlen(rel), &i) ? &l->v[i] : NULL;
+}
+
+static void S_mades_free(S_mades *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    free(l->v[i].path);
+    free(l->v[i].id);
+  }
+  free(l->v);
+  lit_index_free(&l->at);
+}
+
+/* Whether the content of the file at path hashes to hash (never, for an
+ * unknown hash ""). */
+static int S_holds(const char *path, const char *hash) {
+  char now[LIT_HASH_HEX + 1];
+  return hash[0] && lit_hash_file(path, now) == 0 && strcmp(now, hash) == 0;
+}
+
+/* Whether rel holds the file lit made there, as made records it: 1 it
+ * does, 0 nothing is there, -1 something else is (*why: what it is, for a
+ * message). Never follows a link. hash: the content a staged copy was
+ * closed with, checked too; "" if unknown (an old copy, or a staged copy
+ * still being written when its run died). */
+static int S_proven(const char *root, const char *rel, const S_mades *made, const char *hash, const char **why) {
+  char *full = S_full(root, rel);
+  const S_made *m = S_mades_find(made, rel);
+  struct stat st;
+  int r = -1;
+  *why = NULL;
+  if (lstat(full, &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      r = 0;
+    else
+      *why = "lit cannot examine it";
+  } else if (S_ISLNK(st.st_mode)) {
+    *why = "it is a symbolic link, not a file lit made";
+  } else if (S_ISDIR(st.st_mode)) {
+    *why = "it is a folder, not a file lit made";
+  } else if (!S_ISREG(st.st_mode)) {
+    *why = "it is a special file, not a file lit made";
+  } else if (!m) {
+    *why = "the journal has no record of lit making it, and a name alone proves nothing";
+  } else {
+    char *now = S_id_text(&st, m->old);
+    if (strcmp(now, m->id) != 0)
+      *why = "it is not the file lit made under this name, or it was changed since (its device, inode, size or "
+             "time differ from the journal's record)";
+    else if (hash[0] && !S_holds(full, hash))
+      *why = "its content is not what lit staged in it";
+    else
+      r = 1;
+    free(now);
+  }
+  free(full);
+  return r;
+}
+
+/* The note for a file a journal names that S_proven cannot vouch for:
+ * it stays where it is (d may be NULL: quiet). */
+static void S_kept(lit_diags *d, const char *rel, const char *as, const char *why) {
+  if (d)
+    lit_diag(d, LIT_WARNING, rel, 0, 0,
+             "kept: the journal of a lit run names it as %s, but %s; lit removes only a file it can prove it made, "
+             "so this one stays as it is: delete it if it is not yours and you do not need it",
+             as, why);
 }
 
 lit_commit *lit_commit_new(const char *root, const char *journal_rel) {
@@ -193,6 +305,15 @@ static char *S_free_name(lit_commit *c, const char *rel, const char *kind, size_
   return name;
 }
 
+/* Writes down what proves the file just made at rel (st: its status)
+ * lit's: in memory first, for an undo by this process, then in the
+ * journal, for one by the next (see S_made). 0 or an errno. */
+static int S_note_made(lit_commit *c, const char *rel, const struct stat *st, int old) {
+  char *id = S_id_text(st, old);
+  S_mades_add(&c->made, lit_xstrdup(rel), id, old);
+  return S_log(c, "made\t%s\t%s\n", rel, id);
+}
+
 int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
   *fd = -1;
   int err = S_journal_begin(c);
@@ -213,6 +334,16 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
     /* Exclusive: whatever is found under the name is not lit's, and stays. */
     *fd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (*fd < 0) err = errno;
+  }
+  /* Noted at once, with no step between that a test could stop: a copy
+   * the journal does not prove lit's is one the next run leaves. */
+  struct stat st;
+  if (!err && fstat(*fd, &st) != 0) err = errno;
+  if (!err) err = S_note_made(c, temp, &st, 0);
+  if (err && *fd >= 0) {
+    close(*fd);
+    *fd = -1;
+    unlink(full); /* made by this call, exclusively: lit's */
   }
   free(full);
   if (err) {
@@ -288,67 +419,92 @@ size_t lit_commit_count(const lit_commit *c) {
 
 /* ---- undoing ---- */
 
-/* Whether the file at path holds exactly the content whose hash is given
- * (never, for an unknown hash). */
-static int S_holds(const char *path, const char *hash) {
-  char now[LIT_HASH_HEX + 1];
-  return hash[0] && lit_hash_file(path, now) == 0 && strcmp(now, hash) == 0;
+/* What an undo works from, borrowed: a commit's own lists, or those read
+ * back from a journal. */
+typedef struct {
+  const char *root;
+  const S_item *items; /* the plan as far as it goes */
+  size_t n;
+  int committed;      /* the plan is whole ("commit"): targets may have changed */
+  char *const *temps; /* every staged copy the run named */
+  size_t ntemps;
+  const S_mades *made; /* what proves each one lit's */
+} S_view;
+
+/* Takes back what a replace or remove did to its target, from its old
+ * copy: a link to the target that is still the old file just goes (nothing
+ * is lost with it); else the old copy goes back over the target, only
+ * where the target is missing or is lit's new copy, and only if it is the
+ * very file lit kept (S_proven); else it stays, with a note. 0 or an
+ * errno. */
+static int S_put_back(const S_view *v, const S_item *it, lit_diags *d) {
+  char *final = S_full(v->root, it->final), *backup = S_full(v->root, it->backup);
+  struct stat st, fs;
+  int err = 0;
+  if (lstat(backup, &st) == 0) { /* none: the step that makes it never ran */
+    int present = lstat(final, &fs) == 0;
+    const char *why;
+    char *as = lit_xasprintf("the old copy of '%s'", it->final);
+    if (present && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino && S_ISREG(st.st_mode))
+      err = unlink(backup) != 0 ? errno : 0;
+    else if (S_proven(v->root, it->backup, v->made, "", &why) < 0)
+      S_kept(d, it->backup, as, why); /* renaming it into place would plant it where lit writes */
+    else if (!present || (it->kind != S_REMOVE && S_holds(final, it->hash)))
+      err = rename(backup, final) != 0 ? errno : 0;
+    else if (d)
+      lit_diag(d, LIT_NOTE, it->backup, 0, 0,
+               "kept: the old copy of '%s', which was changed since lit wrote it; delete it if you do not need it",
+               it->final);
+    free(as);
+  }
+  free(final);
+  free(backup);
+  return err;
 }
 
 /* Puts back what the items changed, last first, then removes the staged
- * copies (regular files only: the journal named each before it was made,
- * under a name nothing held). Works from what is on disk, so it serves a
- * failed step and a dead process alike. An old copy that cannot go back
- * (its target was changed since) stays, with a note through d (may be
- * NULL). 0, or the first errno met (it still does the rest). */
-static int S_undo(const char *root, const S_item *items, size_t n, char **temps, size_t ntemps, lit_diags *d) {
+ * copies. Works from what is on disk, so it serves a failed step and a
+ * dead process alike; a name the run gave out is removed or renamed only
+ * while it holds the file the run made there (S_proven), and anything else
+ * under it stays, with a note through d (may be NULL), as does an old copy
+ * that cannot go back (its target was changed since). 0, or the first
+ * errno met (it still does the rest). */
+static int S_undo(const S_view *v, lit_diags *d) {
   int first = 0;
-  for (size_t i = n; i-- > 0;) {
-    const S_item *it = &items[i];
-    char *final = S_full(root, it->final);
-    char *temp = it->temp ? S_full(root, it->temp) : NULL;
-    char *backup = it->backup ? S_full(root, it->backup) : NULL;
-    struct stat st;
+  for (size_t i = v->committed ? v->n : 0; i-- > 0;) {
+    const S_item *it = &v->items[i];
     int err = 0;
     if (it->kind == S_NEW) {
-      /* The staged copy still there: the rename never happened. Gone: the
-       * target is lit's new file, unless what is there now is not. */
-      if (lstat(temp, &st) != 0 && lstat(final, &st) == 0 && S_holds(final, it->hash) && unlink(final) != 0)
+      /* The staged copy still there, or never made: the rename never
+       * happened. Made and gone: the target is lit's new file, unless what
+       * is there now is not. */
+      char *final = S_full(v->root, it->final), *temp = S_full(v->root, it->temp);
+      struct stat st;
+      if (S_mades_find(v->made, it->temp) && lstat(temp, &st) != 0 && lstat(final, &st) == 0 &&
+          S_holds(final, it->hash) && unlink(final) != 0)
         err = errno;
-    } else if (backup && lstat(backup, &st) == 0) { /* none yet: the step that makes it failed */
-      /* Renaming a link onto its own file does nothing: when the final is
-       * still the old file, the link just goes. The old copy goes back over
-       * the target only where the target is missing or is lit's new copy. */
-      struct stat fs;
-      int present = lstat(final, &fs) == 0;
-      int same = present && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino;
-      if (same)
-        err = unlink(backup) != 0 ? errno : 0;
-      else if (!S_ISREG(st.st_mode)) {
-        /* lit keeps only regular files (S_plan refuses anything else): a
-         * link or a folder under the name is not its copy, and renaming it
-         * into place would plant it where lit writes */
-        if (d)
-          lit_diag(d, LIT_NOTE, it->backup, 0, 0,
-                   "kept: the journal names it as the old copy of '%s', but it is not a file lit made", it->final);
-      } else if (!present || (it->kind != S_REMOVE && S_holds(final, it->hash)))
-        err = rename(backup, final) != 0 ? errno : 0;
-      else if (d)
-        lit_diag(d, LIT_NOTE, it->backup, 0, 0,
-                 "kept: the old copy of '%s', which was changed since lit wrote it; delete it if you do not need it",
-                 it->final);
+      free(final);
+      free(temp);
+    } else if (it->backup) { /* none yet: the step that names it failed */
+      err = S_put_back(v, it, d);
     }
     if (err && !first) first = err;
-    free(final);
-    free(temp);
-    free(backup);
   }
-  for (size_t i = 0; i < ntemps; i++) {
-    char *full = S_full(root, temps[i]);
-    struct stat st;
-    if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && unlink(full) != 0 && errno != ENOENT && !first) first = errno;
+  lit_index plan = LIT_INDEX_INIT; /* a staged copy -> its item, whose hash its content must match */
+  for (size_t i = 0; i < v->n; i++)
+    if (v->items[i].temp) lit_index_put(&plan, v->items[i].temp, i);
+  for (size_t i = 0; i < v->ntemps; i++) {
+    const char *why, *temp = v->temps[i];
+    size_t at;
+    const char *hash = lit_index_get(&plan, temp, strlen(temp), &at) ? v->items[at].hash : "";
+    int p = S_proven(v->root, temp, v->made, hash, &why);
+    if (p < 0) S_kept(d, temp, "a staged copy", why);
+    if (p <= 0) continue;
+    char *full = S_full(v->root, temp);
+    if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
     free(full);
   }
+  lit_index_free(&plan);
   return first;
 }
 
@@ -374,7 +530,8 @@ static char **S_temps(const lit_commit *c, size_t *n) {
 static int S_undo_commit(lit_commit *c, lit_diags *d) {
   size_t nt;
   char **temps = S_temps(c, &nt);
-  int err = S_undo(c->root, c->items, c->n, temps, nt, d);
+  const S_view v = {c->root, c->items, c->n, 1, temps, nt, &c->made};
+  int err = S_undo(&v, d);
   free(temps);
   if (c->jfd >= 0) close(c->jfd);
   c->jfd = -1;
@@ -458,11 +615,16 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
       err = errno;
       if ((err == EPERM || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK) && rename(final, backup) == 0) err = 0;
     }
-    if (err && err != ENOENT) {
+    struct stat st;
+    if (err == ENOENT) {
+      err = 0; /* the target is gone already: there is nothing to keep */
+    } else if (!err) {
+      /* the old copy's proof, noted before anything else can stop the run */
+      err = lstat(backup, &st) != 0 ? errno : S_note_made(c, it->backup, &st, 1);
+    }
+    if (err) {
       failed_at = i;
       what = "keep the old copy of this file";
-    } else {
-      err = 0;
     }
     free(final);
     free(backup);
@@ -511,6 +673,11 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     S_item *it = &c->items[i];
     if (removed && it->kind == S_REMOVE) (*removed)++;
     if (!it->backup || left) continue;
+    const char *why;
+    if (S_proven(c->root, it->backup, &c->made, "", &why) < 0) {
+      S_kept(d, it->backup, "an old copy", why); /* replaced since this run made it */
+      continue;
+    }
     char *backup = S_full(c->root, it->backup);
     left = lit_fault_step();
     if (!left && unlink(backup) != 0 && errno != ENOENT) left = errno;
@@ -544,6 +711,7 @@ void lit_commit_free(lit_commit *c) {
   for (size_t i = 0; i < c->ndirs; i++)
     free(c->dirs[i]);
   free(c->dirs);
+  S_mades_free(&c->made);
   free(c->root);
   free(c->journal);
   free(c);
@@ -553,11 +721,12 @@ void lit_commit_free(lit_commit *c) {
 
 static int S_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
 
-/* Splits a journal line into at most 6 tab-separated fields, in place (a
- * sixth means too many for any line). */
+/* Splits a journal line into at most S_MAX_FIELDS tab-separated fields,
+ * in place (the last one means too many for any line). */
+#define S_MAX_FIELDS 8
 static size_t S_fields(char *line, char **f) {
   size_t n = 0;
-  for (char *s = line; n < 6;) {
+  for (char *s = line; n < S_MAX_FIELDS;) {
     f[n++] = s;
     char *tab = strchr(s, '\t');
     if (!tab) break;
@@ -583,6 +752,8 @@ typedef struct {
   size_t n, cap;
   char **temps, **dirs;
   size_t ntemps, temps_cap, ndirs, dirs_cap;
+  S_mades made;   /* what proves each staged and old copy the run's */
+  lit_index gave; /* each name the run gave out: 0 a staged copy, 1 an old copy */
 } S_journal;
 
 static void S_journal_free(S_journal *j) {
@@ -595,6 +766,38 @@ static void S_journal_free(S_journal *j) {
   for (size_t i = 0; i < j->ndirs; i++)
     free(j->dirs[i]);
   free(j->dirs);
+  S_mades_free(&j->made);
+  lit_index_free(&j->gave);
+}
+
+/* s is a decimal number as S_id_text writes one (neg: it may have a '-'). */
+static int S_is_number(const char *s, int neg) {
+  if (neg && *s == '-') s++;
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/* Reads a "made" line (f: its k fields), which proves a name the journal
+ * gave out before lit's: a staged copy of a "temp" line (PATH DEV INO), or,
+ * after "commit", an old copy of the plan (PATH DEV INO SIZE SEC NSEC);
+ * once per name. 0, or -1 if this version did not write it. */
+static int S_parse_made(S_journal *j, char **f, size_t k) {
+  size_t old;
+  if (k < 2 || !lit_index_get(&j->gave, f[1], strlen(f[1]), &old) || S_mades_find(&j->made, f[1])) return -1;
+  if (old ? !j->committed || k != 7 : k != 4) return -1;
+  lit_buf id = LIT_BUF_INIT;
+  for (size_t i = 2; i < k; i++) {
+    if (!S_is_number(f[i], i == 5)) { /* only the time may be before 1970 */
+      lit_buf_free(&id);
+      return -1;
+    }
+    if (i > 2) lit_buf_putc(&id, '\t');
+    lit_buf_put(&id, f[i], strlen(f[i]));
+  }
+  S_mades_add(&j->made, lit_xstrdup(f[1]), lit_buf_detach(&id), old != 0);
+  return 0;
 }
 
 /* Parses a journal; 0, or -1 if this version did not write it. A last line
@@ -610,8 +813,12 @@ static int S_journal_parse(char *text, S_journal *j) {
   if (!line || sscanf(line, "lit-journal %ld", &j->pid) != 1) return -1;
   while ((line = strtok_r(NULL, "\n", &save))) {
     if (j->finished) return -1;
-    char *f[6];
+    char *f[S_MAX_FIELDS];
     size_t k = S_fields(line, f);
+    if (strcmp(f[0], "made") == 0) {
+      if (S_parse_made(j, f, k) != 0) return -1;
+      continue;
+    }
     /* new and replace end in the new copy's hash (none from a version that
      * wrote none); every other field is a path */
     const char *hash = "";
@@ -631,7 +838,9 @@ static int S_journal_parse(char *text, S_journal *j) {
       char ***list = dir ? &j->dirs : &j->temps;
       size_t *len = dir ? &j->ndirs : &j->ntemps;
       *list = lit_grow(*list, dir ? &j->dirs_cap : &j->temps_cap, *len + 1, sizeof(char *));
-      (*list)[(*len)++] = lit_xstrdup(f[1]);
+      (*list)[*len] = lit_xstrdup(f[1]);
+      if (!dir) lit_index_put(&j->gave, (*list)[*len], 0);
+      ++*len;
     } else {
       S_item it;
       if (strcmp(f[0], "new") == 0 && k == 3)
@@ -643,6 +852,7 @@ static int S_journal_parse(char *text, S_journal *j) {
       else
         return -1;
       memcpy(it.hash, hash, strlen(hash) + 1);
+      if (it.backup) lit_index_put(&j->gave, it.backup, 1);
       j->items = lit_grow(j->items, &j->cap, j->n + 1, sizeof(S_item));
       j->items[j->n++] = it;
     }
@@ -754,24 +964,20 @@ static const char *S_journal_invalid(const char *root, const char *journal_rel, 
 }
 
 /* Finishes a run stopped after its "done" line: every file is in place, and
- * what is left are the old copies its journal names, each made by a link
- * under a name nothing held. Removes those that are regular files (a
- * folder or a link there is someone else's, and stays with a note); the
- * caller then removes the journal. Nothing is undone and no folder goes.
- * 0, or the first errno met (it still does the rest). */
+ * what is left are the old copies its journal names. Removes each that is
+ * still the very file the run kept there (S_proven); anything else under
+ * such a name is someone else's, and stays with a note. The caller then
+ * removes the journal. Nothing is undone and no folder goes. 0, or the
+ * first errno met (it still does the rest). */
 static int S_finish(const char *root, const S_journal *j, lit_diags *d) {
   int first = 0;
   for (size_t i = 0; i < j->n; i++) {
-    if (!j->items[i].backup) continue;
-    char *full = S_full(root, j->items[i].backup);
-    struct stat st;
-    if (lstat(full, &st) == 0) {
-      if (!S_ISREG(st.st_mode))
-        lit_diag(d, LIT_NOTE, j->items[i].backup, 0, 0,
-                 "kept: the journal names it as an old copy, but it is not a file lit made");
-      else if (unlink(full) != 0 && !first)
-        first = errno;
-    }
+    const char *rel = j->items[i].backup, *why;
+    int p = rel ? S_proven(root, rel, &j->made, "", &why) : 0;
+    if (p < 0) S_kept(d, rel, "an old copy", why);
+    if (p <= 0) continue;
+    char *full = S_full(root, rel);
+    if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
     free(full);
   }
   return first;
@@ -831,6 +1037,7 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
   const char *what = NULL;
   int err = S_journal_open(full, &fd, &locked, &b, &what);
   int status = 0, docs_back = 0;
+  const size_t warned = lit_diags_count(d, LIT_WARNING);
   if (err == EBUSY) {
     lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
              "another lit is writing this project (it holds this journal); run again when it has finished");
@@ -887,7 +1094,7 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
                "were; --check writes nothing",
                j.pid);
       status = -1;
-    } else if ((err = S_undo(root, j.committed ? j.items : NULL, j.committed ? j.n : 0, j.temps, j.ntemps, d)) != 0) {
+    } else if ((err = S_undo(&(S_view){root, j.items, j.n, j.committed, j.temps, j.ntemps, &j.made}, d)) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot undo the interrupted run this journal describes: %s",
                strerror(err));
       status = -1;
@@ -896,16 +1103,17 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
       S_rmdirs(root, j.dirs, j.ndirs);
       for (size_t i = 0; j.committed && i < j.n; i++)
         docs_back |= S_is_doc(root, j.items[i].final, o);
+      /* a copy it could not prove lit's was kept (warned about): the tree
+       * may not be wholly as it was */
+      const char *how = lit_diags_count(d, LIT_WARNING) > warned
+                            ? "lit put back all it could prove its own, and left the files named above as they are"
+                            : "they are as they were before it";
       if (docs_back)
         lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
-                 "a stitch (process %ld) was interrupted while it put the documents in place: they are as they were "
-                 "before it",
-                 j.pid);
+                 "a stitch (process %ld) was interrupted while it put the documents in place: %s", j.pid, how);
       else if (j.committed)
         lit_diag(d, LIT_NOTE, journal_rel, 0, 0,
-                 "a tangle (process %ld) was interrupted while it put its files in place: they are as they were "
-                 "before it",
-                 j.pid);
+                 "a tangle (process %ld) was interrupted while it put its files in place: %s", j.pid, how);
     }
     S_journal_free(&j);
   }

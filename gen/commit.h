@@ -4,12 +4,14 @@
  * A commit collects new contents, each staged as a hidden temporary beside
  * its target (".lit-tmp-PID-N", in the target's folder so the rename into
  * place is atomic), and files to remove. The journal names each temporary
- * before it is made, under a name nothing holds. lit_commit_run then
+ * before it is made, under a name nothing holds, and right after making it
+ * records its device and inode (a "made" line). lit_commit_run then
  *
  *   1. writes the plan into the journal, naming every step it is about to
  *      take, ended by "commit",
  *   2. keeps every file it replaces or removes as a hard link
- *      ".lit-old-PID-N" beside it (a name nothing held),
+ *      ".lit-old-PID-N" beside it (a name nothing held), and records that
+ *      link's device, inode, size and modification time ("made"),
  *   3. renames every temporary into place and removes the files to remove,
  *   4. writes "done" into the journal (the commit point), then removes the
  *      old copies, then the journal.
@@ -18,8 +20,11 @@
  * the old copies and the tree is as it was. If the process dies before it,
  * the next lit_commit_recover finds the journal and undoes it the same way;
  * after it, the next lit_commit_recover removes the old copies the journal
- * names, then the journal. Nothing is ever removed for its name alone: only
- * what a journal names, validated.
+ * names, then the journal. Nothing is ever removed for its name alone, nor
+ * for a journal's word alone: a temporary or old copy is removed (or put
+ * back) only while it is still the very file its "made" line records
+ * (and, for a temporary the plan gives a hash, holds that content);
+ * anything else under such a name stays, with a warning naming it and why.
  *
  * Paths are relative to the project root given to lit_commit_new. Ownership:
  * the caller frees a commit with lit_commit_free, which also removes the
@@ -75,16 +80,19 @@ typedef struct {
  * journal at journal_rel, without "done"), removing the temporaries it
  * names; or finishes one that died after its commit point (a journal ended
  * by "done"), removing the old copies it names. Nothing else is removed,
- * whatever its name. A journal is trusted only after checks: it is a
- * regular file (no link, no FIFO), its run no longer holds
- * its lock, and it names only what such a run could have made (targets in
- * the output folders, the record or, for a stitch, one of o->docs exactly,
+ * whatever its name, and a named copy only while the journal's "made"
+ * line proves it the file the run made (else it stays, with a warning,
+ * and the recovery goes on). A journal is trusted only after checks: it
+ * is a regular file (no link, no FIFO), its run no longer holds its lock,
+ * and it names only what such a run could have made (targets in the
+ * output folders, the record or, for a stitch, one of o->docs exactly,
  * staged and old copies of its own process beside them, no path through a
- * link leading out). Returns 0; 1 when documents were put back (whoever
- * read them before must read them again); or -1 after reporting (another
- * run is committing; the journal is unreadable, not lit's, or names what
- * lit would not write; --check found one, other than one ended by "done",
- * which is only noted). */
+ * link leading out, "made" lines only for names given out before them).
+ * Returns 0; 1 when documents were put back (whoever read them before must
+ * read them again); or -1 after reporting (another run is committing; the
+ * journal is unreadable, not lit's, or names what lit would not write;
+ * --check found one, other than one ended by "done", which is only
+ * noted). */
 int lit_commit_recover(const char *root, const char *journal_rel, const lit_recover_opts *o, lit_diags *d);
 
 #endif

@@ -110,7 +110,7 @@ asan: $(ASAN_BUILD)/lit $(ASAN_BUILD)/check_lit $(ASAN_BUILD)/check_integration
 VALGRIND_CASES ?= basic-file append-across-docs indent-at-depth line-directives dump crlf-input bom-input \
   err-cycle-chain err-undefined-suggest err-malformed-attrs err-unclosed-fence err-write-fails \
   orphan-removed hand-edit-refused check-stale err-symlink-escape err-file-and-folder lookalike-temporaries-kept \
-  err-record-folder-fails err-invalid-utf8-name
+  journal-unproven-copies-kept err-record-folder-fails err-invalid-utf8-name
 
 valgrind: $(TEST_BUILD)/check_lit $(TEST_BUILD)/check_integration $(LIT)
 	cd tests && CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \

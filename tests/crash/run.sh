@@ -24,7 +24,9 @@
 # old copies of a dead process (no journal names them): every state must
 # keep them. A run killed after its journal's "done" line (its commit
 # point) has every file in place; the next run removes the old copies the
-# journal names, and no other .lit-old- file is left.
+# journal names (each proven lit's by the journal's "made" line, written
+# right after the copy was made: a kill at any step leaves none unproven),
+# and no other .lit-old- file is left.
 #
 # Ends with "N passed, N failed".
 set -u

@@ -40,7 +40,7 @@ for case in "$golden"/*/; do
   esac
 done
 if [ "$target" = write ]; then
-  # A record, and journals of a killed run: one lit could have written,
+  # A record, and journals of a killed run: ones lit could have written,
   # one that names a file outside the output folders.
   doc='---
 tangle-roots: out
@@ -54,6 +54,11 @@ int a;
   { printf '%s\n%%%%%% out/a.c\nint a;\n%%%%%% .lit-record-journal\n' "$doc"
     printf 'lit-journal 4194304\ndir\tout/n\ntemp\tout/.lit-tmp-4194304-0\n'
     printf 'replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\ncommit\n'; } >"$corpus/seed-journal"
+  # One with the "made" lines that prove its copies lit's, ended by "done".
+  { printf '%s\n%%%%%% out/a.c\nint a;\n%%%%%% .lit-record-journal\n' "$doc"
+    printf 'lit-journal 4194304\ntemp\tout/.lit-tmp-4194304-0\nmade\tout/.lit-tmp-4194304-0\t1\t2\n'
+    printf 'replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\ncommit\n'
+    printf 'made\tout/.lit-old-4194304-0\t1\t3\t7\t1700000000\t0\ndone\n'; } >"$corpus/seed-journal-made"
   { printf '%s\n%%%%%% keep.txt\nmine\n%%%%%% .lit-record-journal\n' "$doc"
     printf 'lit-journal 4194304\nremove\tkeep.txt\t.lit-old-4194304-0\ncommit\n'; } >"$corpus/seed-journal-outside"
 fi
