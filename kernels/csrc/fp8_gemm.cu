@@ -556,7 +556,7 @@ cudaError_t launch(const Fp8GemmParams& p, const DeviceInfo& d, cudaStream_t str
   constexpr int kBBoxRows = kFp8BBoxRows<MODE, GATED, CLUSTER>;
   CUtensorMap map_a, map_b, map_b_up, map_out;
   const DType e4m3 = DType::Float8E4M3;
-  const int a_rows = hopper::activation_box_rows(p.m, Tile::kBM);  // rows past M cost as much as rows
+  const int a_rows = hopper::activation_box_rows(p.m, Tile::kBM);  // zero rows cost copy time too
   cudaError_t err = hopper::make_tensor_map_sw128(&map_a, e4m3, p.a, p.m, p.k, p.lda, a_rows);
   if (err == cudaSuccess) {
     err = hopper::make_tensor_map_sw128(&map_b, e4m3, p.b, p.n, p.k, p.ldb, kBBoxRows);

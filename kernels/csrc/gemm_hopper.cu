@@ -381,7 +381,7 @@ template <typename T, bool GATED, int CLUSTER, int ACT, int BN>
 cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t stream) {
   using TileT = Tile<BN>;
   CUtensorMap map_a, map_b, map_b_up;
-  const int a_rows = hopper::activation_box_rows(p.m, kBM);  // rows past M cost as much as rows
+  const int a_rows = hopper::activation_box_rows(p.m, kBM);  // zero rows cost copy time too
   cudaError_t err = hopper::make_tensor_map_sw128(&map_a, p.dtype, p.a, p.m, p.k, p.lda, a_rows);
   if (err == cudaSuccess) {
     err = hopper::make_tensor_map_sw128(&map_b, p.dtype, p.b, p.n, p.k, p.ldb, kBoxRows);
