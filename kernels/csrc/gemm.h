@@ -44,8 +44,9 @@ struct GemmParams {
 };
 
 // Which kernel runs. kAuto takes the few-rows kernel (a stream over the
-// weight, gemm_few_rows.cu) for a few rows of a (up to 8, and up to 32 for
-// smaller weights; references/gemm-few-rows.md) with aligned operands, else
+// weight, gemm_few_rows.cu) for a few rows of a (up to 8, and up to 16 for
+// weights not much wider than deep; references/gemm-few-rows.md) with
+// aligned operands, else
 // the Hopper kernel (TMA + wgmma) on a compute capability
 // 9.0 device when the package carries its sm_90a code and the operands
 // meet TMA's alignment, and the portable kernel (cp.async + mma.sync, sm_75

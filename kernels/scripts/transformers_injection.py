@@ -7,8 +7,8 @@
         [--layers 4] [--kernels BUILD/VARIANT_DIR] [--deadline SECONDS]
         [--patches norms,mlp,rope] [--attention sdpa|lit]
     python3 transformers_injection.py --mode compiled --out results.json
-        [--patches norms,mlp,rope,qk_norm_rope,layer_fusion,attention]
-        [--prefill 1x4096] [--decode-context 2048]
+        [--patches norms,mlp,linears,rope,qk_norm_rope,layer_fusion,attention]
+        [--prefill 1x4096] [--decode-context 2048] [--decode-batches 1,32]
         [--decode-graph capture|reduce-overhead] [--accuracy-margin 0.01]
 
 Builds each model from a config with Qwen3-8B's (or Llama-3-8B's)
@@ -91,7 +91,7 @@ FAMILIES = {
 }
 
 # Every patch this script knows, in the order they are applied.
-PATCHES = ("norms", "mlp", "rope", "qk_norm_rope", "layer_fusion", "attention")
+PATCHES = ("norms", "mlp", "linears", "rope", "qk_norm_rope", "layer_fusion", "attention")
 COMPARE_PATCHES = "norms,mlp,rope"  # --mode compare's default set
 
 PREFILL_CASES = [(1, 2048), (8, 512)]  # --mode compare
@@ -190,6 +190,19 @@ def patch_mlp(mlp, lk):
         return mlp.down_proj(lk.swiglu(gu, True))  # gate_first=True: silu(gu[..., :I]) * gu[..., I:]
 
     mlp.forward = forward
+
+
+def patch_linear(module, lk):
+    """nn.Linear on the package's GEMM, with the module's weight and bias."""
+    def forward(x):
+        return lk.linear(x, module.weight, module.bias)
+
+    module.forward = forward
+
+
+def is_projection(name, module):
+    """The Linear layers `linears` patches: a decoder layer's and the LM head."""
+    return type(module).__name__ == "Linear" and (name.startswith("model.layers.") or name == "lm_head")
 
 
 def rope_table(rotary_emb):
@@ -443,6 +456,9 @@ def patch_model(model, family, lk, patches):
         elif cls in spec["mlp_classes"] and "mlp" in patches:
             patch_mlp(m, lk)
             counts["swiglu_mlp"] += 1
+        elif "linears" in patches and is_projection(name, m):
+            patch_linear(m, lk)
+            counts["linear"] += 1
         elif cls in spec["attention_classes"] and fused_qk:
             patch_attention_qk_norm_rope(m, lk)
             counts["qk_norm_rope_attention"] += 1
@@ -469,6 +485,8 @@ def expected_counts(family, layers, patches):
             e["rms_norm_per_head"] = 2 * layers
     if "mlp" in patches:
         e["swiglu_mlp"] = layers
+    if "linears" in patches:
+        e["linear"] = 7 * layers + 1  # q, k, v, o, gate, up, down; the LM head
     if "qk_norm_rope" in patches:
         e["qk_norm_rope_attention"] = layers
         e["rotary_fp32"] = 1
@@ -859,13 +877,15 @@ def run_compiled_table(family, args, lk, t_start, deadline, log, save):
     candidates = applicable(family, args.patch_list)
     prefill = [tuple(int(v) for v in c.split("x")) for c in args.prefill.split(",") if c.strip()]
     headline = f"prefill {prefill[0][0]}x{prefill[0][1]}"
-    decode_case = f"decode 1x1 after {args.decode_context}"
+    batches = [int(b) for b in args.decode_batches.split(",") if b.strip()]
+    decode_cases = [f"decode {b}x1 after {args.decode_context}" for b in batches]
+    decode_case = decode_cases[0]  # the targets' decode step
     rows = []
     res = save.res = {
         "family": family, "layers": args.layers, "config": dict(spec["config"]), "mode": "compiled",
         "candidates": candidates,
         "not_applicable": [p for p in args.patch_list if p not in candidates],
-        "headline": headline, "decode_case": decode_case,
+        "headline": headline, "decode_case": decode_case, "decode_cases": decode_cases,
         "prefill_cases": [f"prefill {b}x{s}" for b, s in prefill],
         "accuracy_tokens": ACCURACY_TOKENS,
         "rule": ("a patch joins the default set when, applied alone under torch.compile(fullgraph=True), "
@@ -887,7 +907,8 @@ def run_compiled_table(family, args, lk, t_start, deadline, log, save):
     }
     cfg = make_config(family, args.layers)
     model = build_model(cfg)
-    work = Workload(cfg.vocab_size, prefill, [(1, args.decode_context)], keep=ACCURACY_TOKENS)
+    work = Workload(cfg.vocab_size, prefill, [(b, args.decode_context) for b in batches],
+                    keep=ACCURACY_TOKENS)
     ref32 = fp32_reference(model, work, full_prefill=False)
     ref = reference_outputs(model, work, full_prefill=False)
     log(f"[{family}] references taken ({time.time() - t_start:.0f}s)")
@@ -958,7 +979,7 @@ def run_compiled_table(family, args, lk, t_start, deadline, log, save):
         torch._dynamo.reset()
         unpatch_model(model)
 
-    run("stock", [], [headline, decode_case])
+    run("stock", [], [headline] + decode_cases)
     for p in candidates:
         run(p, [p], [headline])
     res["decisions"], default = decide(rows, candidates, headline, args.accuracy_margin, args.min_speedup)
@@ -966,9 +987,13 @@ def run_compiled_table(family, args, lk, t_start, deadline, log, save):
     log(f"[{family}] default set: {default} ({time.time() - t_start:.0f}s)")
     save()
     if default:
-        run("default", default, [headline, decode_case])
+        run("default", default, [headline] + decode_cases)
     for p in candidates:
         run(p, [p], [decode_case])
+    if "linears" in candidates and "attention" in candidates:
+        # the decode step's own set: every product on the package's GEMM and
+        # the decode attention, whatever the prefill rule chose
+        run("linears+attention", ["linears", "attention"], decode_cases)
     if len(candidates) > 1 and candidates != default:
         run("all", candidates, [headline, decode_case])
     rest = [c for c in res["prefill_cases"] if c != headline]
@@ -1015,6 +1040,9 @@ def main():
                     help="compiled mode: prefill cases BxS, comma-separated; the first is the headline")
     ap.add_argument("--decode-context", type=int, default=2048,
                     help="compiled mode: tokens in the cache before the timed decode step")
+    ap.add_argument("--decode-batches", default="1",
+                    help="compiled mode: batch sizes of the decode step, comma-separated; the first is "
+                         "the targets' (stock, the default set and linears+attention run them all)")
     ap.add_argument("--decode-graph", choices=("capture", "reduce-overhead"), default="capture",
                     help="compiled mode: how the decode step runs from a CUDA graph")
     ap.add_argument("--accuracy-margin", type=float, default=0.01,

@@ -1,5 +1,6 @@
-"""Run both GEMM kernels once on small shapes (partial tiles, every epilogue
-kind, the element-wise loader, stream-K's partial tiles) for compute-sanitizer:
+"""Run the GEMM kernels once on small shapes (partial tiles, every epilogue
+kind, the element-wise loader, stream-K's partial tiles, the few-rows
+kernel's staged pieces, row blocks and clusters) for compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_gemm.py
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_gemm.py
@@ -21,6 +22,19 @@ for dtype in (torch.bfloat16, torch.float16):
             a, w = r(m, k, dtype=dtype), r(n, k, dtype=dtype, scale=0.1)
             check(f"{backend} plain {m}x{n}x{k}", lk.gemm(a, w.t(), r(n, dtype=dtype), "gelu", backend=backend))
             check(f"{backend} swiglu {m}x{n}x{k}", lk.gemm(a, w[: n // 2 * 2].t(), None, "swiglu", backend=backend))
+    # few rows: a partial last piece (K 1000), rows past N, every row block,
+    # the gated stages, and (sm_90) K split over clusters of 2 and 4
+    for m in (1, 11, 29):
+        a, w = r(m, 1000, dtype=dtype), r(70, 1000, dtype=dtype, scale=0.1)
+        check(f"few rows {m}x70x1000", lk.gemm(a, w.t(), r(70, dtype=dtype), "gelu", backend="few_rows"))
+        g, u = r(70, 1000, dtype=dtype, scale=0.1), r(70, 1000, dtype=dtype, scale=0.1)
+        check(f"few rows gated {m}", lk.gemm_gated(a, g.t(), u.t(), None, None, "silu", backend="few_rows"))
+    if hopper:
+        for splits in (2, 4):
+            lk.ops._gemm_few_rows_tuning(splits)
+            check(f"few rows, K split {splits}", lk.gemm(r(3, 2048, dtype=dtype), r(40, 2048, dtype=dtype, scale=0.1).t(),
+                                                        backend="few_rows"))
+        lk.ops._gemm_few_rows_tuning(0)
     big = r(130, 210, dtype=dtype)
     check("element-wise loads", lk.gemm(big[:, 3:203], r(90, 200, dtype=dtype, scale=0.1).t(), None, "silu"))
 if hopper:

@@ -54,7 +54,7 @@ def tiny(ti, family, head_dim=64):
 
 
 def all_patches(ti, family, attention=False):
-    p = ["norms", "mlp", "rope", "qk_norm_rope", "layer_fusion"] + (["attention"] if attention else [])
+    p = ["norms", "mlp", "linears", "rope", "qk_norm_rope", "layer_fusion"] + (["attention"] if attention else [])
     return ti.applicable(family, p)
 
 
@@ -113,7 +113,7 @@ def inputs(vocab, batch=1, seq=CTX + STEPS):
 
 
 @pytest.mark.parametrize("family", ["qwen3", "llama"])
-@pytest.mark.parametrize("which", ["layer_fusion", "qk_norm_rope", "all", "all+attention"])
+@pytest.mark.parametrize("which", ["layer_fusion", "qk_norm_rope", "linears", "all", "all+attention"])
 def test_patched_matches_unpatched_eager(family, which):
     needs_transformers()
     ti = script()
