@@ -905,7 +905,7 @@ lit_status lit_book_run(const lit_project *p, const lit_book_opts *o, lit_diags 
       r = n ? LIT_DIFFERS : LIT_OK;
     } else {
       double t0 = lit_now();
-      int ok = lit_weave_check_out(p, dir, d) == 0 && lit_tree_install(&t, dir, "chunks.html", 0, d) == 0;
+      int ok = lit_weave_check_out(p, dir, "--out", d) == 0 && lit_tree_install(&t, dir, "chunks.html", 0, d) == 0;
       r = ok ? LIT_OK : LIT_FAILED;
       if (getenv("LIT_TIMINGS")) fprintf(stderr, "lit: book: write %.1f ms\n", (lit_now() - t0) * 1e3);
     }

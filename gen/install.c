@@ -5,11 +5,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model.h"
 #include "paths.h"
 #include "skill.h"
 #include "source.h"
 #include "tree.h"
 #include "util.h"
+#include "weave.h"
 
 typedef struct {
   const char *flag;
@@ -34,10 +36,18 @@ static char *S_global_dir(const S_agent *a, const char *home) {
   return lit_xasprintf("%s/.config/%s", home, a->global);
 }
 
-static int S_install_one(const lit_tree *t, const char *name, const char *parent, int force, FILE *out, lit_diags *d) {
+static int S_install_one(const lit_tree *t, const lit_project *p, const char *name, const char *parent, int force,
+                         FILE *out, lit_diags *d) {
   char *dir = lit_xasprintf("%s/%s", parent, name);
   struct stat st;
   int r = 1;
+  /* An install replaces dir whole on the word of a manifest anyone can
+   * write (--force believes even a name whose bytes changed), and cleans
+   * up leftovers beside it: never where the project's own files are. */
+  if (p && lit_weave_check_out(p, dir, "--dest", d) != 0) {
+    free(dir);
+    return 1;
+  }
   /* a killed install's old copy is an install; quiet: lit_tree_install
    * reports what it leaves */
   lit_tree_recover(dir, NULL);
@@ -129,17 +139,27 @@ lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
     lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was installed");
     r = 1;
   }
+  /* The project in the current folder, if any: the places an install
+   * replaces must hold none of its files. */
+  lit_project *p = NULL;
   if (!r) {
-    if (o->dest) r |= S_install_one(&t, name, o->dest, o->force, out, d);
+    lit_diags *quiet = lit_diags_new(); /* its documents' messages are lit tangle's to give */
+    struct stat ix;
+    if (lstat("index.md", &ix) == 0) p = lit_project_load(".", "index.md", quiet);
+    lit_diags_free(quiet);
+  }
+  if (!r) {
+    if (o->dest) r |= S_install_one(&t, p, name, o->dest, o->force, out, d);
     for (size_t i = 0; i < 3; i++) {
-      if (picked[i] && !o->global) r |= S_install_one(&t, name, S_agents[i].local, o->force, out, d);
+      if (picked[i] && !o->global) r |= S_install_one(&t, p, name, S_agents[i].local, o->force, out, d);
       if (o->global && (picked[i] || !any_agent)) {
         char *parent = S_global_dir(&S_agents[i], home);
-        r |= S_install_one(&t, name, parent, o->force, out, d);
+        r |= S_install_one(&t, p, name, parent, o->force, out, d);
         free(parent);
       }
     }
   }
+  lit_project_free(p);
   lit_tree_free(&t);
   free(skill_md);
   free(src);

@@ -155,7 +155,7 @@ static void S_build_child(const lit_serve_opts *o, int out) {
   int woven = 0;
   if (p && lit_diags_count(d, LIT_ERROR) == 0) {
     lit_tree t = LIT_TREE_INIT;
-    woven = lit_book_build(p, &t, d) == LIT_OK && lit_weave_check_out(p, o->out, d) == 0 &&
+    woven = lit_book_build(p, &t, d) == LIT_OK && lit_weave_check_out(p, o->out, "--out", d) == 0 &&
             lit_tree_install(&t, o->out, "chunks.html", 0, d) == 0;
     lit_tree_free(&t);
   }
@@ -674,7 +674,7 @@ int lit_serve_check_project(const lit_serve_opts *o, lit_diags *d) {
   lit_diags *quiet = lit_diags_new(); /* the documents' messages: the first build reports them */
   lit_project *p = lit_project_load(o->root, o->entry, quiet);
   lit_diags_free(quiet);
-  int r = p ? lit_weave_check_out(p, o->out, d) : S_check_out_not_root(o->root, o->out, d);
+  int r = p ? lit_weave_check_out(p, o->out, "--out", d) : S_check_out_not_root(o->root, o->out, d);
   lit_project_free(p);
   if (r)
     lit_diag(d, LIT_NOTE, NULL, 0, 0, "%s",

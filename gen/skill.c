@@ -576,7 +576,7 @@ lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diag
       r = lit_tree_compare(&t, dir, d) ? LIT_DIFFERS : LIT_OK;
     else if (lit_tree_check_parent(out, d) != 0) /* `--out /` would write /NAME */
       r = LIT_FAILED;
-    else if (lit_weave_check_out(p, dir, d) != 0)
+    else if (lit_weave_check_out(p, dir, "--out", d) != 0)
       r = LIT_FAILED;
     else
       /* manifest.txt: what a bundle of an earlier version, without a

@@ -314,7 +314,9 @@ int lit_tree_check_owned(const char *dir, lit_diags *d) {
  * (Proof by file contents has a limit: a folder built to look like lit's
  * leftover, marker and all, is taken for one; what it holds is then a copy
  * of a lit output or a half-written one, never a folder of other work
- * that merely has the name.) */
+ * that merely has the name; and never the project's own files, since
+ * lit_weave_check_out refuses a leftover holding one before any of this
+ * runs.) */
 #define S_STAGE_MARK ".lit-stage"
 
 /* The marker's text for the staging folder of base by process pid. */
@@ -534,6 +536,28 @@ void lit_tree_recover(const char *dir, lit_diags *d) {
   if (base[0]) S_clean_leftovers(parent, base, target, d);
   free(parent);
   free(target);
+}
+
+char **lit_tree_leftovers(const char *dir, size_t *n) {
+  char *parent;
+  const char *base;
+  char *target = S_target(dir, &parent, &base);
+  char **out = NULL;
+  size_t cap = 0;
+  *n = 0;
+  DIR *dh = base[0] ? opendir(parent) : NULL;
+  struct dirent *e;
+  while (dh && (e = readdir(dh))) {
+    long pid;
+    int old;
+    if (!S_leftover_name(e->d_name, base, &pid, &old)) continue;
+    out = lit_grow(out, &cap, *n + 1, sizeof(char *));
+    out[(*n)++] = strchr(target, '/') ? lit_xasprintf("%s/%s", parent, e->d_name) : lit_xstrdup(e->d_name);
+  }
+  if (dh) closedir(dh);
+  free(parent);
+  free(target);
+  return out;
 }
 
 int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int flags, lit_diags *d) {

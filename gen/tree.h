@@ -82,6 +82,11 @@ int lit_tree_check_owned(const char *dir, lit_diags *d);
  * as a warning through d (NULL: quietly). lit_tree_install does it first;
  * a caller that looks at dir before installing calls it before looking. */
 void lit_tree_recover(const char *dir, lit_diags *d);
+/* The paths beside dir named like the leftovers of its killed installs
+ * (".NAME.lit-new-PID", ".NAME.lit-old-PID", any process), which
+ * lit_tree_recover and lit_tree_install may remove or move into place as
+ * dir; *n of them. The caller frees each and the array. */
+char **lit_tree_leftovers(const char *dir, size_t *n);
 /* 0 if dir is missing, empty, or holds only output folders of lit (each
  * with a manifest) and the hidden leftovers of its runs; else -1, with each
  * other entry reported. For a folder that receives output folders by name

@@ -8,6 +8,7 @@
 
 #include "parallel.h"
 #include "paths.h"
+#include "tree.h"
 
 /* The lookups only this file makes. */
 struct lit_weave_tables {
@@ -422,14 +423,32 @@ static const char *S_holds_own(const lit_project *p, const char *out_real) {
   return hit;
 }
 
-int lit_weave_check_out(const lit_project *p, const char *dir, lit_diags *d) {
+int lit_weave_check_out(const lit_project *p, const char *dir, const char *option, lit_diags *d) {
   char *out_real = lit_path_real(NULL, dir);
   const char *hit = out_real ? S_holds_own(p, out_real) : NULL;
   free(out_real);
-  if (!hit) return 0;
-  lit_diag(d, LIT_ERROR, dir, 0, 0,
-           "holds %s, which is the project's own: lit replaces this folder whole with its output, so it must not be "
-           "the project's folder or one holding its documents, record or output folders; pick another with --out DIR",
-           hit);
-  return -1;
+  if (hit)
+    lit_diag(d, LIT_ERROR, dir, 0, 0,
+             "holds %s, which is the project's own: lit replaces this folder whole with its output, so it must not be "
+             "the project's folder or one holding its documents, record or output folders; pick another with %s DIR",
+             hit, option);
+  /* What a killed run left beside it is removed, or moved into place and
+   * then replaced, on the proof of a marker or a manifest that anyone can
+   * write: never one that holds the project's own files. */
+  size_t n;
+  char **left = lit_tree_leftovers(dir, &n);
+  for (size_t i = 0; i < n; i++) {
+    char *real = lit_path_real(NULL, left[i]);
+    const char *own = real ? S_holds_own(p, real) : NULL;
+    free(real);
+    if (own)
+      lit_diag(d, LIT_ERROR, left[i], 0, 0,
+               "is named like a leftover of a killed lit run, which lit removes or puts in place of %s, and holds %s, "
+               "which is the project's own: rename this folder, or move the project's files out of it",
+               dir, own);
+    hit = hit ? hit : own;
+    free(left[i]);
+  }
+  free(left);
+  return hit ? -1 : 0;
 }

@@ -74,9 +74,13 @@ void lit_weave_free(lit_weave *w);
 /* 0 if dir, the folder a weave is installed as (relative to the current
  * folder; lit_tree_install replaces it whole), holds none of the project's
  * documents, its record or its output folders once links are resolved (it
- * is not the project's own folder, nor one above it); else -1, reported:
- * a manifest there, true or forged, must never vouch for the sources. */
-int lit_weave_check_out(const lit_project *p, const char *dir, lit_diags *d);
+ * is not the project's own folder, nor one above it), and neither does
+ * any folder beside it named like a killed run's leftover of it
+ * (lit_tree_leftovers: lit_tree_install removes those, or moves one into
+ * place); else -1, reported (option, "--out" or "--dest", is the one that
+ * picks another folder): a manifest or a staging marker there, true or
+ * forged, must never vouch for the sources. */
+int lit_weave_check_out(const lit_project *p, const char *dir, const char *option, lit_diags *d);
 
 /* The page holding document `path` (project-relative), or NULL. */
 const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path);

@@ -377,6 +377,36 @@ START_TEST(test_tree_read_refuses_links) {
 }
 END_TEST
 
+/* The names beside an output that its clean-up may remove or move into
+ * place, whatever made them (lit_weave_check_out checks each): with the
+ * folder's path as given, and only that output's. */
+START_TEST(test_tree_leftovers_listed) {
+  char *dir = ck_tempdir();
+  ck_write(dir, ".out.lit-new-4194304/a", "a");
+  ck_write(dir, ".out.lit-old-17/b", "b");
+  ck_write(dir, ".out.lit-new-x/c", "c");   /* no process number */
+  ck_write(dir, ".outer.lit-new-5/d", "d"); /* another output's */
+  ck_write(dir, "out/e", "e");
+  char *out = lit_xasprintf("%s/out/", dir);
+  size_t n;
+  char **left = lit_tree_leftovers(out, &n);
+  ck_assert_uint_eq(n, 2);
+  char *want_new = lit_xasprintf("%s/.out.lit-new-4194304", dir), *want_old = lit_xasprintf("%s/.out.lit-old-17", dir);
+  int saw_new = 0, saw_old = 0;
+  for (size_t i = 0; i < n; i++) {
+    saw_new |= strcmp(left[i], want_new) == 0;
+    saw_old |= strcmp(left[i], want_old) == 0;
+    free(left[i]);
+  }
+  ck_assert(saw_new && saw_old);
+  free(left);
+  free(want_new);
+  free(want_old);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *tree_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
@@ -385,6 +415,7 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_legacy_manifest_not_trusted);
   tcase_add_test(tc, test_tree_manifest_checked);
   tcase_add_test(tc, test_tree_leftovers_checked);
+  tcase_add_test(tc, test_tree_leftovers_listed);
   tcase_add_test(tc, test_tree_read_refuses_links);
   suite_add_tcase(s, tc);
   return s;
