@@ -1,11 +1,14 @@
-#define _POSIX_C_SOURCE 200809L /* strtok_r */
+#define _GNU_SOURCE /* strtok_r; glob's GLOB_ALTDIRFUNC */
 /* skill_assets.c: the tangled package shipped in the skill (skill_assets.h). */
 #include "skill_assets.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "paths.h"
 #include "source.h"
@@ -41,6 +44,45 @@ static long S_find(const lit_tree *tree, const char *path) {
   return -1;
 }
 
+/* glob reads folders through S_glob_opendir, which refuses a folder that
+ * lies outside the project once its links are resolved: a pattern never
+ * lists the names in a folder a link leads out to. glob's callbacks take
+ * no context, hence the two statics (S_extra sets and reads them; lit
+ * expands patterns on one thread). */
+static const char *S_glob_root_real;
+static int S_glob_refused;
+
+static void *S_glob_opendir(const char *dir) {
+  char *real = lit_path_real(NULL, dir);
+  int inside = real && lit_path_is_inside(S_glob_root_real, real);
+  free(real);
+  if (!inside) {
+    S_glob_refused = 1;
+    errno = EACCES;
+    return NULL;
+  }
+  return opendir(dir);
+}
+static struct dirent *S_glob_readdir(void *dh) { return readdir(dh); }
+static void S_glob_closedir(void *dh) { closedir(dh); }
+
+/* glob(3) over the project's folders only; *refused is set when the
+ * pattern reached a folder outside it (nothing there is read). */
+static int S_glob_inside(const char *root_real, const char *pattern, glob_t *g, int *refused) {
+  memset(g, 0, sizeof *g);
+  g->gl_opendir = S_glob_opendir;
+  g->gl_readdir = S_glob_readdir;
+  g->gl_closedir = S_glob_closedir;
+  g->gl_lstat = lstat;
+  g->gl_stat = stat;
+  S_glob_root_real = root_real;
+  S_glob_refused = 0;
+  int rc = glob(pattern, GLOB_ALTDIRFUNC, NULL, g);
+  *refused = S_glob_refused;
+  S_glob_root_real = NULL;
+  return rc;
+}
+
 /* skill-assets-files: DEST=PATTERN ... (project-relative glob patterns):
  * plain files that are not tangled, such as a test suite, copied to
  * assets/DEST/<file name>. DEST is a plain folder path; a match must be a
@@ -51,6 +93,7 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
   const char *spec = lit_source_meta(ix, "skill-assets-files", &line);
   if (!spec) return 0;
   int status = 0;
+  char *root_real = lit_path_real(NULL, p->root);
   char *text = lit_xstrdup(spec), *save = NULL;
   for (char *item = strtok_r(text, " \t", &save); item; item = strtok_r(NULL, " \t", &save)) {
     char *eq = strchr(item, '=');
@@ -70,11 +113,20 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
       continue;
     }
     char *pattern = lit_xasprintf("%s/%s", p->root, eq + 1);
-    glob_t g;
-    int rc = glob(pattern, 0, NULL, &g);
-    if (rc != 0) {
-      lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: '%s' matches no file", eq + 1);
+    glob_t g = {0};
+    int refused = 0;
+    int rc = root_real ? S_glob_inside(root_real, pattern, &g, &refused) : GLOB_NOMATCH;
+    if (refused) {
+      lit_diag(d, LIT_ERROR, ix->path, line, 1,
+               "skill-assets-files: '%s' reaches a folder outside the project through a symbolic link; lit reads "
+               "nothing there",
+               eq + 1);
       status = -1;
+    }
+    if (rc != 0) {
+      if (!refused) lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: '%s' matches no file", eq + 1);
+      status = -1;
+      globfree(&g);
     } else {
       size_t skip = strlen(pattern) - strlen(eq + 1); /* the root and its '/' */
       for (size_t k = 0; k < g.gl_pathc; k++) {
@@ -109,6 +161,7 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
     free(pattern);
   }
   free(text);
+  free(root_real);
   return status;
 }
 
