@@ -22,7 +22,7 @@ cudaError_t gemm_portable_launch(const GemmParams& p, const DeviceInfo& d, cudaS
 // code compiled in. a, b, b_up 16-byte aligned, row strides multiples of 8.
 cudaError_t gemm_hopper_launch(const GemmParams& p, const DeviceInfo& d, cudaStream_t stream);
 
-// gemm_few_rows.cu: mma.sync from 16-byte loads, compute capability 7.5
+// gemm_few_rows.cu: mma.sync on a staged weight stream, compute capability 7.5
 // and newer, at most kFewRowsLimitM rows of a; kAuto takes it where
 // gemm_few_rows_preferred says it measured faster than the tile kernels
 // (references/gemm-few-rows.md). The refusal names what a product lacks
