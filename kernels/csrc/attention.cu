@@ -24,7 +24,7 @@ bool strides_ok(const int64_t (&s)[3], int64_t piece) {
 bool is_16bit(DType t) { return t == DType::BFloat16 || t == DType::Float16; }
 
 // Arguments no kernel can take; the binding reports them first, by name.
-bool invalid(const AttentionParams& p) {
+bool invalid_args(const AttentionParams& p) {
   const bool fp8 = p.dtype == DType::Float8E4M3;
   if (!fp8 && !is_16bit(p.dtype)) return true;
   if (p.head_dim != 64 && p.head_dim != 128) return true;
@@ -70,35 +70,40 @@ const char* portable_refusal(const AttentionParams& p, const DeviceInfo& d) {
   return nullptr;
 }
 
+// Attention's paths, for PathDispatch (lit_common.cuh): the Hopper kernel
+// wherever it can run, else the portable one.
+struct AttentionRules {
+  using Params = AttentionParams;
+  using Path = AttentionPath;
+  static constexpr AttentionPath kFallback = AttentionPath::kPortable;  // auto's last resort
+  static bool invalid(const AttentionParams& p) { return invalid_args(p); }
+  static bool empty(const AttentionParams& p) { return p.batch == 0 || p.seq_q == 0; }
+  static AttentionPath auto_path(const AttentionParams& p, const DeviceInfo& d) {
+    return hopper_refusal(p, d) == nullptr ? AttentionPath::kHopper : AttentionPath::kPortable;
+  }
+  static const char* refusal(const AttentionParams& p, const DeviceInfo& d, AttentionPath path) {
+    return path == AttentionPath::kHopper ? hopper_refusal(p, d) : portable_refusal(p, d);
+  }
+  static cudaError_t launch(const AttentionParams& p, const DeviceInfo&, AttentionPath path,
+                            cudaStream_t stream) {
+    if (path != AttentionPath::kHopper) return attention_portable_launch(p, stream);
+    return p.workspace != nullptr ? attention_hopper_launch(p, stream) : cudaErrorInvalidValue;
+  }
+};
+using AttentionDispatch = PathDispatch<AttentionRules>;
+
 }  // namespace
 
 const char* attention_path_refusal(const AttentionParams& p, AttentionPath path) {
-  const DeviceInfo* d = nullptr;
-  if (const char* why = current_device_or_why(&d)) return why;
-  return path == AttentionPath::kHopper ? hopper_refusal(p, *d) : portable_refusal(p, *d);
+  return AttentionDispatch::refusal(p, path);
 }
 
 cudaError_t attention_choose_path(const AttentionParams& p, AttentionPath* chosen) {
-  const DeviceInfo* d = nullptr;
-  const cudaError_t err = current_device_info(&d);
-  if (err != cudaSuccess) return err;
-  *chosen = hopper_refusal(p, *d) == nullptr ? AttentionPath::kHopper : AttentionPath::kPortable;
-  return cudaSuccess;
+  return AttentionDispatch::choose(p, chosen);
 }
 
 cudaError_t attention(const AttentionParams& p, AttentionPath path, cudaStream_t stream) {
-  if (invalid(p)) return cudaErrorInvalidValue;
-  if (p.batch == 0 || p.seq_q == 0) return cudaSuccess;
-  const DeviceInfo* d = nullptr;
-  const cudaError_t err = current_device_info(&d);
-  if (err != cudaSuccess) return err;
-  const bool hopper_ok = hopper_refusal(p, *d) == nullptr;
-  if (path == AttentionPath::kHopper || (path == AttentionPath::kAuto && hopper_ok)) {
-    if (!hopper_ok) return cudaErrorNotSupported;
-    return p.workspace != nullptr ? attention_hopper_launch(p, stream) : cudaErrorInvalidValue;
-  }
-  if (portable_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
-  return attention_portable_launch(p, stream);
+  return AttentionDispatch::run(p, path, stream);
 }
 
 void attention_set_tuning(int schedule, int form) { attention_hopper_set_tuning(schedule, form); }

@@ -17,7 +17,7 @@ namespace {
 bool in_int32(int64_t v) { return v >= 0 && v <= INT32_MAX; }
 
 // Arguments no kernel can take; the binding reports them first, by name.
-bool invalid(const GemmParams& p) {
+bool invalid_args(const GemmParams& p) {
   if (p.dtype != DType::BFloat16 && p.dtype != DType::Float16) return true;
   if (!in_int32(p.m) || !in_int32(p.n) || !in_int32(p.k)) return true;
   if (p.m > 0 && p.n > 0 && p.out == nullptr) return true;
@@ -49,65 +49,71 @@ const char* portable_refusal(const GemmParams& p, const DeviceInfo& d) {
   return mma_sync_refusal(d, p.dtype);
 }
 
+// The GEMM's paths, for PathDispatch (lit_common.cuh).
+struct GemmRules {
+  using Params = GemmParams;
+  using Path = GemmPath;
+  static constexpr GemmPath kFallback = GemmPath::kPortable;  // auto's last resort
+  static bool invalid(const GemmParams& p) { return invalid_args(p); }
+  static bool empty(const GemmParams& p) { return p.m == 0 || p.n == 0; }
+
+  // What kAuto runs: the few-rows kernel for a few aligned rows, else the
+  // Hopper kernel where it can run, else the portable one.
+  static GemmPath auto_path(const GemmParams& p, const DeviceInfo& d) {
+    if (gemm_few_rows_preferred(p) && gemm_few_rows_refusal(p, d) == nullptr) {
+      return GemmPath::kFewRows;
+    }
+    return hopper_refusal(p, d) == nullptr ? GemmPath::kHopper : GemmPath::kPortable;
+  }
+
+  static const char* refusal(const GemmParams& p, const DeviceInfo& d, GemmPath path) {
+    switch (path) {
+      case GemmPath::kFewRows: return gemm_few_rows_refusal(p, d);
+      case GemmPath::kHopper: return hopper_refusal(p, d);
+      default: return portable_refusal(p, d);
+    }
+  }
+
+  static cudaError_t launch(const GemmParams& p, const DeviceInfo& d, GemmPath path,
+                            cudaStream_t stream) {
+    switch (path) {
+      case GemmPath::kFewRows: return gemm_few_rows_launch(p, d, stream);
+      case GemmPath::kHopper: return gemm_hopper_launch(p, d, stream);
+      default: return gemm_portable_launch(p, d, stream);
+    }
+  }
+};
+using GemmDispatch = PathDispatch<GemmRules>;
+
 }  // namespace
 
 const char* gemm_path_refusal(const GemmParams& p, GemmPath path) {
-  const DeviceInfo* d = nullptr;
-  if (const char* why = current_device_or_why(&d)) return why;
-  if (path == GemmPath::kFewRows) return gemm_few_rows_refusal(p, *d);
-  return path == GemmPath::kHopper ? hopper_refusal(p, *d) : portable_refusal(p, *d);  // auto falls back to portable
+  return GemmDispatch::refusal(p, path);
 }
 
-// What kAuto runs: the few-rows kernel for a few aligned rows, else the
-// Hopper kernel where it can run, else the portable one.
-GemmPath auto_path(const GemmParams& p, const DeviceInfo& d) {
-  if (gemm_few_rows_preferred(p) && gemm_few_rows_refusal(p, d) == nullptr) {
-    return GemmPath::kFewRows;
-  }
-  return hopper_refusal(p, d) == nullptr ? GemmPath::kHopper : GemmPath::kPortable;
+cudaError_t gemm_choose_path(const GemmParams& p, GemmPath* chosen) {
+  return GemmDispatch::choose(p, chosen);
+}
+
+cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream) {
+  return GemmDispatch::run(p, path, stream);
 }
 
 const char* gemm_auto_alignment_fallback(const GemmParams& p) {
   const DeviceInfo* d = nullptr;
   if (current_device_or_why(&d) != nullptr) return nullptr;  // gemm() reports the same failure
   if (d->cc != 90 || !gemm_hopper_compiled(d->device) || p.k == 0) return nullptr;
-  return auto_path(p, *d) == GemmPath::kPortable ? hopper_refusal(p, *d) : nullptr;
-}
-
-cudaError_t gemm_choose_path(const GemmParams& p, GemmPath* chosen) {
-  const DeviceInfo* d = nullptr;
-  const cudaError_t err = current_device_info(&d);
-  if (err != cudaSuccess) return err;
-  *chosen = auto_path(p, *d);
-  return cudaSuccess;
-}
-
-cudaError_t gemm(const GemmParams& p, GemmPath path, cudaStream_t stream) {
-  if (invalid(p)) return cudaErrorInvalidValue;
-  if (p.m == 0 || p.n == 0) return cudaSuccess;
-  const DeviceInfo* d = nullptr;
-  const cudaError_t err = current_device_info(&d);
-  if (err != cudaSuccess) return err;
-  if (path == GemmPath::kAuto) path = auto_path(p, *d);
-  switch (path) {
-    case GemmPath::kFewRows: return gemm_few_rows_launch(p, *d, stream);
-    case GemmPath::kHopper:
-      if (hopper_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
-      return gemm_hopper_launch(p, *d, stream);
-    default:
-      if (portable_refusal(p, *d) != nullptr) return cudaErrorNotSupported;
-      return gemm_portable_launch(p, *d, stream);
-  }
+  return GemmRules::auto_path(p, *d) == GemmPath::kPortable ? hopper_refusal(p, *d) : nullptr;
 }
 
 size_t gemm_workspace_bytes(const GemmParams& p, GemmPath path) {
-  if (invalid(p) || p.m == 0 || p.n == 0) return 0;
+  if (GemmRules::invalid(p) || GemmRules::empty(p)) return 0;
   const DeviceInfo* d = nullptr;
   if (current_device_info(&d) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;  // gemm() reports the same failure
   }
-  if (path == GemmPath::kAuto) path = auto_path(p, *d);
+  if (path == GemmPath::kAuto) path = GemmRules::auto_path(p, *d);
   if (path != GemmPath::kHopper || hopper_refusal(p, *d) != nullptr) return 0;
   return gemm_hopper_workspace_bytes(p, *d);
 }

@@ -412,6 +412,52 @@ inline cudaError_t clusters_resident(const void* kernel, const cudaLaunchConfig_
   return cudaSuccess;
 }
 
+// The entry points of an op with several kernels (its paths). Rules holds
+// the op's types and static functions:
+//   Params, Path (an enum with kAuto), and kFallback: the path whose
+//     refusal stands for kAuto's (the one that runs on most devices)
+//   bool invalid(const Params&)  arguments no kernel takes
+//   bool empty(const Params&)    arguments with nothing to write
+//   Path auto_path(const Params&, const DeviceInfo&)  kAuto's pick
+//   const char* refusal(const Params&, const DeviceInfo&, Path)
+//     why that path cannot run them on the device, or nullptr
+//   cudaError_t launch(const Params&, const DeviceInfo&, Path, cudaStream_t)
+template <class Rules>
+struct PathDispatch {
+  using Params = typename Rules::Params;
+  using Path = typename Rules::Path;
+
+  // Why `path` cannot take p on the current device, or nullptr.
+  static const char* refusal(const Params& p, Path path) {
+    const DeviceInfo* d = nullptr;
+    if (const char* why = current_device_or_why(&d)) return why;
+    return Rules::refusal(p, *d, path == Path::kAuto ? Rules::kFallback : path);
+  }
+
+  // The path kAuto takes for p on the current device.
+  static cudaError_t choose(const Params& p, Path* chosen) {
+    const DeviceInfo* d = nullptr;
+    const cudaError_t err = current_device_info(&d);
+    if (err != cudaSuccess) return err;
+    *chosen = Rules::auto_path(p, *d);
+    return cudaSuccess;
+  }
+
+  // Runs p on `path` (kAuto: on auto_path's pick): cudaErrorInvalidValue
+  // for arguments no kernel takes, cudaErrorNotSupported where the path
+  // refuses them.
+  static cudaError_t run(const Params& p, Path path, cudaStream_t stream) {
+    if (Rules::invalid(p)) return cudaErrorInvalidValue;
+    if (Rules::empty(p)) return cudaSuccess;
+    const DeviceInfo* d = nullptr;
+    const cudaError_t err = current_device_info(&d);
+    if (err != cudaSuccess) return err;
+    if (path == Path::kAuto) path = Rules::auto_path(p, *d);
+    if (Rules::refusal(p, *d, path) != nullptr) return cudaErrorNotSupported;
+    return Rules::launch(p, *d, path, stream);
+  }
+};
+
 }  // namespace lit
 
 // Run `__VA_ARGS__` with `scalar_t` bound to the CUDA type of `dt`.
