@@ -897,7 +897,9 @@ lit_status lit_book_run(const lit_project *p, const lit_book_opts *o, lit_diags 
   lit_status r = lit_book_build(p, &t, d);
   const char *dir = o->out && o->out[0] ? o->out : "book";
   if (r == LIT_OK) {
-    if (o->check) {
+    if (o->check && lit_weave_check_out_file(p, dir, 0, "--out", d) != 0) {
+      r = LIT_FAILED; /* the project's own file: nothing to compare, and `lit book` would refuse it */
+    } else if (o->check) {
       size_t n = lit_tree_compare(&t, dir, d);
       if (n)
         lit_diag(d, LIT_NOTE, NULL, 0, 0, "%zu difference%s: run `lit book%s%s` and commit %s/", n, n == 1 ? "" : "s",

@@ -572,7 +572,9 @@ lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diag
        * output written (or read, under --check) there; --out says where */
       lit_diag(d, LIT_NOTE, NULL, 0, 0, "to weave the skill there all the same, name the folder: --out %s", out);
       r = LIT_FAILED;
-    } else if (o->check)
+    } else if (lit_weave_check_out_file(p, out, 1, "--out", d) != 0) /* it would hold the bundle's folder */
+      r = LIT_FAILED;
+    else if (o->check)
       r = lit_tree_compare(&t, dir, d) ? LIT_DIFFERS : LIT_OK;
     else if (lit_tree_check_parent(out, d) != 0) /* `--out /` would write /NAME */
       r = LIT_FAILED;

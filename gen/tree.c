@@ -664,7 +664,7 @@ int lit_tree_check_parent(const char *dir, lit_diags *d) {
 static int S_refuse_special(const char *path, const struct stat *st, lit_diags *d) {
   if (!S_ISLNK(st->st_mode)) {
     lit_diag(d, LIT_ERROR, path, 0, 0,
-             "is neither a regular file nor a folder: lit copies only those, so it stops here; remove it");
+             "is neither a regular file nor a folder: lit reads only those, so it stops here; remove it");
     return -1;
   }
   char to[PATH_MAX];
@@ -770,7 +770,13 @@ size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d) {
     lit_diag(d, LIT_ERROR, dir, 0, 0, "exists and is not a folder; remove it first");
     return 1;
   }
-  if (folder) lit_tree_read(&disk, dir, d);
+  /* One entry it cannot read (a FIFO, say) is the difference: what was
+   * read before it is only part of the folder, and every file after it
+   * would be reported missing. */
+  if (folder && lit_tree_read(&disk, dir, d) != 0) {
+    lit_tree_free(&disk);
+    return 1;
+  }
   /* a sorted view of the wanted files, without copying their bytes */
   want.files = lit_xmalloc((t->n + 1) * sizeof(lit_tree_file));
   memcpy(want.files, t->files, t->n * sizeof(lit_tree_file));

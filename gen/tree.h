@@ -104,7 +104,10 @@ int lit_tree_check_inside(const char *dir, lit_diags *d);
 /* Reports every difference between the tree and dir (missing, extra or
  * changed files) as an error; returns how many there are. A dir that
  * exists and is not a folder (a symbolic link to one, say) is not read:
- * it is reported as one difference, as lit_tree_install refuses it. */
+ * it is reported as one difference, as lit_tree_install refuses it; so is
+ * the first entry of dir that lit_tree_read refuses (a FIFO, a file it
+ * cannot read), and nothing is compared: the rest would all read as
+ * missing. */
 size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d);
 /* Adds every regular file under dir (recursively) to t, but dir's own
  * manifest. 0, or -1 reported: a file it cannot read, or anything that is

@@ -407,8 +407,9 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
 }
 
 /* The first of the project's own files (document, record, output folder)
- * whose real path lies in out_real, or NULL. */
-static const char *S_holds_own(const lit_project *p, const char *out_real) {
+ * whose real path lies in out_real (is out_real itself, with exact set),
+ * or NULL; *what (if not NULL) says which of them it is. */
+static const char *S_own(const lit_project *p, const char *out_real, int exact, const char **what) {
   const char *hit = NULL;
   for (size_t i = 0; i <= p->ndocs + p->nroots && !hit; i++) {
     const char *rel = i < p->ndocs    ? p->docs[i]->src.path
@@ -417,13 +418,43 @@ static const char *S_holds_own(const lit_project *p, const char *out_real) {
     char *real = lit_path_real(p->root, rel);
     size_t n = real ? strlen(real) : 0;
     if (n > 1 && real[n - 1] == '/') real[n - 1] = '\0'; /* an output folder's trailing '/' */
-    if (real && lit_path_is_inside(out_real, real)) hit = rel;
+    if (real && (exact ? strcmp(out_real, real) == 0 : lit_path_is_inside(out_real, real))) {
+      hit = rel;
+      if (what)
+        *what = i < p->ndocs    ? "one of the project's documents"
+                : i == p->ndocs ? "the project's record"
+                                : "one of the project's output folders";
+    }
     free(real);
   }
   return hit;
 }
 
+static const char *S_holds_own(const lit_project *p, const char *out_real) { return S_own(p, out_real, 0, NULL); }
+
+int lit_weave_check_out_file(const lit_project *p, const char *dir, int any, const char *option, lit_diags *d) {
+  struct stat st;
+  /* a folder, a link (lit_tree_install and lit_tree_compare refuse one), or nothing yet */
+  if (!dir[0] || lstat(dir, &st) != 0 || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) return 0;
+  char *out_real = lit_path_real(NULL, dir);
+  const char *what = NULL;
+  const char *own = out_real ? S_own(p, out_real, 1, &what) : NULL;
+  free(out_real);
+  if (own)
+    lit_diag(d, LIT_ERROR, dir, 0, 0,
+             "is a file, %s, not a folder: lit writes its output into a folder of its own, and never over the "
+             "project's files; pick one with %s DIR",
+             what, option);
+  else if (any)
+    lit_diag(d, LIT_ERROR, dir, 0, 0,
+             "is a file, not a folder: lit writes its output into a folder; remove the file, or pick a folder with "
+             "%s DIR",
+             option);
+  return own || any ? -1 : 0;
+}
+
 int lit_weave_check_out(const lit_project *p, const char *dir, const char *option, lit_diags *d) {
+  if (lit_weave_check_out_file(p, dir, 0, option, d) != 0) return -1;
   char *out_real = lit_path_real(NULL, dir);
   const char *hit = out_real ? S_holds_own(p, out_real) : NULL;
   free(out_real);

@@ -81,6 +81,14 @@ void lit_weave_free(lit_weave *w);
  * picks another folder): a manifest or a staging marker there, true or
  * forged, must never vouch for the sources. */
 int lit_weave_check_out(const lit_project *p, const char *dir, const char *option, lit_diags *d);
+/* 0 unless dir, an --out or --dest (option) that must name a folder,
+ * exists and is a file (not a folder, nor a symbolic link, which the
+ * callers refuse in their own words): -1, reported, if it is one of the
+ * project's documents, its record (or an output folder's name), said so
+ * in those words; if any is set, -1 reported for every other file too.
+ * lit_weave_check_out checks this first; lit book --check and lit skill
+ * (whose --out holds the bundle's folder) call it themselves. */
+int lit_weave_check_out_file(const lit_project *p, const char *dir, int any, const char *option, lit_diags *d);
 
 /* The page holding document `path` (project-relative), or NULL. */
 const lit_wdoc *lit_weave_page(const lit_weave *w, const char *path);

@@ -80,6 +80,35 @@ END_TEST
  * replaced only while it holds exactly those bytes (nothing is lost), or
  * with LIT_TREE_REPLACE_EDITS (skill install --force); an edited one is
  * kept with a message. */
+/* A FIFO in the folder compared is the one difference, reported by its
+ * path: the files readdir had not reached are not listed as missing. */
+START_TEST(test_tree_compare_fifo) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/book", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  for (int i = 0; i < 20; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "p%02d.html", i);
+    lit_tree_add(&t, name, lit_xstrdup("P"), 1);
+  }
+  ck_assert_int_eq(lit_tree_install(&t, out, "p00.html", 0, d), 0);
+  char *fifo = lit_xasprintf("%s/fifo", out);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ck_assert_uint_eq(lit_tree_compare(&t, out, d), 1);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 1);
+  char *msgs = ck_diags_text(d);
+  ck_assert_ptr_nonnull(strstr(msgs, "/book/fifo: error: is neither a regular file nor a folder"));
+  ck_assert_ptr_null(strstr(msgs, "missing"));
+  free(msgs);
+  free(fifo);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_tree_legacy_manifest_not_trusted) {
   char *dir = ck_tempdir();
   char *out = lit_xasprintf("%s/skill", dir);
@@ -412,6 +441,7 @@ Suite *tree_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_tree_install_and_compare);
+  tcase_add_test(tc, test_tree_compare_fifo);
   tcase_add_test(tc, test_tree_legacy_manifest_not_trusted);
   tcase_add_test(tc, test_tree_manifest_checked);
   tcase_add_test(tc, test_tree_leftovers_checked);
