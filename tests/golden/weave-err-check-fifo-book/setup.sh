@@ -1,3 +1,4 @@
-# A FIFO in a woven book: --check refuses it, by its path, once, and reads
-# no further; the pages it did not get to read are not reported missing.
-mkfifo book/fifo
+# A FIFO in the book's folder: --check refuses it, by its path, once, and
+# reads no further; the pages it did not get to read are not reported
+# missing.
+mkdir -p book && mkfifo book/fifo
