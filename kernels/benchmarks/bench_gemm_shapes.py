@@ -5,7 +5,7 @@
 package's GEMM (backend "auto"), the Hopper kernel forced, and the few-rows
 kernel forced (M <= 32), bf16, by the package's measuring protocol.
 
-    python3 kernels/benchmarks/bench_gemm_shapes.py --out references/results/gemm_shapes_h100.json [--quick]
+    python3 kernels/benchmarks/bench_gemm_shapes.py --out references/results/gemm_shapes_h200.json [--quick]
         [--weights qwen3_kv,ragged] [--ms 64,128] [--merge]
 
 Shapes: M in {1, 2, 4, 8, 16, 32, 64, 128, 512, 1000, 3000, 4096} against
@@ -50,7 +50,7 @@ def main():
     dtype = torch.bfloat16
     splits = TuningHook(lk.ops._gemm_few_rows_tuning)  # the few-rows kernel's split of K
     # One hook for the Hopper kernel's schedule (0 rule, 1 whole, 2 stream-K,
-    # 3 split-K) and tile width (0 rule, 128, 256): both set one state.
+    # 3 split-K) and tile width (0 rule, 32, 64, 128, 256): both set one state.
     schedule = TuningHook(lambda s, width=0: lk.ops._gemm_tuning(0, 0, s, width))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     weights = WEIGHTS[:1] if args.quick else WEIGHTS
@@ -85,6 +85,10 @@ def main():
                 if -(-m // 128) * -(-n // 256) < sms:  # split-K exists only for fewer tiles than SMs
                     modes.append((3, 256, "lit_hopper_split_k"))
                 modes += [(0, 256, "lit_hopper_n256"), (0, 128, "lit_hopper_n128")]
+                # a width is forced where the rule weighs it: twice the tiles
+                # of twice its width fit in one wave
+                rows = -(-m // 128)
+                modes += [(0, w, f"lit_hopper_n{w}") for w in (64, 32) if 2 * rows * -(-n // (2 * w)) <= sms]
                 for mode, width, name in modes:
                     impls.append((name, schedule.wrap(lambda: lk.gemm(a, w.t(), backend="hopper"),
                                                       mode, width)))

@@ -79,7 +79,8 @@ const char* gemm_path_refusal(const GemmParams& p, GemmPath path);
 // tile between two CTAs through TMA multicast), how many tile rows its
 // tile order groups together, its schedule (1: whole tiles only, 2:
 // stream-K for the tiles past the last whole wave, 3: split-K) and its tile
-// width (128 or 256 columns; the plain product only). 0 keeps the rule.
+// width (32, 64, 128 or 256 columns; the plain product only). 0 keeps the
+// rule.
 struct GemmTuning {
   int cluster = 0;
   int group_m = 0;

@@ -363,16 +363,18 @@ const char* gemm_few_rows_refusal(const GemmParams& p, const DeviceInfo& d) {
 }
 
 // Whether kAuto sends p here rather than to a tile kernel: every weight up
-// to 8 rows of a; from 9 to 16 rows, weights with at most twice as many
-// rows read as K, or three times with K of 4096 or more (four pieces a
-// warp); wider ones give the Hopper kernel enough tiles. Never from 17
-// rows, where 4 row blocks of m16n8 steps cost more than the stream
-// saves. Measured: the sweep below times both kernels on every shape, and
-// the book checks this rule against it.
+// to 8 rows of a; from 9 to 16 rows, weights whose rows start on 256-byte
+// boundaries (the staged loads are whole; a ragged stride splits them)
+// with at most twice as many rows read as K, or three times with K of
+// 4096 or more (four pieces a warp); wider ones give the Hopper kernel
+// enough tiles. Never from 17 rows, where 4 row blocks of m16n8 steps
+// cost more than the stream saves. Measured: the sweep below times both
+// kernels on every shape, and the book checks this rule against it.
 bool gemm_few_rows_preferred(const GemmParams& p) {
   const int64_t n = p.gated ? 2 * p.n : p.n;  // weight rows read
   if (p.m <= 8) return true;
-  return p.m <= 16 && (n <= 2 * p.k || (n <= 3 * p.k && p.k >= 4096));
+  const bool whole_rows = p.ldb % 128 == 0 && (!p.gated || p.ldb_up % 128 == 0);
+  return p.m <= 16 && whole_rows && (n <= 2 * p.k || (n <= 3 * p.k && p.k >= 4096));
 }
 
 void gemm_few_rows_set_splits(int splits) {

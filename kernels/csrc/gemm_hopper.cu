@@ -21,8 +21,8 @@ namespace ptx = cuda::ptx;
 
 // A CTA computes 128 x BN output tiles, 64 K-columns a stage: each
 // consumer warpgroup owns 64 rows x BN columns (BN / 2 fp32 registers a
-// thread), one m64nBNk16 wgmma per 16 K-columns. BN is 256, or 128 for
-// products with too few 256-column tiles to fill the GPU (Tile below).
+// thread), one m64nBNk16 wgmma per 16 K-columns. BN is 256, or 128, 64 or
+// 32 for products with too few wider tiles to fill the GPU (Tile below).
 constexpr int kBM = 128, kBK = 64;
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
@@ -37,11 +37,14 @@ constexpr int kABytes = kBM * kBK * 2;  // shared memory for A a stage (what a w
 
 // What the tile width decides. A stage is 16 KB of A and BN x 128 bytes of
 // B: 48 KB at 256 columns, where four stages (192 KB) let the producer run
-// three ahead; 32 KB at 128, where six stages fill the same 192 KB.
+// three ahead; 32 KB at 128, where six stages fill the same 192 KB, 24 KB
+// at 64 (eight) and 20 KB at 32 (nine, 180 KB).
 template <int BN>
 struct Tile {
-  static_assert(BN == 256 || BN == 128, "the Hopper GEMM's tiles are 256 or 128 columns wide");
-  static constexpr int kStages = BN == 256 ? 4 : 6;
+  static_assert(BN == 256 || BN == 128 || BN == 64 || BN == 32,
+                "the Hopper GEMM's tiles are 256, 128, 64 or 32 columns wide");
+  static constexpr int kStages = BN == 256 ? 4 : BN == 128 ? 6 : BN == 64 ? 8 : 9;
+  static constexpr int kBoxB = BN < kBoxRows ? BN : kBoxRows;  // rows of one B box
   static constexpr int kBBytes = BN * kBK * 2;
   static constexpr int kAcc = BN / 2;  // fp32 accumulators a consumer thread
   // A partial tile in the stream-K workspace: both consumers' accumulators,
@@ -78,7 +81,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                        const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_b_up, const HopperArgs g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  static_assert(BN == 256 || (!GATED && CLUSTER == 1), "128-column tiles: the plain product, one CTA");
+  static_assert(BN == 256 || (!GATED && CLUSTER == 1), "narrow tiles: the plain product, one CTA");
   // Static shared memory, which only this build has: gemm_hopper_compiled
   // reads its size back to tell the real kernel from the stub.
   using TileT = Tile<BN>;
@@ -125,7 +128,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int32_t ca[2] = {k0, m0};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.a[pos.stage], &map_a,
                                     ca, bar);
-          if constexpr (BN == 128) {  // B in one box of 128 rows
+          if constexpr (BN <= 128) {  // B in one box of BN rows
             const int32_t c0[2] = {k0, nb};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.b[pos.stage],
                                       &map_b, c0, bar);
@@ -361,20 +364,35 @@ StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int bn, 
                        std::max(1, sm_count / cluster), force);
 }
 
-// The tile width for the plain product on single CTAs: 128 columns when
-// twice its 256-column tiles still fit in one wave, unless the wide tiles
-// would split their sums over CTAs and the narrow ones, whole, would leave
-// over half the grid idle (a ragged weight at a few rows); else 256. The
-// tuning hook can force either width.
+// The tile width for the plain product on single CTAs. 256 columns where
+// twice those tiles overfill one wave; else the narrowest width whose tiles
+// still fit in one wave: 128, or down to 32 for sums of at most
+// kNarrowMaxK (deeper sums stream less per SM as wide tiles split over
+// CTAs than as narrow whole ones). Except: where the 256-column tiles would
+// split their sums and the narrow ones, whole, would leave SMs idle (under
+// half the grid filled, or under two thirds when a tile streams more rows
+// of A than it has columns), the split wide tiles win. The gated product
+// and clusters keep 256; the tuning hook can force any width.
+constexpr int64_t kNarrowMaxK = 8192;
+
 int tile_n_for(const GemmParams& p, int sm_count) {
   if (p.gated || cluster_for(p) != 1) return 256;
   if (g_tuning.tile_n != 0) return g_tuning.tile_n;
-  int rows = 0, cols = 0;
+  int rows = 0, cols = 0, bn = 128;
   const StreamKPlan wide = hopper_plan(p, sm_count, 1, 256, &rows, &cols);
   if (2LL * wide.tiles > sm_count) return 256;
-  const StreamKPlan narrow = hopper_plan(p, sm_count, 1, 128, &rows, &cols);
+  StreamKPlan narrow = hopper_plan(p, sm_count, 1, bn, &rows, &cols);
+  const int narrowest = p.k <= kNarrowMaxK ? 32 : 128;
+  while (bn > narrowest) {
+    const StreamKPlan half = hopper_plan(p, sm_count, 1, bn / 2, &rows, &cols);
+    if (half.tiles > sm_count) break;
+    bn /= 2;
+    narrow = half;
+  }
   const bool loses_split = wide.sk_ctas > 0 && narrow.sk_ctas == 0;
-  return loses_split && 2LL * narrow.tiles < sm_count ? 256 : 128;
+  const bool a_heavy = hopper::activation_box_rows(p.m, kBM) > bn;
+  const bool idle = a_heavy ? 3LL * narrow.tiles < 2LL * sm_count : 2LL * narrow.tiles < sm_count;
+  return loses_split && idle ? 256 : bn;
 }
 
 template <typename T, bool GATED, int CLUSTER, int ACT, int BN>
@@ -384,12 +402,12 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
   const int a_rows = hopper::activation_box_rows(p.m, kBM);  // zero rows cost copy time too
   cudaError_t err = hopper::make_tensor_map_sw128(&map_a, p.dtype, p.a, p.m, p.k, p.lda, a_rows);
   if (err == cudaSuccess) {
-    err = hopper::make_tensor_map_sw128(&map_b, p.dtype, p.b, p.n, p.k, p.ldb, kBoxRows);
+    err = hopper::make_tensor_map_sw128(&map_b, p.dtype, p.b, p.n, p.k, p.ldb, TileT::kBoxB);
   }
   if (err == cudaSuccess) {
     err = GATED ? hopper::make_tensor_map_sw128(&map_b_up, p.dtype, p.b_up, p.n, p.k, p.ldb_up,
-                                                kBoxRows)
-                : hopper::make_tensor_map_sw128(&map_b_up, p.dtype, p.b, p.n, p.k, p.ldb, kBoxRows);
+                                                TileT::kBoxB)
+                : hopper::make_tensor_map_sw128(&map_b_up, p.dtype, p.b, p.n, p.k, p.ldb, TileT::kBoxB);
   }
   if (err != cudaSuccess) return err;
 
@@ -451,12 +469,16 @@ cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream)
     return launch<T, false, 2, static_cast<int>(Act::kIdentity), 256>(p, sm_count, (group + 1) / 2,
                                                                       stream);
   }
-  const bool narrow = tile_n_for(p, sm_count) == 128;
+  const int width = tile_n_for(p, sm_count);
   return with_act(p.act, [&](auto act) -> cudaError_t {
     constexpr int A = decltype(act)::value;
     if (p.gated) return launch<T, true, 1, A, 256>(p, sm_count, group, stream);
-    return narrow ? launch<T, false, 1, A, 128>(p, sm_count, group, stream)
-                  : launch<T, false, 1, A, 256>(p, sm_count, group, stream);
+    switch (width) {
+      case 32: return launch<T, false, 1, A, 32>(p, sm_count, group, stream);
+      case 64: return launch<T, false, 1, A, 64>(p, sm_count, group, stream);
+      case 128: return launch<T, false, 1, A, 128>(p, sm_count, group, stream);
+      default: return launch<T, false, 1, A, 256>(p, sm_count, group, stream);
+    }
   });
 }
 

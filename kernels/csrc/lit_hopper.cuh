@@ -401,6 +401,25 @@ __device__ __forceinline__ void fence_operands(uint32_t (&r)[N]) {
         LIT_WGMMA_D8(32), LIT_WGMMA_D8(40), LIT_WGMMA_D8(48), LIT_WGMMA_D8(56) \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
+#define LIT_WGMMA_SS_N64(TYPES) \
+  asm volatile( \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32" TYPES " " \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, " \
+      "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, " \
+      "%32, %33, p, 1, 1, 0, 0;\n}\n" \
+      : LIT_WGMMA_D8(0), LIT_WGMMA_D8(8), LIT_WGMMA_D8(16), LIT_WGMMA_D8(24) \
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+
+#define LIT_WGMMA_SS_N32(TYPES) \
+  asm volatile( \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32" TYPES " " \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, " \
+      "%16, %17, p, 1, 1, 0, 0;\n}\n" \
+      : LIT_WGMMA_D8(0), LIT_WGMMA_D8(8) \
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+
 #define LIT_WGMMA_RS_N128(TYPES) \
   asm volatile( \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
@@ -426,16 +445,23 @@ __device__ __forceinline__ void fence_operands(uint32_t (&r)[N]) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate))
 
 // d (64 x N fp32) = A (64 x 16, K-major, shared) * B (16 x N, K-major,
-// shared) + (accumulate ? d : 0), N = 128 (S = Q K^T over a block of
-// keys). Accumulator layout as wgmma_m64n256k16.
+// shared) + (accumulate ? d : 0): N = 128 (S = Q K^T over a block of
+// keys; the GEMM's 128-column tiles), 64 or 32 (its narrow tiles).
+// Accumulator layout as wgmma_m64n256k16.
 template <typename T, int N>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                          int accumulate) {
-  static_assert(N == 128, "attention's Q K^T product: N is the key block, 128");
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    LIT_WGMMA_SS_N128(".bf16.bf16");
+  static_assert(N == 128 || N == 64 || N == 32, "wgmma_ss: N is 128, 64 or 32");
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  if constexpr (N == 128) {
+    if constexpr (kBf16) LIT_WGMMA_SS_N128(".bf16.bf16");
+    else LIT_WGMMA_SS_N128(".f16.f16");
+  } else if constexpr (N == 64) {
+    if constexpr (kBf16) LIT_WGMMA_SS_N64(".bf16.bf16");
+    else LIT_WGMMA_SS_N64(".f16.f16");
   } else {
-    LIT_WGMMA_SS_N128(".f16.f16");
+    if constexpr (kBf16) LIT_WGMMA_SS_N32(".bf16.bf16");
+    else LIT_WGMMA_SS_N32(".f16.f16");
   }
 }
 
@@ -463,6 +489,8 @@ __device__ __forceinline__ void wgmma_rs_tn(float (&d)[N / 2], const uint32_t (&
 }
 
 #undef LIT_WGMMA_SS_N128
+#undef LIT_WGMMA_SS_N64
+#undef LIT_WGMMA_SS_N32
 #undef LIT_WGMMA_RS_N128
 #undef LIT_WGMMA_RS_N64
 

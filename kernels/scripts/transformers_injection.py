@@ -264,7 +264,9 @@ def patch_attention(attn, rotary_emb, lk):
             k = k_norm(k)
         position_ids = kwargs.get("position_ids")
         if position_ids is not None:
-            positions = position_ids.expand(input_shape).reshape(-1)
+            # one row of positions for the whole batch arrives broadcast
+            # (stride 0): the kernel takes contiguous positions
+            positions = position_ids.expand(input_shape).reshape(-1).contiguous()
             table = rotary_emb.lit_cos_sin_cache
         else:  # no positions passed down: a table row per token from the model's own cos/sin
             cos, sin = position_embeddings  # [batch or 1, seq, head_dim], both halves equal

@@ -1597,8 +1597,8 @@ void gemm_tuning(int64_t cluster, int64_t group_m, int64_t stream_k, int64_t til
   TORCH_CHECK(stream_k >= 0 && stream_k <= 3,
               "lit_kernels._gemm_tuning: stream_k must be 0 (the rule), 1 (whole tiles), 2 "
               "(stream-K) or 3 (split-K), got ", stream_k);
-  TORCH_CHECK(tile_n == 0 || tile_n == 128 || tile_n == 256,
-              "lit_kernels._gemm_tuning: tile_n must be 0 (the rule), 128 or 256, got ", tile_n);
+  TORCH_CHECK(tile_n == 0 || tile_n == 32 || tile_n == 64 || tile_n == 128 || tile_n == 256,
+              "lit_kernels._gemm_tuning: tile_n must be 0 (the rule), 32, 64, 128 or 256, got ", tile_n);
   lit::GemmTuning t;
   t.cluster = static_cast<int>(cluster);
   t.group_m = static_cast<int>(group_m);

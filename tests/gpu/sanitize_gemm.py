@@ -45,9 +45,13 @@ if hopper:
     check("hopper stream-K, 40 rows", lk.gemm(r(40, 2048), r(300, 2048, scale=0.1).t(), backend="hopper"))
     lk.ops._gemm_tuning(0, 0, 3)  # split-K: every tile in parts
     check("hopper split-K", lk.gemm(r(100, 1104), r(600, 1104, scale=0.1).t(), r(600), "gelu", backend="hopper"))
-    for mode in (0, 3):  # 128-column tiles, whole and split
-        lk.ops._gemm_tuning(0, 0, mode, 128)
-        check(f"hopper 128-column tiles, schedule {mode}",
-              lk.gemm(r(300, 1104), r(600, 1104, scale=0.1).t(), r(600), "silu", backend="hopper"))
+    for width in (128, 64, 32):  # narrow tiles, whole and split, a partial last tile of columns
+        for mode in (0, 3):
+            lk.ops._gemm_tuning(0, 0, mode, width)
+            check(f"hopper {width}-column tiles, schedule {mode}",
+                  lk.gemm(r(300, 1104), r(600, 1104, scale=0.1).t(), r(600), "silu", backend="hopper"))
+    lk.ops._gemm_tuning(0, 0, 2, 32)
+    check("hopper 32-column tiles, stream-K, 40 rows",
+          lk.gemm(r(40, 2048), r(1000, 2048, scale=0.1).t(), r(1000), "gelu", backend="hopper"))
     lk.ops._gemm_tuning(0, 0, 0)
 run.finish()

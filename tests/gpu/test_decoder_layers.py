@@ -115,13 +115,28 @@ def inputs(vocab, batch=1, seq=CTX + STEPS):
 @pytest.mark.parametrize("family", ["qwen3", "llama"])
 @pytest.mark.parametrize("which", ["layer_fusion", "qk_norm_rope", "linears", "all", "all+attention"])
 def test_patched_matches_unpatched_eager(family, which):
-    needs_transformers()
-    ti = script()
     if which == "qk_norm_rope" and family != "qwen3":
         pytest.skip("LLaMA has no per-head norms")
+    check_eager(family, which, batch=1)
+
+
+@pytest.mark.parametrize("family", ["qwen3", "llama"])
+@pytest.mark.parametrize("which", ["rope", "all+attention"])
+def test_patched_decode_batch_of_three(family, which):
+    """Three sequences at once: a decode step's position_ids are one row
+    broadcast over the batch (stride 0), which the patches must hand to the
+    kernels as contiguous positions."""
+    check_eager(family, which, batch=3)
+
+
+def check_eager(family, which, batch):
+    """The model patched with `which` (a patch, "all" or "all+attention")
+    against the unpatched one, eagerly, then unpatched again."""
+    needs_transformers()
+    ti = script()
     patches = {"all": all_patches(ti, family), "all+attention": all_patches(ti, family, True)}.get(which, [which])
     model = tiny(ti, family)
-    ids = inputs(model.config.vocab_size)
+    ids = inputs(model.config.vocab_size, batch=batch)
     ref, ref32 = references(ti, model, ids)
     counts = ti.patch_model(model, family, lit(), patches)
     assert counts == ti.expected_counts(family, LAYERS, patches), counts

@@ -219,13 +219,14 @@ def test_stream_k_epilogues(epilogue, mode):
     check(out, reference(a, b, bias, epilogue), dtype, f"stream_k={mode} {epilogue}")
 
 
-@pytest.mark.parametrize("width", [0, 128, 256])
+@pytest.mark.parametrize("width", [0, 32, 64, 128, 256])
 @pytest.mark.parametrize("mode", [0, 1, 2, 3])
 @pytest.mark.parametrize("shape", SK_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_tile_widths(shape, mode, width):
-    """Each tile width (the rule's, 128 and 256 columns forced through the
-    tuning hook) under every schedule, with a bias and an activation; a
-    gated product asked for 128 keeps 256-column tiles and the same result."""
+    """Each tile width (the rule's, and 32, 64, 128 and 256 columns forced
+    through the tuning hook) under every schedule, with a bias and an
+    activation; a gated product asked for a narrow width keeps 256-column
+    tiles and the same result."""
     if not HOPPER:
         pytest.skip("needs compute capability 9.0")
     dtype = torch.bfloat16
@@ -243,7 +244,7 @@ def test_tile_widths(shape, mode, width):
     if gated is not None:
         check(gated, reference(a, b[:, : n // 2 * 2], None, "swiglu"), dtype, f"tile_n={width} gated {m}x{n}x{k}")
     with pytest.raises(RuntimeError, match="tile_n must be"):
-        lk.ops._gemm_tuning(0, 0, 0, 64)
+        lk.ops._gemm_tuning(0, 0, 0, 96)
 
 
 @pytest.mark.parametrize("mode", [0, 1, 2, 3])
@@ -334,14 +335,15 @@ def test_stream_k_graph_and_two_streams():
 # ------------------------------------------------------- the few-rows kernel --
 # M 1-32 across its three row-block forms (8, 16, 32 rows), N not a multiple
 # of its 16 columns, K multiples of 8 that are not multiples of its 128-value
-# pieces or of the 8 warps' share; and either side of the rule's width
-# limits at 9-16 rows (N <= 2 K, or N <= 3 K with K >= 4096).
+# pieces or of the 8 warps' share; and either side of the rule's limits at
+# 9-16 rows (rows of b on 256-byte boundaries; N <= 2 K, or N <= 3 K with
+# K >= 4096).
 FEW_SHAPES = [(1, 1, 8), (1, 4097, 4096), (2, 17, 24), (3, 64, 8), (7, 1000, 1000),
               (8, 4096, 4104), (9, 300, 520), (15, 33, 4096), (16, 14336, 4096),
               (17, 1000, 4096), (24, 513, 1032), (31, 4095, 256), (32, 4096, 4096),
               (4, 4096, 4096), (4, 4096, 4104), (16, 4096, 4096), (1, 14336, 4096),
               (12, 2048, 1024), (12, 2056, 1024), (12, 12288, 4096), (12, 12296, 4096),
-              (12, 3072, 1024)]
+              (12, 3072, 1024), (12, 1000, 1024), (12, 1000, 1032)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -354,7 +356,7 @@ def test_few_rows_shapes(shape, dtype):
     out = lk.gemm(a, b, backend="few_rows")
     check(out, reference(a, b, None, "none"), dtype, f"few_rows {dtype} {m}x{n}x{k}")
     # auto's rule (gemm_few_rows_preferred), restated
-    preferred = m <= 8 or (m <= 16 and (n <= 2 * k or (n <= 3 * k and k >= 4096)))
+    preferred = m <= 8 or (m <= 16 and b.stride(1) % 128 == 0 and (n <= 2 * k or (n <= 3 * k and k >= 4096)))
     assert lk.gemm_path(a, b) == ("few_rows" if preferred else ("hopper" if HOPPER else "portable"))
     if preferred:
         assert torch.equal(lk.gemm(a, b), out)  # and the partial sums add in a fixed order
