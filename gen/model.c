@@ -1175,6 +1175,21 @@ static void S_register_like(lit_project *p, const lit_project *o) {
   p->own->names = o->own->names;
 }
 
+/* One file read as two documents: a link naming, through a symbolic
+ * link inside the project (refs -> references/sub), a document the
+ * reading order already has under another spelling. Every chunk in it
+ * would be defined twice, and a stitch that edits both copies renames two
+ * rewritten versions over the one file, the second dropping the first's
+ * edits while the record calls the generated file stitched (the next
+ * tangle then overwrites the hand edit). The earlier spelling, from the
+ * real paths read so far (reals[i] of names[i], NULL where unknown), or
+ * NULL. */
+static const char *S_alias(char *const *reals, char *const *names, size_t n, const char *real) {
+  for (size_t i = 0; real && i < n; i++)
+    if (reals[i] && strcmp(reals[i], real) == 0) return names[i];
+  return NULL;
+}
+
 static lit_project *S_load(const char *root, const char *entry, const S_memory *mem, lit_diags *d) {
   lit_source src;
   if (S_load_source(&src, root, entry, mem, NULL, NULL, d) != 0) {
@@ -1193,6 +1208,15 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   /* Read every linked document first, then parse them in parallel. */
   lit_source *srcs = NULL;
   size_t nsrcs = 0, srcs_cap = 0;
+  /* Each document's real path, the entry's first (none from memory: no
+   * disk, and the documents were loaded from it without this error). */
+  char **reals = lit_xcalloc(index->nlinks + 1, sizeof *reals);
+  char **names = lit_xcalloc(index->nlinks + 1, sizeof *names); /* copies: srcs moves as it grows */
+  size_t nreals = 0;
+  if (!mem) {
+    reals[0] = lit_path_real(p->root, index->src.path);
+    names[nreals++] = lit_xstrdup(index->src.path);
+  }
   for (size_t i = 0; i < index->nlinks; i++) {
     lit_link *l = &index->links[i];
     const char *hash = strchr(l->url, '#');
@@ -1212,13 +1236,37 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
       free(path);
       continue;
     }
+    char *real = mem ? NULL : lit_path_real(p->root, path);
+    const char *alias = S_alias(reals, names, nreals, real);
+    if (alias) {
+      lit_diag(d, LIT_ERROR, index->src.path, l->line, l->col,
+               "link '%s' names the document '%s' again, under another name (a symbolic link makes the two one "
+               "file), and lit would read it twice: link '%s' instead",
+               l->url, alias, alias);
+      free(real);
+      free(path);
+      continue;
+    }
     srcs = lit_grow(srcs, &srcs_cap, nsrcs + 1, sizeof(lit_source));
-    if (S_load_source(&srcs[nsrcs], p->root, path, mem, index->src.path, l, d) == 0)
+    if (S_load_source(&srcs[nsrcs], p->root, path, mem, index->src.path, l, d) == 0) {
+      if (real) {
+        reals[nreals] = real;
+        names[nreals++] = lit_xstrdup(path);
+        real = NULL;
+      }
       nsrcs++;
-    else
+    } else {
       lit_source_free(&srcs[nsrcs]);
+    }
+    free(real);
     free(path);
   }
+  for (size_t i = 0; i < nreals; i++) {
+    free(reals[i]);
+    free(names[i]);
+  }
+  free(reals);
+  free(names);
   /* Documents unchanged from mem->reuse are cloned; the rest are parsed,
    * together, then put back in reading order. */
   lit_doc **parsed = lit_xcalloc(nsrcs + 1, sizeof(lit_doc *));

@@ -1,0 +1,1 @@
+ln -s references/sub refs2
