@@ -213,11 +213,17 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
     int there = lstat(full, &st) == 0, is_dir = there && S_ISDIR(st.st_mode);
     if (listed && is_dir && kind == S_KIND_FOLDER) {
       S_find_foreign(w, sub);
-    } else if (!listed || is_dir || !there) {
+    } else if (!listed || is_dir || !there || kind == S_KIND_FOLDER) {
+      /* A name the manifest lists only as the folder above a file is
+       * lit's only while it is a folder: a file or a symbolic link there
+       * (notes/x listed, notes now someone's file) is not what lit wrote. */
       if (w->found++ < 5)
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
                  "lit did not write this %s, and replacing %s would delete it: move it out, or pick another folder",
-                 is_dir ? "folder" : "file", w->target);
+                 is_dir                         ? "folder"
+                 : there && S_ISLNK(st.st_mode) ? "symbolic link"
+                                                : "file",
+                 w->target);
     } else if (!w->replace_edits && !S_still_lits(w, full, sub, &st, kind)) {
       if (w->found++ >= 5) {
       } else if (kind == S_KIND_NAME && w->t->n == 0) {
