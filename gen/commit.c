@@ -164,6 +164,29 @@ static int S_proven(const char *root, const char *rel, const S_mades *made, cons
   return r;
 }
 
+/* Whether the new file at final is the staged copy temp renamed into
+ * place: temp is gone, and final is a regular file (never followed
+ * through a link) with the device and inode temp's made line records (a
+ * rename keeps them) and the content the plan hashed. A made line and a
+ * hash alone prove nothing: anyone can write them, and a journal in a
+ * cloned repository would otherwise have the undo delete any file in an
+ * output folder whose content its author knows. */
+static int S_renamed_into(const char *root, const char *final, const char *temp, const S_mades *made,
+                          const char *hash) {
+  const S_made *m = S_mades_find(made, temp);
+  if (!m || m->old || S_exists(root, temp)) return 0;
+  char *full = S_full(root, final);
+  struct stat st;
+  int r = 0;
+  if (lstat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+    char *now = S_id_text(&st, 0);
+    r = strcmp(now, m->id) == 0 && S_holds(full, hash);
+    free(now);
+  }
+  free(full);
+  return r;
+}
+
 /* The note for a file a journal names that S_proven cannot vouch for:
  * it stays where it is (d may be NULL: quiet). */
 static void S_kept(lit_diags *d, const char *rel, const char *as, const char *why) {
@@ -477,14 +500,16 @@ static int S_undo(const S_view *v, lit_diags *d) {
     if (it->kind == S_NEW) {
       /* The staged copy still there, or never made: the rename never
        * happened. Made and gone: the target is lit's new file, unless what
-       * is there now is not. */
-      char *final = S_full(v->root, it->final), *temp = S_full(v->root, it->temp);
-      struct stat st;
-      if (S_mades_find(v->made, it->temp) && lstat(temp, &st) != 0 && lstat(final, &st) == 0 &&
-          S_holds(final, it->hash) && unlink(final) != 0)
-        err = errno;
+       * is there now is not the very file made. */
+      char *final = S_full(v->root, it->final);
+      if (S_renamed_into(v->root, it->final, it->temp, v->made, it->hash)) {
+        if (unlink(final) != 0) err = errno;
+      } else if (S_mades_find(v->made, it->temp) && !S_exists(v->root, it->temp) && S_holds(final, it->hash)) {
+        S_kept(d, it->final, "a file it made",
+               "it is not the file lit made there (its device or inode differ from the journal's record of the "
+               "staged copy renamed into place)");
+      }
       free(final);
-      free(temp);
     } else if (it->backup) { /* none yet: the step that names it failed */
       err = S_put_back(v, it, d);
     }

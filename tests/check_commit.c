@@ -164,7 +164,13 @@ START_TEST(test_recover_committed) {
   S_link(dir, "out/b.c", "out/.lit-old-4194304-1");
   ck_write(dir, "out/.lit-tmp-4194304-1", "b new");
   ck_write(dir, "out/.lit-old-4194304-2", "gone");
-  ck_write(dir, "out/n/c.c", "c");
+  ck_write(dir, "out/n/.lit-tmp-4194304-2", "c");
+  /* made as a staged copy, then renamed into place: the same inode */
+  char *t2 = S_made(dir, "out/n/.lit-tmp-4194304-2", 0);
+  char *from = lit_xasprintf("%s/out/n/.lit-tmp-4194304-2", dir), *to = lit_xasprintf("%s/out/n/c.c", dir);
+  ck_assert_int_eq(rename(from, to), 0);
+  free(from);
+  free(to);
   char ha[LIT_HASH_HEX + 1], hb[LIT_HASH_HEX + 1], hc[LIT_HASH_HEX + 1];
   lit_hash_hex("a new", 5, ha);
   lit_hash_hex("b new", 5, hb);
@@ -180,16 +186,17 @@ START_TEST(test_recover_committed) {
                                 "temp\tout/.lit-tmp-4194304-1\n"
                                 "%s"
                                 "temp\tout/n/.lit-tmp-4194304-2\n"
-                                "made\tout/n/.lit-tmp-4194304-2\t1\t2\n"
+                                "%s"
                                 "replace\tout/.lit-tmp-4194304-0\tout/a.c\tout/.lit-old-4194304-0\t%s\n"
                                 "replace\tout/.lit-tmp-4194304-1\tout/b.c\tout/.lit-old-4194304-1\t%s\n"
                                 "remove\tout/gone.c\tout/.lit-old-4194304-2\n"
                                 "new\tout/n/.lit-tmp-4194304-2\tout/n/c.c\t%s\n"
                                 "commit\n%s%s%s",
-                                t1, ha, hb, hc, o0, o1, o2);
+                                t1, t2, ha, hb, hc, o0, o1, o2);
   ck_write(dir, ".rec-journal", journal);
   free(journal);
   free(t1);
+  free(t2);
   free(o0);
   free(o1);
   free(o2);

@@ -1,0 +1,1 @@
+a user's file, which lit did not write
