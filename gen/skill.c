@@ -467,15 +467,40 @@ static int S_read_front(const lit_source *ix, S_front *fm, lit_diags *d) {
   return status;
 }
 
-/* The folders named by skill-scripts, shipped under scripts/. */
+/* Whether some tangled file lies under folder root. */
+static int S_holds_files(const lit_project *p, const char *root) {
+  for (size_t i = 0; i < p->nfiles; i++)
+    if (S_under(p->files[i].path, root)) return 1;
+  return 0;
+}
+
+/* The folders named by skill-scripts, shipped under scripts/. A folder
+ * the key names must be a project path that holds tangled files: the key
+ * only picks among them, so '..', a leading '/' or a misspelt folder
+ * would otherwise ship nothing without a word. */
 static char **S_ship(const lit_project *p, const lit_source *ix, lit_diags *d) {
-  const char *scripts = S_meta(ix, "skill-scripts", NULL, NULL);
+  enum { S_MAX_ROOTS = 16 };
+  int line = 0;
+  const char *scripts = S_meta(ix, "skill-scripts", NULL, &line);
   char *roots_text = lit_xstrdup(scripts ? scripts : "kernels/scripts kernels/benchmarks");
-  const char *roots[16];
+  const char *roots[S_MAX_ROOTS];
   size_t nroots = 0;
   char *save = NULL;
-  for (char *t = strtok_r(roots_text, " \t,", &save); t && nroots < 16; t = strtok_r(NULL, " \t,", &save))
-    roots[nroots++] = t;
+  for (char *t = strtok_r(roots_text, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+    if (!scripts) {
+      roots[nroots++] = t;
+    } else if (t[0] == '/' || strstr(t, "..")) {
+      lit_diag(d, LIT_ERROR, ix->path, line, 1,
+               "skill-scripts takes folders inside the project (no '/' at the start, no '..'), not '%s'", t);
+    } else if (!S_holds_files(p, t)) {
+      lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-scripts: no tangled file lies under '%s'", t);
+    } else if (nroots == S_MAX_ROOTS) {
+      lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-scripts names more than %d folders", S_MAX_ROOTS);
+      break;
+    } else {
+      roots[nroots++] = t;
+    }
+  }
   char **shipped = S_shipped(p, roots, nroots, d);
   free(roots_text);
   return shipped;
