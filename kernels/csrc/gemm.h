@@ -45,7 +45,8 @@ struct GemmParams {
 
 // Which kernel runs. kAuto takes the few-rows kernel (a stream over the
 // weight, gemm_few_rows.cu) for a few rows of a (up to 8, and up to 16 for
-// weights not much wider than deep; references/gemm-few-rows.md) with
+// weights not much wider than deep with rows on 256-byte boundaries;
+// references/gemm-few-rows.md) with
 // aligned operands, else
 // the Hopper kernel (TMA + wgmma) on a compute capability
 // 9.0 device when the package carries its sm_90a code and the operands

@@ -339,7 +339,8 @@ def gemm(a: torch.Tensor, b: torch.Tensor, bias: Optional[torch.Tensor] = None,
     ("swiglu", "geglu", "geglu_tanh") that reads b's columns as a gate half
     and an up half and returns act(gate) * up, [M, N // 2]. bias: [N] or None.
     backend: "auto" (the few-rows kernel for up to 8 aligned rows of a, and
-    up to 16 for weights not much wider than deep, else
+    up to 16 for weights not much wider than deep with rows on 256-byte
+    boundaries, else
     the TMA + wgmma kernel on H100/H200 when the operands are 16-byte aligned,
     else the portable mma.sync kernel), "hopper", "portable" or "few_rows".
     Inference only: there is no backward.
