@@ -25,7 +25,8 @@ Every page is opened from disk (file://) at 1400 and 390 pixels wide, and:
     block is highlighted, print.html holds every page;
   - print: print.html printed to PDF (read by pdftext.py) keeps each chunk's
     caption on the page of its code's first lines, and leaves no page but a
-    chapter's last nearly blank.
+    chapter's last nearly blank; laid out for print, no table is wider than
+    the printed page's column (its right columns would be lost off the paper).
 Usage: book_ui.py BOOK_DIR [LIT] (LIT defaults to gen/build/lit). Ends with "N passed, N failed".
 """
 import glob
@@ -706,6 +707,28 @@ def test_print(b, url, book):
           "%d: %s" % (len(short), "; ".join(short[:6])))
 
 
+# The printed column: print.html is printed on the browser's default paper
+# (Letter, 8.5 in = 816 px) inside style.css's 1.6 cm page margins, as
+# test_print does. A table wider than that runs off the paper, its right
+# columns lost.
+PRINT_COLUMN_PX = 816 - 2 * 1.6 / 2.54 * 96
+
+
+def test_print_tables(b, url, book):
+    """Every table of print.html, laid out for print on the printed column's width, fits it."""
+    p = b.page(width=int(PRINT_COLUMN_PX), height=900)
+    p.goto(url("print.html"), timeout=60)
+    p.emulate(media="print")
+    r = p.eval("""(() => { const w = document.querySelector('article').getBoundingClientRect().width;
+      return [w, [...document.querySelectorAll('article table')].filter(t => t.getBoundingClientRect().width > w + 1)
+        .map(t => Math.round(t.getBoundingClientRect().width) + ' px: ' + t.closest('section').querySelector('h1')
+        .textContent.slice(0, 40) + ' (' + t.rows[0].cells.length + ' columns)')]; })()""")
+    p.emulate()
+    check("print: every table fits the printed page's width (%.0f px)" % PRINT_COLUMN_PX,
+          abs(r[0] - PRINT_COLUMN_PX) < 2 and not r[1], "column %.0f px; %d wider: %s" % (
+              r[0], len(r[1]), "; ".join(r[1][:6])))
+
+
 def main():
     book = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "book")
     lit = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "gen", "build", "lit"))
@@ -721,7 +744,8 @@ def main():
                      lambda: test_tables(b, url, book), lambda: test_charts(b, url, book),
                      lambda: test_chart_text(b, url, book),
                      lambda: test_around(b, url, book), lambda: test_reader(b, url, book),
-                     lambda: test_print(b, url, book), lambda: test_axe(b, url, book)):
+                     lambda: test_print(b, url, book), lambda: test_print_tables(b, url, book),
+                     lambda: test_axe(b, url, book)):
             try:
                 test()
             except Exception as e:  # a broken page must not hide the other tests
