@@ -125,14 +125,17 @@ static int S_holds(const char *path, const char *hash) {
   return hash[0] && lit_hash_file(path, now) == 0 && strcmp(now, hash) == 0;
 }
 
-/* Whether rel holds the file lit made there, as made records it: 1 it
- * does, 0 nothing is there, -1 something else is (*why: what it is, for a
- * message). Never follows a link. hash: the content a staged copy was
- * closed with, checked too; "" if unknown (an old copy, or a staged copy
- * still being written when its run died). */
-static int S_proven(const char *root, const char *rel, const S_mades *made, const char *hash, const char **why) {
+/* Whether rel holds the file lit made as `as` (rel itself, or the staged
+ * copy renamed to rel: a rename keeps the device and inode), as made
+ * records it: 1 it does, 0 nothing is there, -1 something else is (*why:
+ * what it is, for a message). Never follows a link. hash: the content a
+ * staged copy was closed with, checked too; "" if unknown (an old copy, or
+ * a staged copy still being written when its run died). A made line and a
+ * hash alone prove nothing: anyone can write them into a journal. */
+static int S_proven_as(const char *root, const char *rel, const char *as, const S_mades *made, const char *hash,
+                       const char **why) {
   char *full = S_full(root, rel);
-  const S_made *m = S_mades_find(made, rel);
+  const S_made *m = S_mades_find(made, as);
   struct stat st;
   int r = -1;
   *why = NULL;
@@ -164,27 +167,8 @@ static int S_proven(const char *root, const char *rel, const S_mades *made, cons
   return r;
 }
 
-/* Whether the new file at final is the staged copy temp renamed into
- * place: temp is gone, and final is a regular file (never followed
- * through a link) with the device and inode temp's made line records (a
- * rename keeps them) and the content the plan hashed. A made line and a
- * hash alone prove nothing: anyone can write them, and a journal in a
- * cloned repository would otherwise have the undo delete any file in an
- * output folder whose content its author knows. */
-static int S_renamed_into(const char *root, const char *final, const char *temp, const S_mades *made,
-                          const char *hash) {
-  const S_made *m = S_mades_find(made, temp);
-  if (!m || m->old || S_exists(root, temp)) return 0;
-  char *full = S_full(root, final);
-  struct stat st;
-  int r = 0;
-  if (lstat(full, &st) == 0 && S_ISREG(st.st_mode)) {
-    char *now = S_id_text(&st, 0);
-    r = strcmp(now, m->id) == 0 && S_holds(full, hash);
-    free(now);
-  }
-  free(full);
-  return r;
+static int S_proven(const char *root, const char *rel, const S_mades *made, const char *hash, const char **why) {
+  return S_proven_as(root, rel, rel, made, hash, why);
 }
 
 /* The note for a file a journal names that S_proven cannot vouch for:
@@ -499,17 +483,19 @@ static int S_undo(const S_view *v, lit_diags *d) {
     int err = 0;
     if (it->kind == S_NEW) {
       /* The staged copy still there, or never made: the rename never
-       * happened. Made and gone: the target is lit's new file, unless what
-       * is there now is not the very file made. */
-      char *final = S_full(v->root, it->final);
-      if (S_renamed_into(v->root, it->final, it->temp, v->made, it->hash)) {
-        if (unlink(final) != 0) err = errno;
-      } else if (S_mades_find(v->made, it->temp) && !S_exists(v->root, it->temp) && S_holds(final, it->hash)) {
-        S_kept(d, it->final, "a file it made",
-               "it is not the file lit made there (its device or inode differ from the journal's record of the "
-               "staged copy renamed into place)");
+       * happened. Made and gone: the target is lit's new file if it is the
+       * very file made (a journal in a cloned repository would otherwise
+       * have the undo delete any file whose content its author knows). */
+      const char *why;
+      if (S_mades_find(v->made, it->temp) && !S_exists(v->root, it->temp)) {
+        const int p = S_proven_as(v->root, it->final, it->temp, v->made, it->hash, &why);
+        if (p > 0) {
+          char *final = S_full(v->root, it->final);
+          if (unlink(final) != 0) err = errno;
+          free(final);
+        }
+        if (p < 0) S_kept(d, it->final, "a file it made", why);
       }
-      free(final);
     } else if (it->backup) { /* none yet: the step that names it failed */
       err = S_put_back(v, it, d);
     }

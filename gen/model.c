@@ -1184,7 +1184,7 @@ static void S_register_like(lit_project *p, const lit_project *o) {
  * tangle then overwrites the hand edit). The earlier spelling, from the
  * real paths read so far (reals[i] of names[i], NULL where unknown), or
  * NULL. */
-static const char *S_alias(char *const *reals, char *const *names, size_t n, const char *real) {
+static const char *S_alias(char *const *reals, const char *const *names, size_t n, const char *real) {
   for (size_t i = 0; real && i < n; i++)
     if (reals[i] && strcmp(reals[i], real) == 0) return names[i];
   return NULL;
@@ -1211,11 +1211,12 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   /* Each document's real path, the entry's first (none from memory: no
    * disk, and the documents were loaded from it without this error). */
   char **reals = lit_xcalloc(index->nlinks + 1, sizeof *reals);
-  char **names = lit_xcalloc(index->nlinks + 1, sizeof *names); /* copies: srcs moves as it grows */
+  /* the sources' own path strings, which stay put while srcs grows */
+  const char **names = lit_xcalloc(index->nlinks + 1, sizeof *names);
   size_t nreals = 0;
   if (!mem) {
     reals[0] = lit_path_real(p->root, index->src.path);
-    names[nreals++] = lit_xstrdup(index->src.path);
+    names[nreals++] = index->src.path;
   }
   for (size_t i = 0; i < index->nlinks; i++) {
     lit_link *l = &index->links[i];
@@ -1251,7 +1252,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
     if (S_load_source(&srcs[nsrcs], p->root, path, mem, index->src.path, l, d) == 0) {
       if (real) {
         reals[nreals] = real;
-        names[nreals++] = lit_xstrdup(path);
+        names[nreals++] = srcs[nsrcs].path;
         real = NULL;
       }
       nsrcs++;
@@ -1261,10 +1262,8 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
     free(real);
     free(path);
   }
-  for (size_t i = 0; i < nreals; i++) {
+  for (size_t i = 0; i < nreals; i++)
     free(reals[i]);
-    free(names[i]);
-  }
   free(reals);
   free(names);
   /* Documents unchanged from mem->reuse are cloned; the rest are parsed,

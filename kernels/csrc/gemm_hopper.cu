@@ -36,16 +36,17 @@ constexpr int kABytes = kBM * kBK * 2;  // shared memory for A a stage (what a w
 [[maybe_unused]] constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 
 // What the tile width decides. A stage is 16 KB of A and BN x 128 bytes of
-// B: 48 KB at 256 columns, where four stages (192 KB) let the producer run
-// three ahead; 32 KB at 128, where six stages fill the same 192 KB, 24 KB
-// at 64 (eight) and 20 KB at 32 (nine, 180 KB).
+// B, and as many stages as fit in 192 KB: four of 48 KB at 256 columns,
+// which let the producer run three ahead; six of 32 KB at 128, eight of
+// 24 KB at 64, nine of 20 KB at 32.
+constexpr int kStageBudget = 192 * 1024;
 template <int BN>
 struct Tile {
   static_assert(BN == 256 || BN == 128 || BN == 64 || BN == 32,
                 "the Hopper GEMM's tiles are 256, 128, 64 or 32 columns wide");
-  static constexpr int kStages = BN == 256 ? 4 : BN == 128 ? 6 : BN == 64 ? 8 : 9;
-  static constexpr int kBoxB = BN < kBoxRows ? BN : kBoxRows;  // rows of one B box
   static constexpr int kBBytes = BN * kBK * 2;
+  static constexpr int kStages = kStageBudget / (kABytes + kBBytes);
+  static constexpr int kBoxB = BN < kBoxRows ? BN : kBoxRows;  // rows of one B box
   static constexpr int kAcc = BN / 2;  // fp32 accumulators a consumer thread
   // A partial tile in the stream-K workspace: both consumers' accumulators,
   // chunk j (4 floats) of thread t at [j][t], so that a warp's 16-byte
