@@ -144,6 +144,25 @@ def graph_latency_us(fn, calls=200, replays=20):
     return times[len(times) // 2]
 
 
+def host_us(fn, calls=100, rounds=5):
+    """Microseconds of host time to issue one call of fn(), median over
+    rounds: the GPU is held busy by a sleep kernel first, so the calls only
+    queue and the clock measures the Python, the binding's checks and the
+    launches, not the kernels."""
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(rounds):
+        torch.cuda._sleep(int(50e6))  # about 25-50 ms of GPU cycles, longer than the calls take to issue
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - t0) * 1e6 / calls)
+        torch.cuda.synchronize()
+    times.sort()
+    return times[len(times) // 2]
+
+
 def copy_ceiling_gbps(nbytes=1 << 30):
     """Device-to-device copy of nbytes, counted as bytes read + written."""
     src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 255)

@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <cooperative_groups.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +29,8 @@ constexpr int kTileKeys = 64;  // keys per pipeline stage
 // and needs only two tiles a split.
 constexpr int kBlocksPerSm = 1, kMinSplitTiles = 4;
 constexpr int kPagedBlocksPerSm = 2, kPagedMinSplitTiles = 2;
+// The most splits that merge in a cluster (sm_90 allows 16 with an opt-in).
+constexpr int kMaxFoldSplits = 16;
 // Pipeline depth, from the H100 measurements (the results section): three
 // stages wherever a block may have the shared memory.
 constexpr int kDefaultStages = 3;
@@ -40,7 +43,67 @@ constexpr size_t decode_smem_bytes() {
 }
 
 __device__ __forceinline__ int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// The larger of two log-sum-exps, NaN if either is: a split poisoned by a bad
+// page must poison the row even when every other split is empty (-inf).
+__device__ __forceinline__ float nan_max(float a, float b) { return (a != a || b != b) ? NAN : fmaxf(a, b); }
 
+
+// The combine first: the split kernel's fold merges with its merge_splits.
+// The splits' 8 elements of one row merged: lse_of(s) is split s's
+// log-sum-exp, part_of(s) the address of its 8 fp32 values, read even when
+// unused (the loads go out before the test). An empty split (lse -inf) may
+// never have written them: its weight and values are taken as 0. Writes the
+// merged values to acc; returns the row's lse: -inf where no split saw a
+// key, NaN where one was poisoned (a bad page-table entry).
+template <typename LseOf, typename PartOf>
+__device__ __forceinline__ float merge_splits(int splits, float (&acc)[8], LseOf lse_of, PartOf part_of) {
+  float mx = -INFINITY;
+#pragma unroll 8
+  for (int s = 0; s < splits; ++s) mx = nan_max(mx, lse_of(s));
+#pragma unroll
+  for (int e = 0; e < 8; ++e) acc[e] = 0.f;
+  float denom = 0.f;
+  if (mx != -INFINITY) {
+#pragma unroll 4
+    for (int s = 0; s < splits; ++s) {
+      const float ls = lse_of(s);
+      const float* src = part_of(s);
+      const float4 x0 = *reinterpret_cast<const float4*>(src);
+      const float4 x1 = *reinterpret_cast<const float4*>(src + 4);
+      const bool seen = ls != -INFINITY;
+      const float f = seen ? __expf(ls - mx) : 0.f;
+      denom += f;
+      acc[0] += seen ? f * x0.x : 0.f; acc[1] += seen ? f * x0.y : 0.f;
+      acc[2] += seen ? f * x0.z : 0.f; acc[3] += seen ? f * x0.w : 0.f;
+      acc[4] += seen ? f * x1.x : 0.f; acc[5] += seen ? f * x1.y : 0.f;
+      acc[6] += seen ? f * x1.z : 0.f; acc[7] += seen ? f * x1.w : 0.f;
+    }
+  }
+  const float inv = denom > 0.f ? 1.f / denom : 0.f;
+#pragma unroll
+  for (int e = 0; e < 8; ++e) acc[e] *= inv;
+  return !(denom <= 0.f) ? mx + logf(denom) : -INFINITY;
+}
+
+// out[row] = sum_s exp(lse_s - lse) out_s[row]: one thread per 8 elements.
+template <typename T, int D>
+__global__ void __launch_bounds__(128) attention_decode_combine_kernel(const DecodeParams p) {
+  constexpr int kChunks = D / 8;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the split kernel has finished
+#endif
+  const int64_t total_rows = (int64_t)p.batch * p.q_heads * p.seq_q;
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t row = i / kChunks;
+  const int chunk = static_cast<int>(i % kChunks);
+  if (row >= total_rows) return;
+  float acc[8];
+  const float lse = merge_splits(
+      p.splits, acc, [&](int s) { return p.part_lse[s * total_rows + row]; },
+      [&](int s) { return p.part_out + (s * total_rows + row) * D + chunk * 8; });
+  store_f32<T, 8>(static_cast<T*>(p.out) + row * D + chunk * 8, acc);
+  if (chunk == 0) p.lse[row] = lse;
+}
 
 template <typename T, int D, int S, bool kPaged>
 __global__ void __launch_bounds__(kThreads)
@@ -254,6 +317,7 @@ __global__ void __launch_bounds__(kThreads)
   float* const obuf = reinterpret_cast<float*>(smem_raw);  // [kWarps][16][D]
   float* const mbuf = obuf + kWarps * 16 * D;               // [kWarps][16]
   float* const lbuf = mbuf + kWarps * 16;                   // [kWarps][16]
+  float* const fold_lse = lbuf + kWarps * 16;               // [64]: a folded split's lse a row
   {
     const int la = lane >> 2, lb = la + 8;
   #pragma unroll
@@ -312,6 +376,13 @@ __global__ void __launch_bounds__(kThreads)
     if (p.splits == 1) {
       store_f32<T, 8>(static_cast<T*>(p.out) + orow * D + chunk * 8, acc);
       if (chunk == 0) p.lse[orow] = lse;
+    } else if (p.fold) {
+      // Row r's partial stays in shared memory, in the slot of the row's first
+      // warp: only this thread (row r, this chunk) read that slot above.
+      float* dst = obuf + r * D + chunk * 8;
+      *reinterpret_cast<float4*>(dst) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+      *reinterpret_cast<float4*>(dst + 4) = make_float4(acc[4], acc[5], acc[6], acc[7]);
+      if (chunk == 0) fold_lse[r] = lse;
     } else {
       float* dst = p.part_out + ((int64_t)split * total_rows + orow) * D + chunk * 8;
       *reinterpret_cast<float4*>(dst) = make_float4(acc[0], acc[1], acc[2], acc[3]);
@@ -319,52 +390,32 @@ __global__ void __launch_bounds__(kThreads)
       if (chunk == 0) p.part_lse[(int64_t)split * total_rows + orow] = lse;
     }
   }
-}
-
-// out[row] = sum_s exp(lse_s - lse) out_s[row]: one thread per 8 elements.
-template <typename T, int D>
-__global__ void __launch_bounds__(128) attention_decode_combine_kernel(const DecodeParams p) {
-  constexpr int kChunks = D / 8;
-#if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the split kernel has finished
-#endif
-  const int64_t total_rows = (int64_t)p.batch * p.q_heads * p.seq_q;
-  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const int64_t row = i / kChunks;
-  const int chunk = static_cast<int>(i % kChunks);
-  if (row >= total_rows) return;
-  float mx = -INFINITY;
-#pragma unroll 8
-  for (int s = 0; s < p.splits; ++s) mx = fmaxf(mx, p.part_lse[s * total_rows + row]);
-  float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-  float denom = 0.f;
-  if (mx != -INFINITY) {
-#pragma unroll 4
-    for (int s = 0; s < p.splits; ++s) {
-      const float ls = p.part_lse[s * total_rows + row];
-      const float* src = p.part_out + (s * total_rows + row) * D + chunk * 8;
-      const float4 x0 = *reinterpret_cast<const float4*>(src);  // read even when unused below
-      const float4 x1 = *reinterpret_cast<const float4*>(src + 4);
-      // an empty split (lse -inf) never wrote out_s: its weight and values are taken as 0
-      const bool seen = ls != -INFINITY;
-      const float f = seen ? __expf(ls - mx) : 0.f;
-      denom += f;
-      acc[0] += seen ? f * x0.x : 0.f; acc[1] += seen ? f * x0.y : 0.f;
-      acc[2] += seen ? f * x0.z : 0.f; acc[3] += seen ? f * x0.w : 0.f;
-      acc[4] += seen ? f * x1.x : 0.f; acc[5] += seen ? f * x1.y : 0.f;
-      acc[6] += seen ? f * x1.z : 0.f; acc[7] += seen ? f * x1.w : 0.f;
+  #if __CUDA_ARCH__ >= 900
+  // ---- the cluster of a unit's splits merges them: block `split` writes
+  // every splits-th slice of the unit's output rows
+  if (p.fold) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // every split's partial rows are in its shared memory
+    for (int i = split * kThreads + threadIdx.x; i < nrows * kChunks; i += p.splits * kThreads) {
+      const int r = i / kChunks, chunk = i % kChunks;
+      const int gr = row0 + r;
+      float acc[8];
+      const float lse = merge_splits(
+          p.splits, acc, [&](int s2) { return cluster.map_shared_rank(fold_lse, s2)[r]; },
+          [&](int s2) { return cluster.map_shared_rank(obuf, s2) + r * D + chunk * 8; });
+      const int64_t orow = ((int64_t)b * p.q_heads + h * group + gr / p.seq_q) * p.seq_q + gr % p.seq_q;
+      store_f32<T, 8>(static_cast<T*>(p.out) + orow * D + chunk * 8, acc);
+      if (chunk == 0) p.lse[orow] = lse;
     }
+    cluster.sync();  // no block leaves while another still reads its shared memory
   }
-  const float inv = denom > 0.f ? 1.f / denom : 0.f;
-#pragma unroll
-  for (int e = 0; e < 8; ++e) acc[e] *= inv;
-  store_f32<T, 8>(static_cast<T*>(p.out) + row * D + chunk * 8, acc);
-  // -inf where no split saw a key; NaN passes through (a paged split poisoned by a bad table entry)
-  if (chunk == 0) p.lse[row] = !(denom <= 0.f) ? mx + logf(denom) : -INFINITY;
+  #endif
 }
 
 std::atomic<int> g_forced_splits{0};
 std::atomic<int> g_forced_stages{0};
+std::atomic<int> g_forced_fold{0};
 
 int row_groups(const DecodeParams& p) {
   const int rows = (p.q_heads / p.kv_heads) * p.seq_q;
@@ -377,6 +428,66 @@ cudaError_t prepare(const void** kernel, size_t* smem) {
   *kernel = reinterpret_cast<const void*>(k);
   *smem = decode_smem_bytes<D, S>();
   return allow_dynamic_smem(*kernel, static_cast<int>(*smem));
+}
+
+// The launch configuration of a folded call: clusters of p.splits blocks
+// along x. `attr` is storage the configuration points at.
+template <typename T, int D, int S, bool P>
+cudaError_t fold_config(const DecodeParams& p, cudaLaunchAttribute* attr, cudaStream_t stream,
+                        cudaLaunchConfig_t* cfg) {
+  const void* kernel = nullptr;
+  size_t smem = 0;
+  cudaError_t err = prepare<T, D, S, P>(&kernel, &smem);
+  if (err == cudaSuccess && p.splits > 8) err = allow_wide_clusters(kernel);
+  const unsigned grid = static_cast<unsigned>(int64_t(p.splits) * p.batch * p.kv_heads);
+  *cfg = cluster_config(attr, p.splits, grid, kThreads, smem, stream);
+  cfg->gridDim.y = static_cast<unsigned>(row_groups(p));
+  return err;
+}
+
+// cudaSuccess when p.splits blocks of this kernel can be resident as one
+// cluster on the current device, cudaErrorNotSupported when they cannot.
+template <typename T, int D, int S, bool P>
+cudaError_t fold_fits_kernel(const DecodeParams& p) {
+  cudaLaunchAttribute attr;
+  cudaLaunchConfig_t cfg;
+  cudaError_t err = fold_config<T, D, S, P>(p, &attr, nullptr, &cfg);
+  if (err != cudaSuccess) return err == cudaErrorInvalidValue ? cudaErrorNotSupported : err;
+  int device = 0, clusters = 0;
+  err = cudaGetDevice(&device);
+  if (err == cudaSuccess) {
+    err = clusters_resident(reinterpret_cast<const void*>(attention_decode_kernel<T, D, S, P>), cfg,
+                            device, &clusters);
+  }
+  if (err != cudaSuccess) return err;
+  return clusters >= 1 ? cudaSuccess : cudaErrorNotSupported;
+}
+
+// The fold saves the combine kernel's launch and its round trip through
+// global memory, a few microseconds, which pays while the splits are short
+// and the call is latency. A cluster's blocks must share a GPC, though, and
+// once the grid is past one block an SM, or the splits are long enough to
+// be bandwidth, clusters packed two to an SM in some GPCs leave a slow tail:
+// folding everything measured faster up to 256 keys a split within one block
+// an SM and slower beyond, so the rule folds only there (the paged
+// document's sweep times the rule against the combine kernel forced).
+constexpr int64_t kFoldMaxSplitKeys = 4 * kTileKeys;
+
+bool fold_pays(const DecodeParams& p, int sm_count) {
+  const int64_t blocks = int64_t(p.batch) * p.kv_heads * row_groups(p) * p.splits;
+  return blocks <= sm_count && p.max_seq <= kFoldMaxSplitKeys * p.splits;
+}
+
+cudaError_t fold_fits(const DecodeParams& p) {
+  return LIT_DISPATCH_16BIT(p.dtype, [&] {
+    const bool paged = p.block_table != nullptr;
+    if (p.head_dim == 64) {
+      if (p.stages == 3) return paged ? fold_fits_kernel<scalar_t, 64, 3, true>(p) : fold_fits_kernel<scalar_t, 64, 3, false>(p);
+      return paged ? fold_fits_kernel<scalar_t, 64, 2, true>(p) : fold_fits_kernel<scalar_t, 64, 2, false>(p);
+    }
+    if (p.stages == 3) return paged ? fold_fits_kernel<scalar_t, 128, 3, true>(p) : fold_fits_kernel<scalar_t, 128, 3, false>(p);
+    return paged ? fold_fits_kernel<scalar_t, 128, 2, true>(p) : fold_fits_kernel<scalar_t, 128, 2, false>(p);
+  });
 }
 
 // As many splits as give every SM `blocks` (sequence, KV head, row group,
@@ -393,6 +504,13 @@ cudaError_t launch(const DecodeParams& p, cudaStream_t stream) {
   size_t smem = 0;
   cudaError_t err = prepare<T, D, S, P>(&kernel, &smem);
   if (err != cudaSuccess) return err;
+  if (p.fold) {  // one cluster a unit; the splits merge in it
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg;
+    err = fold_config<T, D, S, P>(p, &attr, stream, &cfg);
+    if (err == cudaSuccess) err = cudaLaunchKernelEx(&cfg, attention_decode_kernel<T, D, S, P>, p);
+    return err != cudaSuccess ? err : cudaGetLastError();
+  }
   const dim3 grid(static_cast<unsigned>(int64_t(p.splits) * p.batch * p.kv_heads),
                   static_cast<unsigned>(row_groups(p)));
   attention_decode_kernel<T, D, S, P><<<grid, kThreads, smem, stream>>>(p);
@@ -437,14 +555,16 @@ const char* attention_decode_refusal(DType dtype) {
   return mma_sync_refusal(*d, dtype);
 }
 
-void attention_decode_set_tuning(int splits, int stages) {
+void attention_decode_set_tuning(int splits, int stages, int fold) {
   g_forced_splits.store(splits < 0 ? 0 : splits);
   g_forced_stages.store(stages == 2 || stages == 3 ? stages : 0);
+  g_forced_fold.store(fold == 1 || fold == 2 ? fold : 0);
 }
 
 cudaError_t attention_decode_plan(DecodeParams* p) {
   p->splits = 1;
   p->stages = 2;
+  p->fold = 0;
   if (p->batch <= 0 || p->q_heads <= 0 || p->kv_heads <= 0 || p->seq_q <= 0) return cudaSuccess;
   const DeviceInfo* d = nullptr;
   cudaError_t err = current_device_info(&d);
@@ -458,24 +578,34 @@ cudaError_t attention_decode_plan(DecodeParams* p) {
   const int forced = g_forced_splits.load();
   if (forced > 0) {
     p->splits = forced;
-    return cudaSuccess;
+  } else {
+    // One (sequence, KV head, row group) per unit; every unit splits the
+    // same number of ways, each split at least the layout's shortest split
+    // of max_seq, at most 256.
+    const bool paged = p->block_table != nullptr;
+    const int64_t units = int64_t(p->batch) * p->kv_heads * row_groups(*p);
+    const int64_t min_keys = int64_t(paged ? kPagedMinSplitTiles : kMinSplitTiles) * kTileKeys;
+    const int64_t max_splits = std::max<int64_t>(1, std::min<int64_t>(256, p->max_seq / min_keys));
+    p->splits = choose_splits(units, int64_t(paged ? kPagedBlocksPerSm : kBlocksPerSm) * d->sm_count,
+                              max_splits);
   }
-  // One (sequence, KV head, row group) per unit; every unit splits the same
-  // number of ways, each split at least the layout's shortest split of
-  // max_seq, at most 256.
-  const bool paged = p->block_table != nullptr;
-  const int64_t units = int64_t(p->batch) * p->kv_heads * row_groups(*p);
-  const int64_t min_keys = int64_t(paged ? kPagedMinSplitTiles : kMinSplitTiles) * kTileKeys;
-  const int64_t max_splits = std::max<int64_t>(1, std::min<int64_t>(256, p->max_seq / min_keys));
-  p->splits = choose_splits(units, int64_t(paged ? kPagedBlocksPerSm : kBlocksPerSm) * d->sm_count,
-                            max_splits);
+  // The splits merge in a cluster where that pays (fold_pays), or wherever
+  // the device can co-schedule them when the hook says so.
+  const int fold = g_forced_fold.load();
+  if (fold != 1 && d->cc >= 90 && p->splits > 1 && p->splits <= kMaxFoldSplits &&
+      (fold == 2 || fold_pays(*p, d->sm_count))) {
+    const cudaError_t fits = fold_fits(*p);
+    if (fits != cudaSuccess && fits != cudaErrorNotSupported) return fits;
+    p->fold = fits == cudaSuccess ? 1 : 0;
+  }
   return cudaSuccess;
 }
 
 cudaError_t attention_decode(const DecodeParams& p, cudaStream_t stream) {
   if (p.dtype != DType::Float16 && p.dtype != DType::BFloat16) return cudaErrorInvalidValue;
   if (p.head_dim != 64 && p.head_dim != 128) return cudaErrorInvalidValue;
-  if (p.splits < 1 || (p.splits > 1 && (p.part_out == nullptr || p.part_lse == nullptr))) {
+  if (p.splits < 1 || (p.splits > 1 && !p.fold && (p.part_out == nullptr || p.part_lse == nullptr)) ||
+      (p.fold && (p.splits < 2 || p.splits > kMaxFoldSplits))) {
     return cudaErrorInvalidValue;
   }
   if (p.batch <= 0 || p.q_heads <= 0 || p.seq_q <= 0) return cudaSuccess;

@@ -2,7 +2,8 @@
 // Edit that document, not this file: `make tangle` rewrites it.
 // Flash-decoding over a KV cache: a few query tokens per sequence attend
 // to their cache, the key range split across blocks, partial results
-// merged by a second kernel. Host-visible interface; no torch.
+// merged inside a cluster of the splits (sm_90) or by a second kernel.
+// Host-visible interface; no torch.
 #pragma once
 
 #include <cstdint>
@@ -22,16 +23,17 @@ struct DecodeParams {
   const int32_t* seqlens = nullptr; // [batch] valid cache lengths (clamped to [0, max_seq])
   void* out = nullptr;              // [batch, q_heads, seq_q, head_dim], contiguous
   float* lse = nullptr;             // [batch, q_heads, seq_q], natural log
-  float* part_out = nullptr;        // [splits, batch * q_heads * seq_q, head_dim] when splits > 1
-  float* part_lse = nullptr;        // [splits, batch * q_heads * seq_q] when splits > 1
+  float* part_out = nullptr;        // [splits, batch * q_heads * seq_q, head_dim] when splits > 1, unfolded
+  float* part_lse = nullptr;        // [splits, batch * q_heads * seq_q] when splits > 1, unfolded
   int64_t q_stride[3] = {0, 0, 0};  // batch, head, token
   int64_t k_stride[3] = {0, 0, 0};  // batch, head, position
   int64_t v_stride[3] = {0, 0, 0};
   int batch = 0, q_heads = 0, kv_heads = 0, seq_q = 0, head_dim = 0;
   int64_t max_seq = 0;
   float scale = 1.f;
-  int splits = 1;  // KV splits per sequence  } both from
-  int stages = 2;  // K/V pipeline stages, 2 or 3  } attention_decode_plan
+  int splits = 1;  // KV splits per sequence         } all three from
+  int stages = 2;  // K/V pipeline stages, 2 or 3    } attention_decode_plan
+  int fold = 0;    // 1: a unit's splits run as one cluster and merge in it (sm_90): no partial buffers
   // A paged cache (attention-decode-paged.md) when block_table is set: k and v
   // are [num_pages, page_size, kv_heads, head_dim], k_stride / v_stride are
   // page, head, position in the page, and position t of sequence b sits in
@@ -50,14 +52,15 @@ constexpr int kDecodeMaxSeqQ = 16;
 
 // Why the current device cannot run the decode kernels for `dtype`, or nullptr.
 const char* attention_decode_refusal(DType dtype);
-// Sets p->splits and p->stages for its sizes on the current device.
+// Sets p->splits, p->stages and p->fold for its sizes on the current device.
 cudaError_t attention_decode_plan(DecodeParams* p);
-// Both kernels on `stream`: p planned by attention_decode_plan, and
-// part_out / part_lse allocated for p.splits when it is above 1.
+// The kernels on `stream`: p planned by attention_decode_plan, and part_out /
+// part_lse allocated for p.splits when it is above 1 and p.fold is 0.
 cudaError_t attention_decode(const DecodeParams& p, cudaStream_t stream);
 // For tests and benchmarks: splits n > 0 forces n KV splits, stages 2 or 3
-// forces the pipeline depth (when shared memory allows it); 0 restores the
-// automatic choice of each.
-void attention_decode_set_tuning(int splits, int stages);
+// forces the pipeline depth (when shared memory allows it), fold 1 keeps the
+// combine kernel and fold 2 merges in a cluster wherever one fits; 0
+// restores the automatic choice of each.
+void attention_decode_set_tuning(int splits, int stages, int fold);
 
 }  // namespace lit

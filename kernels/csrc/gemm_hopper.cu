@@ -344,11 +344,22 @@ __global__ void __launch_bounds__(kThreads, 1)
 // The tuning hook's choices (0: the default).
 GemmTuning g_tuning;
 
-// Clusters of two with B multicast measured no faster than single CTAs
-// (references/gemm.md): the pair is compiled for the plain product only,
-// for the tuning hook and the benchmark that compares them.
+// Clusters of two share each B tile through TMA multicast, halving the L2
+// requests for B. Where the weight's rows start on 128-byte boundaries that
+// measured no faster than single CTAs (references/gemm-results.md). Where
+// they do not, TMA splits every row of a box into several L2 requests, and
+// the pair wins from four 128-row tiles of A up (kClusterMinRows; the
+// sweep in gemm-stream-k.md); with one row tile the second CTA of a pair
+// has nothing to do and it loses. The pair is compiled for the plain product only. A
+// tuning hook that forces a width or a schedule means single CTAs.
+constexpr int64_t kClusterMinRows = 4 * kBM;
+
 int cluster_for(const GemmParams& p) {
-  return g_tuning.cluster == 2 && !p.gated && p.act == Act::kIdentity ? 2 : 1;
+  if (p.gated || p.act != Act::kIdentity) return 1;
+  if (g_tuning.cluster != 0) return g_tuning.cluster == 2 ? 2 : 1;
+  if (g_tuning.tile_n != 0 || g_tuning.stream_k != 0) return 1;
+  const bool rows_off_128 = (p.ldb * 2) % 128 != 0;  // 16-bit elements
+  return rows_off_128 && p.m >= kClusterMinRows ? 2 : 1;
 }
 
 // Work units and their stream-K plan: what the launch runs and what

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <type_traits>
 
@@ -358,6 +359,22 @@ inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
   if (it != allowed.end() && it->second >= bytes) return cudaSuccess;
   err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (err == cudaSuccess) allowed[std::make_tuple(kernel, device)] = bytes;
+  return err;
+}
+
+// Lets `kernel` run in clusters of more than the 8 blocks every sm_90 part
+// guarantees (up to 16 where the GPU has the SMs: H100, H200) on the current
+// device; like the shared-memory opt-in, once per (kernel, device) pair.
+inline cudaError_t allow_wide_clusters(const void* kernel) {
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  static std::mutex mu;
+  static std::set<std::tuple<const void*, int>> allowed;
+  std::lock_guard<std::mutex> lock(mu);
+  if (allowed.count(std::make_tuple(kernel, device))) return cudaSuccess;
+  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  if (err == cudaSuccess) allowed.insert(std::make_tuple(kernel, device));
   return err;
 }
 

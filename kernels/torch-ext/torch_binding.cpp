@@ -2606,7 +2606,7 @@ std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const a
   p.scale = static_cast<float>(scale.has_value() ? *scale : 1.0 / std::sqrt(double(dim)));
   check_launch(lit::attention_decode_plan(&p), op);
   at::Tensor part_out, part_lse;
-  if (p.splits > 1) {
+  if (p.splits > 1 && !p.fold) {  // a folded call merges in shared memory
     const int64_t rows = batch * q_heads * seq_q;
     part_out = at::empty({p.splits, rows, dim}, q.options().dtype(at::kFloat));
     part_lse = at::empty({p.splits, rows}, q.options().dtype(at::kFloat));
@@ -2617,14 +2617,18 @@ std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const a
   return {out, lse};
 }
 
-void attention_decode_tuning(int64_t splits, int64_t stages) {
+void attention_decode_tuning(int64_t splits, int64_t stages, int64_t fold) {
   TORCH_CHECK(splits >= 0 && splits <= 256,
               "lit_kernels._attention_decode_tuning: splits must be 0 (automatic) to 256, got ",
               splits);
   TORCH_CHECK(stages == 0 || stages == 2 || stages == 3,
               "lit_kernels._attention_decode_tuning: stages must be 0 (automatic), 2 or 3, got ",
               stages);
-  lit::attention_decode_set_tuning(static_cast<int>(splits), static_cast<int>(stages));
+  TORCH_CHECK(fold >= 0 && fold <= 2,
+              "lit_kernels._attention_decode_tuning: fold must be 0 (automatic), 1 (the combine "
+              "kernel) or 2 (merge in a cluster where one fits), got ", fold);
+  lit::attention_decode_set_tuning(static_cast<int>(splits), static_cast<int>(stages),
+                                   static_cast<int>(fold));
 }
 
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
@@ -2828,7 +2832,8 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "float? scale=None, bool return_lse=False, Tensor? block_table=None) -> (Tensor, Tensor)");
   ops.impl("attention_decode", c10::kCUDA, &attention_decode);
   ops.impl("attention_decode", c10::kCPU, &attention_decode);  // only to say "must be a CUDA tensor"
-  ops.def("_attention_decode_tuning(int splits, int stages=0) -> ()", &attention_decode_tuning);
+  ops.def("_attention_decode_tuning(int splits, int stages=0, int fold=0) -> ()",
+          &attention_decode_tuning);
   ops.def(
       "rope_paged_append(Tensor positions, Tensor(a!) query, Tensor key, Tensor value, "
       "int head_size, Tensor cos_sin_cache, bool is_neox, Tensor(b!) k_cache, Tensor(c!) v_cache, "

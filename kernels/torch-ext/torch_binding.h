@@ -198,4 +198,4 @@ std::tuple<at::Tensor, at::Tensor> attention_decode(const at::Tensor& q, const a
                                                     const at::Tensor& cache_seqlens,
                                                     c10::optional<double> scale, bool return_lse,
                                                     const c10::optional<at::Tensor>& block_table);
-void attention_decode_tuning(int64_t splits, int64_t stages);
+void attention_decode_tuning(int64_t splits, int64_t stages, int64_t fold);

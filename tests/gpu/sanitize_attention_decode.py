@@ -1,6 +1,7 @@
 """Run the decode kernels once on small shapes (ragged lengths, one and
-several splits, both pipeline depths, both head sizes and dtypes, two row
-groups, a paged cache) and rope_paged_append (both paths, a padding slot
+several splits merged by the combine kernel and in a cluster, both
+pipeline depths, both head sizes and dtypes, two row groups, a paged
+cache) and rope_paged_append (both paths, a padding slot
 and a slot past the pool) for compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_attention_decode.py
@@ -20,19 +21,20 @@ r, check, bad = run.rand, run.check, run.bad
 for dtype in (torch.bfloat16, torch.float16):
     for dim in (64, 128):
         for q_heads, kv_heads, seq_q in ((8, 2, 1), (8, 2, 4), (32, 2, 5)):
-            for splits, stages in ((0, 0), (1, 2), (3, 3), (3, 2)):
-                lk.ops._attention_decode_tuning(splits, stages)
+            for splits, stages, fold in ((0, 0, 0), (1, 2, 0), (3, 3, 1), (3, 2, 1), (3, 3, 2), (16, 2, 2)):
+                lk.ops._attention_decode_tuning(splits, stages, fold)
                 q = r(2, q_heads, seq_q, dim, dtype=dtype)
                 k, v = r(2, kv_heads, 200, dim, dtype=dtype), r(2, kv_heads, 200, dim, dtype=dtype)
                 n = torch.tensor([200, 70], dtype=torch.int32, device=dev)
                 out = lk.attention_decode(q, k, v, n)
-                check(f"{dtype} d{dim} {q_heads}/{kv_heads} seq_q {seq_q} splits {splits} stages {stages}", out)
+                check(f"{dtype} d{dim} {q_heads}/{kv_heads} seq_q {seq_q} splits {splits} stages {stages} "
+                      f"fold {fold}", out)
 # the paged cache: pages of 16 and 64, one and several splits, -1 past each sequence's pages
 for dtype in (torch.bfloat16, torch.float16):
     for dim in (64, 128):
         for page_size in (16, 64):
-            for splits in (1, 3):
-                lk.ops._attention_decode_tuning(splits, 0)
+            for splits, fold in ((1, 0), (3, 1), (3, 2)):
+                lk.ops._attention_decode_tuning(splits, 0, fold)
                 q = r(2, 8, 1, dim, dtype=dtype)
                 per_seq = 256 // page_size
                 kp = r(2 * per_seq + 1, page_size, 2, dim, dtype=dtype)
@@ -41,7 +43,7 @@ for dtype in (torch.bfloat16, torch.float16):
                 table[1, (70 + page_size - 1) // page_size:] = -1
                 n = torch.tensor([256, 70], dtype=torch.int32, device=dev)
                 out = lk.attention_decode(q, kp, vp, n, block_table=table)
-                check(f"paged {dtype} d{dim} pages of {page_size} splits {splits}", out)
+                check(f"paged {dtype} d{dim} pages of {page_size} splits {splits} fold {fold}", out)
 lk.ops._attention_decode_tuning(0, 0)
 # rope_paged_append: the vector path, the scalar path (a token stride off the
 # 16-byte grid), a padding slot (-1) and one past the pool (its query NaN)

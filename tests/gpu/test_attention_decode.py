@@ -85,20 +85,63 @@ def test_decode_ragged(dtype, dim, group, seq_q):
     run_and_check(q, k, v, seqlens, dtype, f"{dtype} d{dim} group {group} seq_q {seq_q}")
 
 
+@pytest.mark.parametrize("fold", [1, 2])
 @pytest.mark.parametrize("stages", [2, 3])
-@pytest.mark.parametrize("splits", [1, 2, 3, 7, 64])
-def test_decode_forced_splits(splits, stages):
+@pytest.mark.parametrize("splits", [1, 2, 3, 7, 16, 64])
+def test_decode_forced_splits(splits, stages, fold):
     """Lengths that are not multiples of the split or of the 64-key tile,
-    more splits than tiles, the one-split path that skips the combine, and
-    both pipeline depths."""
+    more splits than tiles, the one-split path that skips the combine, both
+    pipeline depths, and the splits merged by the combine kernel (fold 1)
+    or in a cluster (fold 2, sm_90, up to 16 splits)."""
     for dtype, dim in ((torch.bfloat16, 128), (torch.float16, 64)):
         seqlens = torch.tensor([1000, 5, 129, 4097], dtype=torch.int32, device=DEV)
         q, k, v = make(4, 8, 2, 2, dim, 4100, dtype)
-        lk.ops._attention_decode_tuning(splits, stages)
+        lk.ops._attention_decode_tuning(splits, stages, fold)
         try:
-            run_and_check(q, k, v, seqlens, dtype, f"{splits} splits, {stages} stages, d{dim}")
+            run_and_check(q, k, v, seqlens, dtype, f"{splits} splits, {stages} stages, fold {fold}, d{dim}")
         finally:
             lk.ops._attention_decode_tuning(0, 0)
+
+
+def allocations(fn):
+    """How many blocks the caching allocator hands out during fn()."""
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats()["allocation.all.allocated"]
+    fn()
+    torch.cuda.synchronize()
+    return torch.cuda.memory_stats()["allocation.all.allocated"] - before
+
+
+@pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.get_device_capability() < (9, 0),
+                    reason="the splits merge in a cluster on sm_90 only")
+@pytest.mark.parametrize("splits", [2, 8, 16])
+def test_decode_fold_takes_no_partial_buffers(splits):
+    """On sm_90 the planner folds the combine into a cluster of the splits:
+    the call allocates its output and lse only, not the partial buffers the
+    combine kernel reads; with the fold refused it allocates both. Two row
+    groups (GQA 8 x 16 tokens) and a sequence shorter than one split."""
+    dtype = torch.bfloat16
+    seqlens = torch.tensor([3000, 40], dtype=torch.int32, device=DEV)
+    q, k, v = make(2, 16, 2, 9, 128, 3000, dtype)
+    try:
+        for fold, expected in ((2, 2), (1, 4)):
+            lk.ops._attention_decode_tuning(splits, 0, fold)
+            assert allocations(lambda: lk.attention_decode(q, k, v, seqlens, return_lse=True)) == expected, \
+                f"fold {fold}, {splits} splits: expected {expected} allocations"
+            run_and_check(q, k, v, seqlens, dtype, f"fold {fold}, {splits} splits, two row groups")
+        # the rule folds short splits in a grid of at most one block an SM
+        # (one sequence, 1024 keys: four splits of 256), and not long ones
+        lk.ops._attention_decode_tuning(0, 0)
+        short = (q[:1, :, :1], k[:1, :, :1024], v[:1, :, :1024],
+                 torch.tensor([1000], dtype=torch.int32, device=DEV))
+        assert allocations(lambda: lk.attention_decode(*short)) == 2, "the rule did not fold short splits"
+        run_and_check(*short, dtype, "the rule's fold")
+        long_q, long_k, long_v = make(1, 32, 8, 1, 128, 32768, dtype)
+        long_n = torch.tensor([32768], dtype=torch.int32, device=DEV)
+        assert allocations(lambda: lk.attention_decode(long_q, long_k, long_v, long_n)) == 4, \
+            "the rule folded long splits"
+    finally:
+        lk.ops._attention_decode_tuning(0, 0)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -188,6 +231,8 @@ def test_decode_rejects():
         lk.attention_decode(q, odd, odd, n)
     with pytest.raises(RuntimeError, match="splits must be"):
         lk.ops._attention_decode_tuning(-1)
+    with pytest.raises(RuntimeError, match="fold must be"):
+        lk.ops._attention_decode_tuning(0, 0, 3)
     with pytest.raises(RuntimeError, match="stages must be"):
         lk.ops._attention_decode_tuning(0, 4)
 

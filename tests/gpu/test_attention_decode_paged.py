@@ -85,13 +85,14 @@ def test_paged_ragged(dtype, dim, page_size):
                     table_fill=-1)
 
 
-@pytest.mark.parametrize("splits", [1, 2, 3, 7])
-def test_paged_equals_contiguous(splits):
+@pytest.mark.parametrize("fold", [1, 2])
+@pytest.mark.parametrize("splits", [1, 2, 3, 7, 16])
+def test_paged_equals_contiguous(splits, fold):
     """The same split count reads the same keys in the same order: equal bits."""
     dtype = torch.bfloat16
     q, k, v, n = make(3, 32, 8, 1, 128, 2048, dtype, [2048, 1000, 5])
     kp, vp, table = paged(k, v, 16)
-    lk.ops._attention_decode_tuning(splits, 0)
+    lk.ops._attention_decode_tuning(splits, 0, fold)
     try:
         a = lk.attention_decode(q, k, v, n, return_lse=True)
         b = lk.attention_decode(q, kp, vp, n, return_lse=True, block_table=table)
@@ -131,6 +132,25 @@ def test_paged_layout_views():
     poison_next(q.shape, dtype)
     out = lk.attention_decode(q, pool[:, 0], pool[:, 1], n, block_table=table)
     check(out, ref.to(out.device), dtype, "5-D NHD views")
+
+
+@pytest.mark.parametrize("fold", [1, 2])
+def test_paged_bad_entry_in_the_only_split_with_keys(fold):
+    """A short sequence whose every key sits in the first of 4 splits, its
+    one page out of the pool: the other splits are empty (-inf) and the
+    poison must still reach the row, whichever kernel merges the splits."""
+    dtype = torch.bfloat16
+    q, k, v, n = make(2, 8, 2, 1, 128, 512, dtype, [512, 10])
+    kp, vp, table = paged(k, v, 16)
+    table[1, 0] = kp.shape[0]
+    lk.ops._attention_decode_tuning(4, 0, fold)
+    try:
+        out, lse = lk.attention_decode(q, kp, vp, n, return_lse=True, block_table=table)
+    finally:
+        lk.ops._attention_decode_tuning(0, 0)
+    assert torch.isnan(out[1]).all() and torch.isnan(lse[1]).all(), f"fold {fold}: the bad page did not poison"
+    ref, _ = reference(q, k, v, n.cpu())
+    check(out[:1], ref[:1].to(out.device), dtype, "the other sequence")
 
 
 @pytest.mark.parametrize("splits", [1, 3])

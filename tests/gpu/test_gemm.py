@@ -173,6 +173,31 @@ def test_gemm_tuning_hook_paths():
         lk.ops._gemm_tuning(3, 0)
 
 
+@pytest.mark.parametrize("m, n, k, ldb", [(512, 520, 1000, 1000), (700, 300, 7000, 7000),
+                                         (1000, 5000, 1000, 1032), (513, 264, 200, 200)])
+def test_gemm_rows_off_the_128_byte_grid(m, n, k, ldb):
+    """Weights whose rows do not start on 128-byte boundaries, with A of four
+    row tiles or more: the rule runs them in clusters of two (B multicast).
+    Partial last row and column tiles, K not a multiple of 64, a weight
+    that is a slice of a wider buffer, with and without a bias, and the
+    same products on single CTAs forced."""
+    if not HOPPER:
+        pytest.skip("needs compute capability 9.0")
+    dtype = torch.bfloat16
+    a = randn(m, k, dtype=dtype)
+    b = randn(n, ldb, dtype=dtype, scale=1 / math.sqrt(k))[:, :k].t()
+    bias = randn(n, dtype=dtype)
+    try:
+        for cluster in (0, 1):
+            lk.ops._gemm_tuning(cluster, 0)
+            for bi in (None, bias):
+                poison_next((m, n), dtype)
+                check(lk.gemm(a, b, bias=bi), reference(a, b, bi, "none"), dtype,
+                      f"{m}x{n}x{k} ldb {ldb} bias {bi is not None} cluster {cluster or 'rule'}")
+    finally:
+        lk.ops._gemm_tuning(0, 0)
+
+
 # ------------------------------------------------------------- stream-K --
 # Shapes whose tiles leave SMs idle (few tiles, or a wave and a bit), with
 # K not a multiple of 64 and M at most 64 (the second consumer idle); each
