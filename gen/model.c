@@ -820,6 +820,20 @@ static int S_has_doc(const lit_project *p, const char *path) {
   return 0;
 }
 
+/* Whether the entry document links path (a link S_load refused reading
+ * is reported there, not again as missing from the contents). */
+static int S_entry_links(const lit_project *p, const char *path) {
+  const lit_doc *index = p->docs[0];
+  int found = 0;
+  for (size_t i = 0; i < index->nlinks && !found; i++) {
+    const char *url = index->links[i].url, *hash = strchr(url, '#');
+    char *to = lit_path_resolve_link(index->src.path, url, hash ? (size_t)(hash - url) : strlen(url));
+    found = to && strcmp(to, path) == 0;
+    free(to);
+  }
+  return found;
+}
+
 static int S_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Every .md beside a listed document must be listed too: a document left out
@@ -860,7 +874,7 @@ static void S_check_unlisted(lit_project *p, lit_diags *d) {
     closedir(dh);
     if (nn > 1) qsort(names, nn, sizeof(char *), S_cmp_str); /* qsort wants a non-null array even for 0 */
     for (size_t i = 0; i < nn; i++) {
-      if (!S_has_doc(p, names[i]))
+      if (!S_has_doc(p, names[i]) && !(lit_path_check_name(names[i]) && S_entry_links(p, names[i])))
         lit_diag(d, LIT_ERROR, names[i], 0, 0,
                  "this document is not in %s's table of contents, so nothing in it would be tangled or woven; link "
                  "it there",
@@ -1067,6 +1081,21 @@ static void S_unreadable(const char *path, const char *toc, const lit_link *aske
     lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read this document: %s", why);
 }
 
+/* A document whose name lit cannot write where it writes names (the
+ * generated files' header comments, #line directives, dump, map, stats):
+ * reported at the link that names it, or at the entry document itself. */
+static void S_misnamed(const char *path, const char *toc, const lit_link *asked, const char *what, lit_diags *d) {
+  static const char why[] = "lit writes a document's name into the header comment of every file it generates and "
+                            "into #line directives, where a newline would end the comment and the rest of the name "
+                            "would be code";
+  if (asked)
+    lit_diag(d, LIT_ERROR, toc, asked->line, asked->col,
+             "the document this link names, %s, has %s in its name: %s; rename the document and its link", path, what,
+             why);
+  else
+    lit_diag(d, LIT_ERROR, path, 0, 0, "this document has %s in its name: %s; rename it", what, why);
+}
+
 static int S_load_source(lit_source *src, const char *root, const char *path, const S_memory *mem, const char *toc,
                          const lit_link *asked, lit_diags *d) {
   memset(src, 0, sizeof *src);
@@ -1088,11 +1117,21 @@ static int S_load_source(lit_source *src, const char *root, const char *path, co
       }
   } else {
     why = lit_path_check_read(root, path);
-    int err = why ? 0 : lit_source_read(src, root, path, d);
-    if (!why && !err) return 0;
-    if (!why) why = lit_strerror(err);
+    /* the text's own messages count only for a document whose name passes */
+    lit_diags *text = lit_diags_new();
+    int err = why ? 0 : lit_source_read(src, root, path, text);
+    const char *bad = why || err ? NULL : lit_path_check_name(path);
+    if (!bad) lit_diags_append(d, text);
+    lit_diags_free(text);
+    if (!why && !err && !bad) return 0;
+    if (bad) {
+      S_misnamed(path, toc, asked, bad, d);
+      why = NULL;
+    } else if (!why) {
+      why = lit_strerror(err);
+    }
   }
-  S_unreadable(path, toc, asked, why, d);
+  if (why) S_unreadable(path, toc, asked, why, d);
   lit_source_free(src);
   src->path = lit_xstrdup(path);
   return -1;

@@ -43,6 +43,20 @@ const char *lit_path_check_plain(const char *path) {
   return NULL;
 }
 
+const char *lit_path_check_name(const char *name) {
+  const unsigned char *s = (const unsigned char *)name;
+  const size_t n = strlen(name);
+  for (size_t i = 0; i < n;) {
+    /* C0 and DEL, and C1 (U+0080 to U+009F, 0xC2 0x80-0x9F): what a terminal acts on */
+    if (s[i] < 0x20 || s[i] == 0x7f || (s[i] == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] < 0xa0))
+      return "a control character";
+    const size_t k = s[i] < 0x80 ? 1 : lit_utf8_len(s + i, n - i);
+    if (!k) return "a byte that is not UTF-8";
+    i += k;
+  }
+  return NULL;
+}
+
 int lit_path_climbs(const char *path) {
   if (path[0] == '/') return 1;
   for (const char *p = path;;) {

@@ -13,6 +13,14 @@
  * '.', '..' or empty components, no backslash or control character), else a
  * static reason. */
 const char *lit_path_check_plain(const char *path);
+
+/* Returns NULL if every character of name is printable UTF-8, else what
+ * is not, for a message ("a control character", "a byte that is not
+ * UTF-8"). A document's name is written into the header comment of each
+ * file it generates, into #line directives and into lit dump, map and
+ * stats: a newline there would end the comment (the rest of the name
+ * becomes code), an escape sequence would reach the terminal. */
+const char *lit_path_check_name(const char *name);
 /* 1 if path can lead out of the folder it is relative to without a
  * symbolic link: it is absolute, or holds a '..' component. */
 int lit_path_climbs(const char *path);

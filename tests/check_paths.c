@@ -47,6 +47,34 @@ END_TEST
 
 /* Names and paths the system refuses: NAME_MAX a name, PATH_MAX the path
  * joined to the root, with room for the temporary beside it. */
+/* A document's name: printable UTF-8 only (it goes into every generated
+ * file's header comment). */
+static const struct {
+  const char *name;
+  const char *why; /* the reason's words, or NULL when accepted */
+} S_names[] = {
+    {"references/a.md", NULL},
+    {"docs/caf\xc3\xa9 \xe2\x80\x94 notes.md", NULL}, /* UTF-8, spaces */
+    {"docs/\xc2\xa0.md", NULL}, /* U+00A0, the first past C1 */
+    {"docs/a\nint x;.md", "a control character"},
+    {"docs/\x1b[31m.md", "a control character"},
+    {"docs/a\tb.md", "a control character"},
+    {"docs/a\x7f.md", "a control character"},
+    {"docs/\xc2\x9b" "31m.md", "a control character"}, /* C1 CSI */
+    {"docs/caf\xe9.md", "a byte that is not UTF-8"},
+    {"docs/\xc2.md", "a byte that is not UTF-8"},
+    {"docs/\xc0\xaf.md", "a byte that is not UTF-8"}, /* an overlong '/' */
+};
+
+START_TEST(test_name) {
+  const char *why = lit_path_check_name(S_names[_i].name);
+  if (!S_names[_i].why)
+    ck_assert_msg(why == NULL, "'%s' refused: %s", S_names[_i].name, why);
+  else
+    ck_assert_msg(why && strcmp(why, S_names[_i].why) == 0, "'%s': %s", S_names[_i].name, why ? why : "accepted");
+}
+END_TEST
+
 START_TEST(test_length) {
   char name[300], path[4200];
   memset(name, 'n', 255);
@@ -262,6 +290,7 @@ Suite *paths_suite(void) {
   Suite *s = suite_create("paths");
   TCase *tc = tcase_create("core");
   tcase_add_loop_test(tc, test_syntax, 0, sizeof S_syntax / sizeof S_syntax[0]);
+  tcase_add_loop_test(tc, test_name, 0, sizeof S_names / sizeof S_names[0]);
   tcase_add_test(tc, test_length);
   tcase_add_test(tc, test_no_roots);
   tcase_add_test(tc, test_join);
