@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "util.h"
 
 struct lit_lua {
@@ -95,17 +96,39 @@ static int S_setmetatable(lua_State *L) {
   return 1;
 }
 
-/* print goes to stderr: stdout may carry a command's real output. */
+/* Appends s[0..len) to out as lit_diag would write it, but for its
+ * newlines and tabs, which a print may mean. */
+static void S_print_escaped(lit_buf *out, const char *s, size_t len) {
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && s[i] != '\n' && s[i] != '\t') continue;
+    lit_diag_escape(out, s + start, i - start);
+    if (i < len) lit_buf_putc(out, s[i]);
+    start = i + 1;
+  }
+}
+
+/* print goes to stderr: stdout may carry a command's real output. A
+ * document of a project someone else wrote must not reach the terminal
+ * (an escape sequence can set its title or the clipboard), so control
+ * characters and bytes that are not UTF-8 are escaped. */
 static int S_print(lua_State *L) {
   int n = lua_gettop(L);
+  /* every value's text first: a __tostring may raise, which would jump
+   * past the buffer's release */
+  luaL_checkstack(L, n, "too many values to print");
+  for (int i = 1; i <= n; i++)
+    luaL_tolstring(L, i, NULL); /* values... texts... */
+  lit_buf line = LIT_BUF_INIT;
   for (int i = 1; i <= n; i++) {
     size_t len;
-    const char *s = luaL_tolstring(L, i, &len); /* ... s */
-    if (i > 1) fputc('\t', stderr);
-    fwrite(s, 1, len, stderr);
-    lua_pop(L, 1);
+    const char *s = lua_tolstring(L, n + i, &len);
+    if (i > 1) lit_buf_putc(&line, '\t');
+    S_print_escaped(&line, s, len);
   }
-  fputc('\n', stderr);
+  lit_buf_putc(&line, '\n');
+  fwrite(line.data, 1, line.len, stderr);
+  lit_buf_free(&line);
   return 0;
 }
 
@@ -158,6 +181,19 @@ static void S_on_alarm(int sig) {
   ssize_t n = write(2, S_alarm_msg, S_alarm_len);
   (void)n;
   _exit(1);
+}
+
+/* The alarm's message, in lit_diag's shape (the path escaped as it
+ * would escape it), cut to the buffer at a line's end. */
+static void S_alarm_format(const char *path, int line, unsigned seconds) {
+  lit_buf b = LIT_BUF_INIT;
+  lit_diag_escape(&b, path, strlen(path));
+  lit_buf_printf(&b, ":%d:1: error: this Lua block ran for more than %u s (a slow string pattern?)\n", line, seconds);
+  if (S_alarm_note) lit_buf_printf(&b, "lit: note: %s\n", S_alarm_note);
+  S_alarm_len = b.len < sizeof S_alarm_msg ? b.len : sizeof S_alarm_msg;
+  memcpy(S_alarm_msg, b.data, S_alarm_len);
+  S_alarm_msg[S_alarm_len - 1] = '\n';
+  lit_buf_free(&b);
 }
 
 lit_lua *lit_lua_new(const lit_lua_limits *limits) {
@@ -335,11 +371,7 @@ int lit_lua_call(lit_lua *h, int nargs, int nresults, const char *path, int line
   h->instr = 0;
   h->exhausted = 0;
   lua_sethook(L, S_hook, LUA_MASKCOUNT, S_HOOK_EVERY); /* a fresh budget, counted every S_HOOK_EVERY again */
-  int n = snprintf(S_alarm_msg, sizeof S_alarm_msg,
-                   "%s:%d:1: error: this Lua block ran for more than %u s (a slow string pattern?)\n%s%s%s", path, line,
-                   h->seconds, S_alarm_note ? "lit: note: " : "", S_alarm_note ? S_alarm_note : "",
-                   S_alarm_note ? "\n" : "");
-  S_alarm_len = n < 0 ? 0 : (size_t)n < sizeof S_alarm_msg ? (size_t)n : sizeof S_alarm_msg - 1;
+  S_alarm_format(path, line, h->seconds);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = S_on_alarm;

@@ -186,7 +186,9 @@ static char *S_slurp_fd(int fd) {
   return lit_buf_detach(&b);
 }
 
-START_TEST(test_print_is_not_stdout) {
+/* Runs code with stdout and stderr captured: what each got (caller frees
+ * both), and the value returned in *value (caller frees). */
+static void S_capture(const char *code, char **value, char **got_out, char **got_err) {
   lit_lua *h = lit_lua_new(NULL);
   char out_name[] = "/tmp/lit-print-out-XXXXXX", err_name[] = "/tmp/lit-print-err-XXXXXX";
   int out = mkstemp(out_name), err = mkstemp(err_name);
@@ -198,23 +200,46 @@ START_TEST(test_print_is_not_stdout) {
   int saved_out = dup(1), saved_err = dup(2);
   dup2(out, 1);
   dup2(err, 2);
-  char *v = S_eval(h, "print('from-print', 42) return 'done'");
+  *value = S_eval(h, code);
   fflush(stdout);
   fflush(stderr);
   dup2(saved_out, 1);
   dup2(saved_err, 2);
   close(saved_out);
   close(saved_err);
-  char *got_out = S_slurp_fd(out), *got_err = S_slurp_fd(err);
+  *got_out = S_slurp_fd(out);
+  *got_err = S_slurp_fd(err);
   close(out);
   close(err);
+  lit_lua_free(h);
+}
+
+START_TEST(test_print_is_not_stdout) {
+  char *v, *got_out, *got_err;
+  S_capture("print('from-print', 42) return 'done'", &v, &got_out, &got_err);
   ck_assert_str_eq(v, "done");
   ck_assert_str_eq(got_out, "");
   ck_assert_msg(strstr(got_err, "from-print\t42\n") != NULL, "stderr: %s", got_err);
   free(v);
   free(got_out);
   free(got_err);
-  lit_lua_free(h);
+}
+END_TEST
+
+/* A document of a cloned project must not reach the terminal through
+ * print: an escape sequence (here OSC 52, which sets the clipboard), a
+ * carriage return, a C1 control or a byte that is not UTF-8 is written as
+ * lit_diag writes it; the lines and the tabs between the values stay. */
+START_TEST(test_print_escapes_terminal_controls) {
+  char *v, *got_out, *got_err;
+  S_capture("print('a\\27]52;c;ZXZpbA==\\7b', 'two\\nlines\\r', '\\194\\155x\\255') return 'done'", &v, &got_out,
+            &got_err);
+  ck_assert_str_eq(v, "done");
+  ck_assert_str_eq(got_out, "");
+  ck_assert_str_eq(got_err, "a\\x1b]52;c;ZXZpbA==\\x07b\ttwo\nlines\\r\t\\u009bx\\xff\n");
+  free(v);
+  free(got_out);
+  free(got_err);
 }
 END_TEST
 
@@ -231,6 +256,7 @@ Suite *lua_host_suite(void) {
   tcase_add_test(tc, test_error_names_markdown_line);
   tcase_add_test(tc, test_map_locations);
   tcase_add_test(tc, test_print_is_not_stdout);
+  tcase_add_test(tc, test_print_escapes_terminal_controls);
   suite_add_tcase(s, tc);
   return s;
 }
