@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "skill_assets.h"
 #include "tangle.h"
@@ -412,17 +413,48 @@ static void S_shipped_free(const lit_project *p, char **shipped) {
   free(shipped);
 }
 
-/* YAML: plain when safe, else double-quoted. */
+/* Whether v, written plain, is a string to every YAML reader: no
+ * indicator first, no ": " or " #", no ':' at the end, no control
+ * character (a tab ends a plain scalar for PyYAML, an escape is no YAML
+ * at all), and not what YAML 1.1 or 1.2 reads as a boolean, null or
+ * number (yes, Off, null, ~, 2.0, 0x1f, .inf, +1). */
+static int S_yaml_plain(const char *v) {
+  static const char *const words[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"};
+  const size_t n = strlen(v);
+  if (!n || strchr("!&*{}[]|>'\"%@`#,?:-+.~", v[0]) || (v[0] >= '0' && v[0] <= '9')) return 0;
+  if (strstr(v, ": ") || strstr(v, " #") || v[n - 1] == ':') return 0;
+  for (size_t i = 0; i < n; i++) {
+    const unsigned char c = (unsigned char)v[i];
+    if (c < 0x20 || c == 0x7f ||
+        (c == 0xc2 && i + 1 < n && (unsigned char)v[i + 1] >= 0x80 && (unsigned char)v[i + 1] < 0xa0))
+      return 0;
+  }
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strcasecmp(v, words[i]) == 0) return 0;
+  return 1;
+}
+
+/* YAML: plain when safe, else double-quoted, with '"', '\\' and control
+ * characters escaped (a tab as \\t, the rest as \\xHH, a C1 as \\u00HH). */
 static void S_yaml(lit_buf *out, const char *key, const char *v) {
-  int plain = v[0] && !strchr("!&*{}[]|>'\"%@`#,?:-", v[0]) && !strstr(v, ": ") && !strstr(v, " #");
   lit_buf_printf(out, "%s: ", key);
-  if (plain) {
+  if (S_yaml_plain(v)) {
     lit_buf_puts(out, v);
   } else {
     lit_buf_putc(out, '"');
-    for (const char *c = v; *c; c++) {
-      if (*c == '"' || *c == '\\') lit_buf_putc(out, '\\');
-      lit_buf_putc(out, *c);
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
+      if (*c == '"' || *c == '\\') {
+        lit_buf_putc(out, '\\');
+        lit_buf_putc(out, (char)*c);
+      } else if (*c == '\t') {
+        lit_buf_puts(out, "\\t");
+      } else if (*c < 0x20 || *c == 0x7f) {
+        lit_buf_printf(out, "\\x%02x", *c);
+      } else if (*c == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0) {
+        lit_buf_printf(out, "\\u%04x", *++c);
+      } else {
+        lit_buf_putc(out, (char)*c);
+      }
     }
     lit_buf_putc(out, '"');
   }

@@ -58,6 +58,54 @@ START_TEST(test_skill_bundle) {
 }
 END_TEST
 
+/* SKILL.md's front matter is YAML that every reader takes as the
+ * strings the author wrote: a value YAML would read as something else (a
+ * boolean, null, a number), or not at all (a tab, an escape, a ':' at the
+ * end), is double-quoted, its control characters escaped. */
+static const struct {
+  const char *license; /* skill-license, copied as license */
+  const char *line;    /* the line SKILL.md gets */
+} S_yaml_values[] = {
+    {"MIT", "license: MIT\n"},
+    {"Apache-2.0 (see LICENSE)", "license: Apache-2.0 (see LICENSE)\n"},
+    {"a \"b\" c", "license: a \"b\" c\n"},
+    {"see: LICENSE", "license: \"see: LICENSE\"\n"},
+    {"C:\\x", "license: C:\\x\n"},
+    {"{x}", "license: \"{x}\"\n"},
+    {"two\tcolumns", "license: \"two\\tcolumns\"\n"},
+    {"red \x1b[31m", "license: \"red \\x1b[31m\"\n"},
+    {"c1 \xc2\x9b", "license: \"c1 \\u009b\"\n"},
+    {"del \x7f", "license: \"del \\x7f\"\n"},
+    {"see below:", "license: \"see below:\"\n"},
+    {"yes", "license: \"yes\"\n"},
+    {"Off", "license: \"Off\"\n"},
+    {"null", "license: \"null\"\n"},
+    {"~", "license: \"~\"\n"},
+    {"2.0", "license: \"2.0\"\n"},
+    {"0x1f", "license: \"0x1f\"\n"},
+    {".inf", "license: \".inf\"\n"},
+    {"+1", "license: \"+1\"\n"},
+};
+
+START_TEST(test_front_matter_yaml) {
+  char *ix = lit_xasprintf("---\nskill-name: t\nskill-description: A test skill. Use in tests.\nskill-license: %s\n---\n"
+                           "# Home\n",
+                           S_yaml_values[_i].license);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = ck_load(ix, NULL, NULL, d);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);
+  lit_tree_file *f = ck_tree_find(&t, "SKILL.md");
+  ck_assert_msg(strstr(f->data, S_yaml_values[_i].line) != NULL, "%s", f->data);
+  free(name);
+  free(ix);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 /* Files under the skill-scripts folders ship as scripts/BASE: two of one
  * base name cannot both ship. */
 START_TEST(test_skill_scripts_clash) {
@@ -126,6 +174,7 @@ Suite *skill_suite(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_skill_name_rules);
   tcase_add_test(tc, test_skill_bundle);
+  tcase_add_loop_test(tc, test_front_matter_yaml, 0, sizeof S_yaml_values / sizeof S_yaml_values[0]);
   tcase_add_test(tc, test_skill_scripts_clash);
   tcase_add_test(tc, test_skill_wrapped_links);
   suite_add_tcase(s, tc);
