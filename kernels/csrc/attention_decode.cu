@@ -430,35 +430,50 @@ cudaError_t prepare(const void** kernel, size_t* smem) {
   return allow_dynamic_smem(*kernel, static_cast<int>(*smem));
 }
 
-// The launch configuration of a folded call: clusters of p.splits blocks
-// along x. `attr` is storage the configuration points at.
+// One instantiation of the split kernel, as a tag: element type, head_dim,
+// pipeline depth, paged cache.
 template <typename T, int D, int S, bool P>
-cudaError_t fold_config(const DecodeParams& p, cudaLaunchAttribute* attr, cudaStream_t stream,
-                        cudaLaunchConfig_t* cfg) {
-  const void* kernel = nullptr;
-  size_t smem = 0;
-  cudaError_t err = prepare<T, D, S, P>(&kernel, &smem);
-  if (err == cudaSuccess && p.splits > 8) err = allow_wide_clusters(kernel);
+struct Variant {};
+
+// f(Variant<...>{}) for p's dtype, head_dim, depth and layout.
+template <typename F>
+cudaError_t with_variant(const DecodeParams& p, F&& f) {
+  return LIT_DISPATCH_16BIT(p.dtype, [&] {
+    const bool paged = p.block_table != nullptr, three = p.stages == 3;
+    if (p.head_dim == 64) {
+      if (three) return paged ? f(Variant<scalar_t, 64, 3, true>{}) : f(Variant<scalar_t, 64, 3, false>{});
+      return paged ? f(Variant<scalar_t, 64, 2, true>{}) : f(Variant<scalar_t, 64, 2, false>{});
+    }
+    if (three) return paged ? f(Variant<scalar_t, 128, 3, true>{}) : f(Variant<scalar_t, 128, 3, false>{});
+    return paged ? f(Variant<scalar_t, 128, 2, true>{}) : f(Variant<scalar_t, 128, 2, false>{});
+  });
+}
+
+// The launch configuration of a folded call of `kernel` (prepared, `smem`
+// bytes): clusters of p.splits blocks along x. `attr` is storage the
+// configuration points at.
+cudaError_t fold_config(const DecodeParams& p, const void* kernel, size_t smem, cudaLaunchAttribute* attr,
+                        cudaStream_t stream, cudaLaunchConfig_t* cfg) {
   const unsigned grid = static_cast<unsigned>(int64_t(p.splits) * p.batch * p.kv_heads);
   *cfg = cluster_config(attr, p.splits, grid, kThreads, smem, stream);
   cfg->gridDim.y = static_cast<unsigned>(row_groups(p));
-  return err;
+  return p.splits > 8 ? allow_wide_clusters(kernel) : cudaSuccess;
 }
 
 // cudaSuccess when p.splits blocks of this kernel can be resident as one
 // cluster on the current device, cudaErrorNotSupported when they cannot.
 template <typename T, int D, int S, bool P>
-cudaError_t fold_fits_kernel(const DecodeParams& p) {
+cudaError_t fold_fits(Variant<T, D, S, P>, const DecodeParams& p) {
+  const void* kernel = nullptr;
+  size_t smem = 0;
   cudaLaunchAttribute attr;
   cudaLaunchConfig_t cfg;
-  cudaError_t err = fold_config<T, D, S, P>(p, &attr, nullptr, &cfg);
+  cudaError_t err = prepare<T, D, S, P>(&kernel, &smem);
+  if (err == cudaSuccess) err = fold_config(p, kernel, smem, &attr, nullptr, &cfg);
   if (err != cudaSuccess) return err == cudaErrorInvalidValue ? cudaErrorNotSupported : err;
   int device = 0, clusters = 0;
   err = cudaGetDevice(&device);
-  if (err == cudaSuccess) {
-    err = clusters_resident(reinterpret_cast<const void*>(attention_decode_kernel<T, D, S, P>), cfg,
-                            device, &clusters);
-  }
+  if (err == cudaSuccess) err = clusters_resident(kernel, cfg, device, &clusters);
   if (err != cudaSuccess) return err;
   return clusters >= 1 ? cudaSuccess : cudaErrorNotSupported;
 }
@@ -478,17 +493,6 @@ bool fold_pays(const DecodeParams& p, int sm_count) {
   return blocks <= sm_count && p.max_seq <= kFoldMaxSplitKeys * p.splits;
 }
 
-cudaError_t fold_fits(const DecodeParams& p) {
-  return LIT_DISPATCH_16BIT(p.dtype, [&] {
-    const bool paged = p.block_table != nullptr;
-    if (p.head_dim == 64) {
-      if (p.stages == 3) return paged ? fold_fits_kernel<scalar_t, 64, 3, true>(p) : fold_fits_kernel<scalar_t, 64, 3, false>(p);
-      return paged ? fold_fits_kernel<scalar_t, 64, 2, true>(p) : fold_fits_kernel<scalar_t, 64, 2, false>(p);
-    }
-    if (p.stages == 3) return paged ? fold_fits_kernel<scalar_t, 128, 3, true>(p) : fold_fits_kernel<scalar_t, 128, 3, false>(p);
-    return paged ? fold_fits_kernel<scalar_t, 128, 2, true>(p) : fold_fits_kernel<scalar_t, 128, 2, false>(p);
-  });
-}
 
 // As many splits as give every SM `blocks` (sequence, KV head, row group,
 // split) blocks, never more than max_splits. On a contiguous cache a block
@@ -499,7 +503,7 @@ int choose_splits(int64_t units, int64_t blocks, int64_t max_splits) {
 }
 
 template <typename T, int D, int S, bool P>
-cudaError_t launch(const DecodeParams& p, cudaStream_t stream) {
+cudaError_t launch(Variant<T, D, S, P>, const DecodeParams& p, cudaStream_t stream) {
   const void* kernel = nullptr;
   size_t smem = 0;
   cudaError_t err = prepare<T, D, S, P>(&kernel, &smem);
@@ -507,7 +511,7 @@ cudaError_t launch(const DecodeParams& p, cudaStream_t stream) {
   if (p.fold) {  // one cluster a unit; the splits merge in it
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t cfg;
-    err = fold_config<T, D, S, P>(p, &attr, stream, &cfg);
+    err = fold_config(p, kernel, smem, &attr, stream, &cfg);
     if (err == cudaSuccess) err = cudaLaunchKernelEx(&cfg, attention_decode_kernel<T, D, S, P>, p);
     return err != cudaSuccess ? err : cudaGetLastError();
   }
@@ -535,16 +539,6 @@ cudaError_t launch(const DecodeParams& p, cudaStream_t stream) {
     if (err != cudaSuccess) return err;
   }
   return cudaGetLastError();
-}
-
-template <typename T, int D, bool P>
-cudaError_t launch_stages(const DecodeParams& p, cudaStream_t stream) {
-  return p.stages == 3 ? launch<T, D, 3, P>(p, stream) : launch<T, D, 2, P>(p, stream);
-}
-
-template <typename T, int D>
-cudaError_t launch_layout(const DecodeParams& p, cudaStream_t stream) {
-  return p.block_table ? launch_stages<T, D, true>(p, stream) : launch_stages<T, D, false>(p, stream);
 }
 
 }  // namespace
@@ -594,7 +588,7 @@ cudaError_t attention_decode_plan(DecodeParams* p) {
   const int fold = g_forced_fold.load();
   if (fold != 1 && d->cc >= 90 && p->splits > 1 && p->splits <= kMaxFoldSplits &&
       (fold == 2 || fold_pays(*p, d->sm_count))) {
-    const cudaError_t fits = fold_fits(*p);
+    const cudaError_t fits = with_variant(*p, [&](auto v) { return fold_fits(v, *p); });
     if (fits != cudaSuccess && fits != cudaErrorNotSupported) return fits;
     p->fold = fits == cudaSuccess ? 1 : 0;
   }
@@ -616,9 +610,7 @@ cudaError_t attention_decode(const DecodeParams& p, cudaStream_t stream) {
   if (p.block_table && (p.page_shift < 0 || p.page_shift > 30 || p.table_stride < 0)) {
     return cudaErrorInvalidValue;
   }
-  return LIT_DISPATCH_16BIT(p.dtype, [&] {
-    return p.head_dim == 64 ? launch_layout<scalar_t, 64>(p, stream) : launch_layout<scalar_t, 128>(p, stream);
-  });
+  return with_variant(p, [&](auto v) { return launch(v, p, stream); });
 }
 
 }  // namespace lit

@@ -349,9 +349,10 @@ GemmTuning g_tuning;
 // measured no faster than single CTAs (references/gemm-results.md). Where
 // they do not, TMA splits every row of a box into several L2 requests, and
 // the pair wins from four 128-row tiles of A up (kClusterMinRows; the
-// sweep in gemm-stream-k.md); with one row tile the second CTA of a pair
-// has nothing to do and it loses. The pair is compiled for the plain product only. A
-// tuning hook that forces a width or a schedule means single CTAs.
+// ragged weight's rows of the sweep, rendered beside this launch); with
+// one row tile the second CTA of a pair has nothing to do and it loses.
+// The pair is compiled for the plain product only. A tuning hook that
+// forces a width or a schedule means single CTAs.
 constexpr int64_t kClusterMinRows = 4 * kBM;
 
 int cluster_for(const GemmParams& p) {

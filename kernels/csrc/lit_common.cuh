@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <set>
 #include <tuple>
 #include <type_traits>
 
@@ -343,39 +342,38 @@ inline cudaError_t blocks_per_sm(const void* kernel, int block, size_t dyn_smem,
   return cudaSuccess;
 }
 
-// Opts `kernel` in to `bytes` of dynamic shared memory (above the 48 KB a
-// launch gets without asking) on the current device. The attribute belongs
-// to the (kernel, device) pair and stays set, so each pair makes the call
-// once; a launch after that costs a map lookup. 48 KB or less needs no call.
-inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
-  if (bytes <= 48 * 1024) return cudaSuccess;
+// Sets `attr` of `kernel` on the current device to `value` unless this
+// process already set it to `value` or more there. An attribute belongs to
+// the (kernel, device) pair and stays set, so each pair makes the call once;
+// a launch after that costs a map lookup.
+inline cudaError_t func_attribute_at_least(const void* kernel, cudaFuncAttribute attr, int value) {
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
   static std::mutex mu;
-  static std::map<std::tuple<const void*, int>, int> allowed;  // bytes opted in to
+  static std::map<std::tuple<const void*, int, int>, int> set;  // (kernel, device, attr) -> value
   std::lock_guard<std::mutex> lock(mu);
-  auto it = allowed.find(std::make_tuple(kernel, device));
-  if (it != allowed.end() && it->second >= bytes) return cudaSuccess;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess) allowed[std::make_tuple(kernel, device)] = bytes;
+  const auto key = std::make_tuple(kernel, device, static_cast<int>(attr));
+  auto it = set.find(key);
+  if (it != set.end() && it->second >= value) return cudaSuccess;
+  err = cudaFuncSetAttribute(kernel, attr, value);
+  if (err == cudaSuccess) set[key] = value;
   return err;
 }
 
+// Opts `kernel` in to `bytes` of dynamic shared memory (above the 48 KB a
+// launch gets without asking) on the current device. 48 KB or less needs
+// no call.
+inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
+  if (bytes <= 48 * 1024) return cudaSuccess;
+  return func_attribute_at_least(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
 // Lets `kernel` run in clusters of more than the 8 blocks every sm_90 part
-// guarantees (up to 16 where the GPU has the SMs: H100, H200) on the current
-// device; like the shared-memory opt-in, once per (kernel, device) pair.
+// guarantees (up to 16 where the GPU has the SMs: H100, H200) on the
+// current device.
 inline cudaError_t allow_wide_clusters(const void* kernel) {
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  static std::mutex mu;
-  static std::set<std::tuple<const void*, int>> allowed;
-  std::lock_guard<std::mutex> lock(mu);
-  if (allowed.count(std::make_tuple(kernel, device))) return cudaSuccess;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  if (err == cudaSuccess) allowed.insert(std::make_tuple(kernel, device));
-  return err;
+  return func_attribute_at_least(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
 }
 
 // A launch configuration of clusters of `cluster` blocks along x: `grid`
