@@ -24,11 +24,12 @@ constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTileKeys = 64;  // keys per pipeline stage
 // The launch rule's blocks an SM and shortest split, from the sweeps: a
-// contiguous cache wants one block an SM and four tiles a split; a paged
+// contiguous cache wants one block an SM and four tiles a split. A paged
 // one, whose rows are scattered, hides its latency with two blocks an SM
-// and needs only two tiles a split.
+// once the splits are four tiles long; at short contexts, where that would
+// leave SMs idle, it takes one block an SM down to one-tile splits.
 constexpr int kBlocksPerSm = 1, kMinSplitTiles = 4;
-constexpr int kPagedBlocksPerSm = 2, kPagedMinSplitTiles = 2;
+constexpr int kPagedBlocksPerSm = 2, kPagedShortMinSplitTiles = 1;
 // The most splits that merge in a cluster (sm_90 allows 16 with an opt-in).
 constexpr int kMaxFoldSplits = 16;
 // Pipeline depth, from the H100 measurements (the results section): three
@@ -494,12 +495,14 @@ bool fold_pays(const DecodeParams& p, int sm_count) {
 }
 
 
-// As many splits as give every SM `blocks` (sequence, KV head, row group,
-// split) blocks, never more than max_splits. On a contiguous cache a block
-// per resident slot (two or three an SM) measured slower at every batch the
-// sweep ran: the extra splits add partial results to merge.
-int choose_splits(int64_t units, int64_t blocks, int64_t max_splits) {
-  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(max_splits, blocks / units)));
+// As many splits as give every SM `per_sm` (sequence, KV head, row group,
+// split) blocks, each split at least `min_tiles` tiles of max_seq and at
+// most 256 splits. On a contiguous cache a block per resident slot (two or
+// three an SM) measured slower at every batch the sweep ran: the extra
+// splits add partial results to merge.
+int choose_splits(int64_t units, int64_t per_sm, int sm_count, int64_t max_seq, int min_tiles) {
+  const int64_t most = std::max<int64_t>(1, std::min<int64_t>(256, max_seq / (int64_t(min_tiles) * kTileKeys)));
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(most, per_sm * sm_count / units)));
 }
 
 template <typename T, int D, int S, bool P>
@@ -574,14 +577,15 @@ cudaError_t attention_decode_plan(DecodeParams* p) {
     p->splits = forced;
   } else {
     // One (sequence, KV head, row group) per unit; every unit splits the
-    // same number of ways, each split at least the layout's shortest split
-    // of max_seq, at most 256.
-    const bool paged = p->block_table != nullptr;
+    // same number of ways. A paged cache takes the larger of its two counts.
     const int64_t units = int64_t(p->batch) * p->kv_heads * row_groups(*p);
-    const int64_t min_keys = int64_t(paged ? kPagedMinSplitTiles : kMinSplitTiles) * kTileKeys;
-    const int64_t max_splits = std::max<int64_t>(1, std::min<int64_t>(256, p->max_seq / min_keys));
-    p->splits = choose_splits(units, int64_t(paged ? kPagedBlocksPerSm : kBlocksPerSm) * d->sm_count,
-                              max_splits);
+    const int sm = d->sm_count;
+    if (p->block_table == nullptr) {
+      p->splits = choose_splits(units, kBlocksPerSm, sm, p->max_seq, kMinSplitTiles);
+    } else {
+      p->splits = std::max(choose_splits(units, kPagedBlocksPerSm, sm, p->max_seq, kMinSplitTiles),
+                           choose_splits(units, 1, sm, p->max_seq, kPagedShortMinSplitTiles));
+    }
   }
   // The splits merge in a cluster where that pays (fold_pays), or wherever
   // the device can co-schedule them when the hook says so.
