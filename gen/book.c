@@ -13,6 +13,7 @@
 #include "book_search.h"
 #include "highlight.h"
 #include "parallel.h"
+#include "paths.h"
 #include "util.h"
 #include "weave.h"
 
@@ -23,12 +24,15 @@ typedef struct {
 } S_ctx;
 
 static void S_esc(lit_buf *out, const char *s) { lit_html_escape(out, s, strlen(s)); }
+/* A page's name as a link's path: percent-encoded, which leaves nothing
+ * for HTML to escape. */
+static void S_url(lit_buf *out, const char *page) { lit_path_escape(out, page, strlen(page)); }
 
 /* href of block b seen from page `from`. */
 static void S_href(const S_ctx *x, const lit_block *b, lit_buf *out) {
   const lit_wdoc *to = lit_weave_page(x->w, b->doc->src.path);
   char *id = lit_weave_block_id(b);
-  if (to != x->pg) S_esc(out, to->out_path);
+  if (to != x->pg) S_url(out, to->out_path);
   lit_buf_putc(out, '#');
   S_esc(out, id);
   free(id);
@@ -564,13 +568,13 @@ static void S_page_head(const char *book_title, const char *page_title, const S_
                "</p>\n<ul id=\"search-results\" class=\"search-results\" hidden></ul>\n</div>\n<ol>\n");
   for (size_t i = 1; i + 1 < nnav; i++) {
     lit_buf_puts(out, "<li><a href=\"");
-    S_esc(out, nav[i].path);
+    S_url(out, nav[i].path);
     lit_buf_puts(out, i == cur ? "\" aria-current=\"page\">" : "\">");
     S_esc(out, nav[i].title);
     lit_buf_puts(out, "</a></li>\n");
   }
   lit_buf_puts(out, "</ol>\n<p class=\"extra\"><a href=\"");
-  S_esc(out, nav[nnav - 1].path);
+  S_url(out, nav[nnav - 1].path);
   lit_buf_puts(out, cur == nnav - 1 ? "\" aria-current=\"page\">" : "\">");
   S_esc(out, nav[nnav - 1].title);
   lit_buf_puts(out, "</a><br><a href=\"print.html\">The whole book on one page</a></p>\n</nav>\n</details>\n"
@@ -583,14 +587,14 @@ static void S_page_tail(const S_nav *nav, size_t nnav, size_t cur, const char *s
     lit_buf_puts(out, "<nav class=\"pager\" aria-label=\"Previous and next\">\n");
     if (cur > 0) {
       lit_buf_puts(out, "<a class=\"prev\" rel=\"prev\" href=\"");
-      S_esc(out, nav[cur - 1].path);
+      S_url(out, nav[cur - 1].path);
       lit_buf_puts(out, "\">&#8592; ");
       S_esc(out, nav[cur - 1].title);
       lit_buf_puts(out, "</a>\n");
     }
     if (cur + 1 < nnav) {
       lit_buf_puts(out, "<a class=\"next\" rel=\"next\" href=\"");
-      S_esc(out, nav[cur + 1].path);
+      S_url(out, nav[cur + 1].path);
       lit_buf_puts(out, "\">");
       S_esc(out, nav[cur + 1].title);
       lit_buf_puts(out, " &#8594;</a>\n");
@@ -609,22 +613,31 @@ static void S_page_tail(const S_nav *nav, size_t nnav, size_t cur, const char *s
 
 /* ---- print.html: every page in reading order, on one page ---- */
 
-/* The id a page's own id takes in print.html: "h100-optimization-guide--shared-memory". */
-static void S_print_id(const char *page, const char *id, size_t idlen, lit_buf *out) {
+/* The id a page's own id takes in print.html: "h100-optimization-guide--shared-memory";
+ * in a link (`link`), the page's name percent-encoded, as in every href. */
+static void S_print_id(const char *page, int link, const char *id, size_t idlen, lit_buf *out) {
   size_t n = strlen(page);
   if (n > 5 && strcmp(page + n - 5, ".html") == 0) n -= 5;
-  lit_html_escape(out, page, n);
+  if (link)
+    lit_path_escape(out, page, n);
+  else
+    lit_html_escape(out, page, n);
   if (idlen) {
     lit_buf_puts(out, "--");
     lit_buf_put(out, id, idlen);
   }
 }
 
-/* 1 if the book has a page called name[0..len). */
-static int S_is_page(const S_nav *nav, size_t nnav, const char *name, size_t len) {
-  for (size_t i = 0; i + 1 < nnav; i++)
-    if (strlen(nav[i].path) == len && memcmp(nav[i].path, name, len) == 0) return 1;
-  return 0;
+/* The book's page that the link path href[0..len) (percent-encoded, as
+ * lit writes it) names, or NULL. */
+static const char *S_page_of(const S_nav *nav, size_t nnav, const char *href, size_t len) {
+  if (memchr(href, '/', len)) return NULL;
+  char *name = lit_path_unescape(href, len);
+  const char *page = NULL;
+  for (size_t i = 0; i + 1 < nnav && !page; i++)
+    if (strcmp(nav[i].path, name) == 0) page = nav[i].path;
+  free(name);
+  return page;
 }
 
 /* The next attribute print.html rewrites, ` id="` or ` href="`, at or
@@ -656,16 +669,15 @@ static void S_print_article(const char *page, const char *html, const S_nav *nav
     size_t len = (size_t)(end - v);
     const char *hash = memchr(v, '#', len);
     size_t plen = hash ? (size_t)(hash - v) : len;
+    const char *target;
     if (is_id) {
-      S_print_id(page, v, len, out);
+      S_print_id(page, 0, v, len, out);
     } else if (plen == 0 && len > 0) { /* "#x" on this page (len 0: href="", kept as it is) */
       lit_buf_putc(out, '#');
-      S_print_id(page, v + 1, len - 1, out);
-    } else if (S_is_page(nav, nnav, v, plen) && !memchr(v, '/', plen)) { /* "other.html#x" */
-      char *target = lit_xstrndup(v, plen);
+      S_print_id(page, 1, v + 1, len - 1, out);
+    } else if ((target = S_page_of(nav, nnav, v, plen)) != NULL) { /* "other.html#x" */
       lit_buf_putc(out, '#');
-      S_print_id(target, hash ? hash + 1 : "", hash ? (size_t)(end - hash - 1) : 0, out);
-      free(target);
+      S_print_id(target, 1, hash ? hash + 1 : "", hash ? (size_t)(end - hash - 1) : 0, out);
     } else {
       lit_buf_put(out, v, len);
     }
@@ -679,7 +691,7 @@ static char *S_print_page(const char *title, const S_nav *nav, size_t nnav, lit_
   S_page_head(title, "The whole book", nav, nnav, nnav, "every document, in reading order", &out);
   for (size_t i = 0; i + 1 < nnav; i++) {
     lit_buf_puts(&out, "<section class=\"print-page\" id=\"");
-    S_print_id(nav[i].path, "", 0, &out);
+    S_print_id(nav[i].path, 0, "", 0, &out);
     lit_buf_puts(&out, "\">\n");
     S_print_article(nav[i].path, articles[i].data ? articles[i].data : "", nav, nnav, &out);
     lit_buf_puts(&out, "</section>\n");

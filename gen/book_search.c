@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
+
 /* s[0..len) as a JSON string, "<" escaped so it is safe in HTML too; a line
  * break stays one ("\n") when lines is set, else it becomes a space, like a
  * tab and a carriage return. */
@@ -419,7 +421,10 @@ void lit_search_index(const lit_weave *w, const lit_buf *sections, lit_buf *out)
   lit_buf_puts(out, "\"pages\":[\n");
   for (size_t i = 0; i < w->ndocs; i++) {
     lit_buf_putc(out, '[');
-    lit_json_string(out, w->docs[i].out_path, strlen(w->docs[i].out_path));
+    lit_buf url = LIT_BUF_INIT; /* book.js makes it an href */
+    lit_path_escape(&url, w->docs[i].out_path, strlen(w->docs[i].out_path));
+    lit_json_string(out, url.data, url.len);
+    lit_buf_free(&url);
     lit_buf_putc(out, ',');
     lit_json_string(out, w->docs[i].title, strlen(w->docs[i].title));
     lit_buf_puts(out, i + 1 < w->ndocs ? "],\n" : "]\n");

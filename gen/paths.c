@@ -294,6 +294,25 @@ char *lit_path_unescape(const char *url, size_t len) {
   return out;
 }
 
+static int S_unreserved(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+         c == '_' || c == '~';
+}
+
+void lit_path_escape(lit_buf *out, const char *path, size_t len) {
+  static const char hex[] = "0123456789ABCDEF";
+  lit_buf_reserve(out, 3 * len);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)path[i];
+    if (S_unreserved(c) || c == '/') {
+      lit_buf_putc(out, (char)c);
+    } else {
+      char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+      lit_buf_put(out, e, 3);
+    }
+  }
+}
+
 char *lit_path_resolve_link(const char *from, const char *url, size_t len) {
   const char *slash = strrchr(from, '/');
   lit_buf joined = LIT_BUF_INIT;

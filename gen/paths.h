@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "util.h"
+
 /* Returns NULL if path is a plain relative path (not empty, not absolute, no
  * '.', '..' or empty components, no backslash or control character), else a
  * static reason. */
@@ -83,6 +85,13 @@ char *lit_path_join(const char *root, const char *rel);
  * the file ("my%20doc.md" names "my doc.md"), except %00: a file name holds
  * no NUL, so it stays as written. The caller frees the result. */
 char *lit_path_unescape(const char *url, size_t len);
+/* The inverse, for every link lit writes to a file it names (a page, a
+ * shipped file): path[0..len) appended to out with RFC 3986's unreserved
+ * characters (letters, digits, '-', '.', '_', '~') and '/' as they are and
+ * every other byte as %XX (uppercase hex). A name holding '?', '#', '%',
+ * a space or a parenthesis then links to itself in a browser and in
+ * Markdown, and lit_path_unescape reads it back. */
+void lit_path_escape(lit_buf *out, const char *path, size_t len);
 /* The project-relative path that the path part of a relative link,
  * url[0..len) (no '#fragment'), names from document `from` (itself
  * project-relative): unescaped as above, joined to from's folder, with "."

@@ -85,7 +85,7 @@ char *lit_weave_relative(const char *from, const char *to) {
   lit_buf b = LIT_BUF_INIT;
   for (const char *s = from + common; *s; s++)
     if (*s == '/') lit_buf_puts(&b, "../");
-  lit_buf_puts(&b, to + common);
+  lit_path_escape(&b, to + common, strlen(to + common));
   return lit_buf_detach(&b);
 }
 

@@ -105,7 +105,9 @@ int lit_weave_link(const lit_weave *w, const lit_wdoc *from, const char *url, in
 /* The anchor of a block in the book: "chunk-NAME-K" for the K-th definition
  * of a chunk, "file-PATH" for an unnamed file block. The caller frees it. */
 char *lit_weave_block_id(const lit_block *b);
-/* Path from page `from` to page `to` ("../SKILL.md", "h100.md"); caller frees. */
+/* Link from page `from` to the file `to` ("../SKILL.md", "h100.md"),
+ * percent-encoded (lit_path_escape) so that any file name works as a link
+ * target; the caller frees it. */
 char *lit_weave_relative(const char *from, const char *to);
 
 /* The block index a woven fence's info string carries ("cuda lit-block=7"),

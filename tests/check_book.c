@@ -2,6 +2,7 @@
 #include "check_lit.h"
 
 #include "book.h"
+#include "paths.h"
 
 START_TEST(test_book_pages) {
   lit_diags *d = lit_diags_new();
@@ -138,6 +139,60 @@ START_TEST(test_book_same_page) {
 }
 END_TEST
 
+/* Every href in f that leads to another file of the book names one, once
+ * its %XX are decoded (as a browser decodes them); the fragment aside. */
+static void S_hrefs_resolve(lit_tree *t, const lit_tree_file *f) {
+  for (const char *s = f->data; (s = strstr(s, " href=\"")) != NULL;) {
+    s += 7;
+    size_t len = strcspn(s, "\"#");
+    if (len && !memchr(s, ':', len)) {
+      char *name = lit_path_unescape(s, len);
+      ck_assert_msg(ck_tree_find(t, name) != NULL, "%s: href to %s, which the book has not", f->path, name);
+      free(name);
+    }
+  }
+}
+
+/* Documents whose names a URL must escape (' ', '(', '#', '?', '%'): the
+ * pages keep those names, and every link to them is percent-encoded, so a
+ * browser opens the page the link means. */
+START_TEST(test_book_odd_names) {
+  const char *paths[3] = {"index.md", "a b(1)#x?.md", "p%41.md"};
+  const char *texts[3] = {"---\ntangle-roots: kernels\n---\n# Home\n\n1. [Odd](<a b(1)%23x%3F.md>)\n"
+                          "2. [Pct](p%2541.md)\n",
+                          "# Odd\n\nTo [pct](p%2541.md#pct).\n\n```c {file=kernels/k.c}\n<<body>>\n```\n",
+                          "# Pct\n\nTo [odd](a%20b%281%29%23x%3F.md#odd).\n\n```c {#body}\nint x;\n```\n"};
+  size_t lens[3] = {strlen(texts[0]), strlen(texts[1]), strlen(texts[2])};
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load_memory(paths, texts, lens, 3, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_tree t = LIT_TREE_INIT;
+  ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "a b(1)#x?.html"));
+  lit_tree_file *f = ck_tree_find(&t, "p%41.html");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "href=\"a%20b%281%29%23x%3F.html#odd\"") &&
+                    strstr(f->data, "rel=\"prev\" href=\"a%20b%281%29%23x%3F.html\"") &&
+                    strstr(f->data, "<a href=\"p%2541.html\" aria-current=\"page\">Pct</a>"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "a b(1)#x?.html");
+  ck_assert_msg(strstr(f->data, "href=\"p%2541.html#pct\"") && strstr(f->data, "href=\"p%2541.html#chunk-body-1\""),
+                "%s", f->data);
+  f = ck_tree_find(&t, "search-index.js");
+  ck_assert_msg(strstr(f->data, "[\"a%20b%281%29%23x%3F.html\",\"Odd\"]") && strstr(f->data, "[\"p%2541.html\",\"Pct\"]"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "print.html"); /* the id as named, the link to it encoded */
+  ck_assert_msg(strstr(f->data, "id=\"p%41--pct\"") && strstr(f->data, "href=\"#p%2541--pct\"") &&
+                    strstr(f->data, "href=\"#a%20b%281%29%23x%3F--odd\""),
+                "%s", f->data);
+  for (size_t i = 0; i < t.n; i++)
+    if (strstr(t.files[i].path, ".html")) S_hrefs_resolve(&t, &t.files[i]);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *book_suite(void) {
   Suite *s = suite_create("book");
   TCase *tc = tcase_create("core");
@@ -147,6 +202,7 @@ Suite *book_suite(void) {
   tcase_add_test(tc, test_book_print_empty_link);
   tcase_add_test(tc, test_book_reserved_names);
   tcase_add_test(tc, test_book_same_page);
+  tcase_add_test(tc, test_book_odd_names);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -163,6 +163,29 @@ START_TEST(test_resolve_link) {
 }
 END_TEST
 
+/* A file name as a link: unreserved characters and '/' stay, every other
+ * byte is %XX, and lit_path_unescape reads the name back. */
+START_TEST(test_escape) {
+  static const struct {
+    const char *name, *want;
+  } cases[] = {
+      {"a-b_c.d~/E9.html", "a-b_c.d~/E9.html"},
+      {"a b(1)#x?.html", "a%20b%281%29%23x%3F.html"},
+      {"p%41.md", "p%2541.md"},
+      {"\xc3\xa9&'\"<>:;=+,!*$@[]", "%C3%A9%26%27%22%3C%3E%3A%3B%3D%2B%2C%21%2A%24%40%5B%5D"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lit_buf b = LIT_BUF_INIT;
+    lit_path_escape(&b, cases[i].name, strlen(cases[i].name));
+    ck_assert_str_eq(b.data, cases[i].want);
+    char *back = lit_path_unescape(b.data, b.len);
+    ck_assert_str_eq(back, cases[i].name);
+    free(back);
+    lit_buf_free(&b);
+  }
+}
+END_TEST
+
 START_TEST(test_disk) {
   char *dir = ck_tempdir();
   ck_write(dir, "out/real/keep.c", "x\n");
@@ -294,6 +317,7 @@ Suite *paths_suite(void) {
   tcase_add_test(tc, test_length);
   tcase_add_test(tc, test_no_roots);
   tcase_add_test(tc, test_join);
+  tcase_add_test(tc, test_escape);
   tcase_add_loop_test(tc, test_resolve_link, 0, sizeof S_links / sizeof S_links[0]);
   tcase_add_test(tc, test_disk);
   tcase_add_test(tc, test_output_folder_link);

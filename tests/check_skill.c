@@ -168,6 +168,40 @@ START_TEST(test_skill_wrapped_links) {
 }
 END_TEST
 
+/* Documents whose names a URL must escape (' ', '(', '#', '?', '%'): the
+ * references keep those names, and every Markdown link to them (the
+ * authors' and lit's own) is percent-encoded, so that it reads as one link
+ * and opens that file. */
+START_TEST(test_skill_odd_names) {
+  const char *paths[3] = {"index.md", "a b(1)#x?.md", "p%41.md"};
+  const char *texts[3] = {"---\nskill-name: t\nskill-description: A test skill. Use in tests.\n"
+                          "tangle-roots: kernels\n---\n# Home\n\n1. [Odd](<a b(1)%23x%3F.md>)\n2. [Pct](p%2541.md)\n",
+                          "# Odd\n\n```c {file=kernels/k.c}\n<<body>>\n```\n",
+                          "# Pct\n\nTo [odd](a%20b%281%29%23x%3F.md#odd).\n\n```c {#body}\nint x;\n```\n"};
+  size_t lens[3] = {strlen(texts[0]), strlen(texts[1]), strlen(texts[2])};
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load_memory(paths, texts, lens, 3, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_tree t = LIT_TREE_INIT;
+  char *name = NULL;
+  ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);
+  ck_assert_ptr_nonnull(ck_tree_find(&t, "references/a b(1)#x?.md"));
+  lit_tree_file *f = ck_tree_find(&t, "SKILL.md");
+  ck_assert_msg(strstr(f->data, "[Odd](<references/a%20b%281%29%23x%3F.md>)") &&
+                    strstr(f->data, "[Pct](references/p%2541.md)"),
+                "%s", f->data);
+  f = ck_tree_find(&t, "references/p%41.md");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_msg(strstr(f->data, "[odd](a%20b%281%29%23x%3F.md#odd)"), "%s", f->data);
+  f = ck_tree_find(&t, "references/a b(1)#x?.md"); /* lit's own link to where a chunk is defined */
+  ck_assert_msg(strstr(f->data, "is defined in [Pct](p%2541.md#pct)"), "%s", f->data);
+  free(name);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+}
+END_TEST
+
 Suite *skill_suite(void) {
   Suite *s = suite_create("skill");
   TCase *tc = tcase_create("core");
@@ -177,6 +211,7 @@ Suite *skill_suite(void) {
   tcase_add_loop_test(tc, test_front_matter_yaml, 0, sizeof S_yaml_values / sizeof S_yaml_values[0]);
   tcase_add_test(tc, test_skill_scripts_clash);
   tcase_add_test(tc, test_skill_wrapped_links);
+  tcase_add_test(tc, test_skill_odd_names);
   suite_add_tcase(s, tc);
   return s;
 }
