@@ -13,6 +13,7 @@
 #include "assets.h"
 #include "claims.h"
 #include "json.h"
+#include "paths.h"
 
 struct lit_render {
   const lit_project *p;
@@ -92,6 +93,14 @@ static int S_results_path(const lit_render *r, const char *rel, char *real, size
       return -1;
     }
     s += n + (e ? 1 : 0);
+  }
+  /* git's files (hooks, config, objects) are never the project's results:
+   * as spelled, or reached through a link, even where nothing exists yet
+   * (optional_results would otherwise say nil about them). */
+  const char *git = lit_path_check_git(r->p->root, rel);
+  if (git) {
+    snprintf(why, whylen, "results('%s'): %s", rel, git);
+    return -1;
   }
   char full[PATH_MAX];
   snprintf(full, sizeof full, "%s/%s", r->p->root, rel);

@@ -38,6 +38,10 @@ static char *S_results_project(const char *render, char **diags) {
   char *link = lit_xasprintf("%s/r/results/escape.json", dir);
   ck_assert_int_eq(symlink("/etc/hostname", link), 0); /* a link out of the project */
   free(link);
+  ck_write(dir, ".git/x.json", "{\"x\": 1}\n"); /* git's, valid JSON all the same */
+  link = lit_xasprintf("%s/gitdir", dir);
+  ck_assert_int_eq(symlink(".git", link), 0); /* git's folder under another name */
+  free(link);
   char *doc = lit_xasprintf("# A\n\n```{.lua .render}\n%s\n```\n", render);
   ck_write(dir, "r/a.md", doc);
   free(doc);
@@ -185,6 +189,12 @@ START_TEST(test_results) {
       {"return optional_results('r/results/escape.json').x", NULL, "the file lies outside the project"},
       {"return optional_results('../etc/passwd').x", NULL, "may not contain '..'"},
       {"return optional_results('r/bad.json').a", NULL, "r/bad.json:1:13: bad number"},
+      /* git's files, as spelled or through a link, there or not */
+      {"return results('.git/x.json').x", NULL,
+       "r/a.md:4:1: error: results('.git/x.json'): it lies inside a .git folder"},
+      {"return results('gitdir/x.json').x", NULL, "r/a.md:4:1: error: results('gitdir/x.json'): it lies inside a .git"},
+      {"return optional_results('r/.git/none.json')", NULL, "r/a.md:4:1: error: results('r/.git/none.json'): it lies"},
+      {"return optional_results('gitdir/none.json')", NULL, "r/a.md:4:1: error: results('gitdir/none.json'): it lies"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *diags;
