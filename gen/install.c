@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "install.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,6 +60,27 @@ static int S_install_one(const lit_tree *t, const lit_project *p, const char *na
   }
   free(dir);
   return r;
+}
+
+/* The project in the current folder, into *p (the caller frees it), or
+ * NULL where there is no index.md: the places an install replaces must
+ * hold none of its files. An index.md that is there but cannot be read (a
+ * folder, a dangling link, no permission) is -1, with its error: the check
+ * needs the documents it names, and skipping it could replace a folder
+ * that holds them. */
+static int S_load_here(lit_project **p, lit_diags *d) {
+  struct stat ix;
+  if (lstat("index.md", &ix) != 0 && errno == ENOENT) return 0;
+  lit_diags *quiet = lit_diags_new(); /* its documents' messages are lit tangle's to give */
+  *p = lit_project_load(".", "index.md", quiet);
+  if (!*p) {
+    lit_diags_append(d, quiet);
+    lit_diag(d, LIT_ERROR, "index.md", 0, 0,
+             "skill install: this folder's project cannot be read, so there is no telling whether the install "
+             "would replace its files; fix index.md, or install from another folder");
+  }
+  lit_diags_free(quiet);
+  return *p ? 0 : -1;
 }
 
 lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
@@ -139,14 +161,10 @@ lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
     lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was installed");
     r = 1;
   }
-  /* The project in the current folder, if any: the places an install
-   * replaces must hold none of its files. */
   lit_project *p = NULL;
-  if (!r) {
-    lit_diags *quiet = lit_diags_new(); /* its documents' messages are lit tangle's to give */
-    struct stat ix;
-    if (lstat("index.md", &ix) == 0) p = lit_project_load(".", "index.md", quiet);
-    lit_diags_free(quiet);
+  if (!r && S_load_here(&p, d) != 0) {
+    lit_diag(d, LIT_NOTE, NULL, 0, 0, "nothing was installed");
+    r = 1;
   }
   if (!r) {
     if (o->dest) r |= S_install_one(&t, p, name, o->dest, o->force, out, d);
