@@ -195,14 +195,28 @@ static int S_still_lits(const S_foreign_walk *w, const char *full, const char *r
   return memcmp(hex, want, LIT_HASH_HEX) == 0;
 }
 
+/* A folder of target that cannot be listed (no permission, an I/O
+ * error) is counted as foreign: what it holds is unknown, and replacing
+ * target would delete it. */
+static void S_unlisted(S_foreign_walk *w, const char *dir, int err) {
+  if (w->found++ < 5)
+    lit_diag(w->d, LIT_ERROR, dir, 0, 0,
+             "cannot read this folder (%s), so lit cannot tell that it holds only what lit wrote, and replacing %s "
+             "would delete whatever it holds: make it readable, or pick another folder",
+             strerror(err), w->target);
+}
+
 /* Reports every entry under target/rel that lit did not write. */
 static void S_find_foreign(S_foreign_walk *w, const char *rel) {
   char *dir = rel[0] ? lit_xasprintf("%s/%s", w->target, rel) : lit_xstrdup(w->target);
   DIR *dh = opendir(dir);
-  free(dir);
-  if (!dh) return;
+  if (!dh) {
+    S_unlisted(w, dir, errno);
+    free(dir);
+    return;
+  }
   struct dirent *e;
-  while ((e = readdir(dh))) {
+  while ((errno = 0, e = readdir(dh)) != NULL) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
     if (!rel[0] && strcmp(e->d_name, LIT_TREE_MANIFEST) == 0) continue; /* bookkeeping, not content */
     char *sub = rel[0] ? lit_xasprintf("%s/%s", rel, e->d_name) : lit_xstrdup(e->d_name);
@@ -246,6 +260,8 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
     free(full);
     free(sub);
   }
+  if (errno) S_unlisted(w, dir, errno);
+  free(dir);
   closedir(dh);
 }
 

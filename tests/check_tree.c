@@ -73,6 +73,43 @@ START_TEST(test_tree_install_and_compare) {
 }
 END_TEST
 
+/* A folder of the output that cannot be listed stops the install: what it
+ * holds is unknown, and replacing the output would delete it. (As root,
+ * permission bits do not stop a read, so there is nothing to test.) */
+START_TEST(test_tree_unreadable_folder) {
+  if (geteuid() == 0) return;
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/out", dir), *sub = lit_xasprintf("%s/out/sub", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
+  lit_tree_add(&t, "sub/b.css", lit_xstrdup("BB"), 2);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  ck_write(out, "sub/mine.txt", "keep");
+  ck_assert_int_eq(chmod(sub, 0), 0);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), -1);
+  ck_assert_int_eq(chmod(sub, 0755), 0);
+  char *msgs = ck_diags_text(d), *want = lit_xasprintf("%s: error: cannot read this folder (", sub);
+  ck_assert_msg(strstr(msgs, want) && strstr(msgs, "would delete whatever it holds"), "%s", msgs);
+  free(want);
+  free(msgs);
+  char *kept = ck_read(out, "sub/mine.txt");
+  ck_assert_str_eq(kept, "keep");
+  free(kept);
+  char *cmd = lit_xasprintf("ls -a '%s' | grep -c lit- > '%s/n'", dir, dir);
+  ck_assert_int_ne(system(cmd), -1);
+  free(cmd);
+  char *n = ck_read(dir, "n");
+  ck_assert_str_eq(n, "0\n"); /* no staging folder left beside it */
+  free(n);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(sub);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
 /* A folder an earlier version wrote, without a manifest, is known by its
  * guard; what its old manifest.txt lists is not trusted (anyone can write
  * one), so a file only that list names stops the install and is kept.
@@ -442,6 +479,7 @@ Suite *tree_suite(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_tree_install_and_compare);
   tcase_add_test(tc, test_tree_compare_fifo);
+  tcase_add_test(tc, test_tree_unreadable_folder);
   tcase_add_test(tc, test_tree_legacy_manifest_not_trusted);
   tcase_add_test(tc, test_tree_manifest_checked);
   tcase_add_test(tc, test_tree_leftovers_checked);
