@@ -76,8 +76,69 @@ void lit_diag_escape(lit_buf *out, const char *s, size_t len) {
   lit_buf_put(out, s + run, len - run);
 }
 
-/* The message, formatted, then escaped as a whole: the format strings are
- * lit's own and hold no control bytes, so only what they quote changes. */
+/* What a message quotes is the user's (a link, a path, a Lua error), and
+ * may be any length: a 180 KB link quoted whole buries the message. Every
+ * run without white space past S_WORD_MAX bytes keeps its first S_HEAD
+ * and last S_TAIL bytes (lit's own words are short, long quotes are names
+ * and links, and a name's end is its extension), and a message still past
+ * S_LINE_MAX (a quote with spaces) is cut there; each cut says how long
+ * the text was. Counted in the bytes as formatted, before escaping. */
+enum { S_WORD_MAX = 300, S_HEAD = 200, S_TAIL = 40, S_LINE_MAX = 4096 };
+
+#define S_ELLIPSIS "\xE2\x80\xA6" /* U+2026 */
+
+static int S_continuation(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+/* The first at most max bytes of s[0..len) that end on a character. */
+static size_t S_head(const char *s, size_t len, size_t max) {
+  size_t keep = max < len ? max : len;
+  while (keep > 0 && keep < len && S_continuation(s[keep]))
+    keep--;
+  return keep;
+}
+
+/* A word s[0..len) as "HEAD…(N bytes)…TAIL" when it is too long. */
+static void S_cut_word(lit_buf *out, const char *s, size_t len) {
+  if (len <= S_WORD_MAX) {
+    lit_buf_put(out, s, len);
+    return;
+  }
+  size_t tail = len - S_TAIL;
+  while (tail < len && S_continuation(s[tail]))
+    tail++;
+  lit_buf_put(out, s, S_head(s, len, S_HEAD));
+  lit_buf_printf(out, S_ELLIPSIS "(%zu bytes)" S_ELLIPSIS, len);
+  lit_buf_put(out, s + tail, len - tail);
+}
+
+static int S_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* s[0..len) with its long words and its length capped, into out. */
+static void S_cap(lit_buf *out, const char *s, size_t len) {
+  lit_buf words = LIT_BUF_INIT;
+  for (size_t i = 0; i < len;) {
+    size_t j = i;
+    int space = S_space(s[i]);
+    while (j < len && S_space(s[j]) == space)
+      j++;
+    if (space)
+      lit_buf_put(&words, s + i, j - i);
+    else
+      S_cut_word(&words, s + i, j - i);
+    i = j;
+  }
+  if (words.len <= S_LINE_MAX) {
+    lit_buf_put(out, words.data, words.len);
+  } else {
+    lit_buf_put(out, words.data, S_head(words.data, words.len, S_LINE_MAX));
+    lit_buf_printf(out, S_ELLIPSIS " (%zu bytes in all)", len);
+  }
+  lit_buf_free(&words);
+}
+
+/* The message, formatted, capped, then escaped as a whole: the format
+ * strings are lit's own and hold no control bytes, so only what they
+ * quote changes. */
 static void S_format(lit_buf *out, const char *fmt, va_list ap) {
   lit_buf text = LIT_BUF_INIT;
   va_list ap2;
@@ -87,7 +148,10 @@ static void S_format(lit_buf *out, const char *fmt, va_list ap) {
     lit_buf_reserve(&text, (size_t)n + 1);
     vsnprintf(text.data, (size_t)n + 1, fmt, ap2);
     text.len = (size_t)n;
-    lit_diag_escape(out, text.data, text.len);
+    lit_buf capped = LIT_BUF_INIT;
+    S_cap(&capped, text.data, text.len);
+    lit_diag_escape(out, capped.data, capped.len);
+    lit_buf_free(&capped);
   }
   va_end(ap2);
   lit_buf_free(&text);

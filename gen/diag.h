@@ -37,7 +37,9 @@ lit_diags *lit_diags_new(void);
 void lit_diags_free(lit_diags *d);
 
 /* line or col 0 means unknown and is left out of the location. The file
- * and the formatted message are escaped (lit_diag_escape). */
+ * and the formatted message are escaped (lit_diag_escape); the message's
+ * long words (past 300 bytes: a quoted link or path) and the message past
+ * 4096 bytes are cut first, each cut saying how long the text was. */
 void lit_diag(lit_diags *d, lit_level level, const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 

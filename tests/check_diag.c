@@ -42,9 +42,12 @@ START_TEST(test_order_and_counts) {
 }
 END_TEST
 
+/* A message past any fixed buffer comes out whole (its words are short:
+ * long ones are capped, below). */
 START_TEST(test_long_message) {
   char big[3000];
-  memset(big, 'q', sizeof big - 1);
+  for (size_t i = 0; i < sizeof big - 1; i++)
+    big[i] = i % 10 == 9 ? ' ' : 'q';
   big[sizeof big - 1] = '\0';
   lit_diags *d = lit_diags_new();
   lit_diag(d, LIT_ERROR, "f.md", 1, 2, "<%s>", big);
@@ -53,6 +56,53 @@ START_TEST(test_long_message) {
   ck_assert_str_eq(t + strlen(t) - 3, "q>\n");
   free(t);
   lit_diags_free(d);
+}
+END_TEST
+
+/* Quoted text is capped in lit_diag, whoever calls it: a word past 300
+ * bytes (a 180 KB link) keeps its first 200 and last 40, never cutting a
+ * UTF-8 character, and says how long it was; a message past 4096 bytes (a
+ * quote with spaces) is cut there; the rest of the message stays. */
+START_TEST(test_quote_capped) {
+  size_t n = 180 * 1024;
+  char *link = lit_xmalloc(n + 1);
+  memset(link, 'x', n);
+  memcpy(link + 198, "\xc3\xa9", 2); /* 'é' across the cut, after the quote mark */
+  memcpy(link + n - 40, "\xc3\xa9", 2);
+  link[n] = '\0';
+  lit_diags *d = lit_diags_new();
+  lit_diag(d, LIT_ERROR, "a.md", 3, 4, "link '%s' leads outside the project", link);
+  char *t = ck_diags_text(d);
+  char *want = lit_xasprintf("a.md:3:4: error: link '%.198s\xe2\x80\xa6(%zu bytes)\xe2\x80\xa6%s' leads outside "
+                             "the project\n",
+                             link, n + 2, link + n - 38);
+  ck_assert_str_eq(t, want);
+  free(want);
+  free(t);
+  lit_diags_free(d);
+  /* a name of 255 bytes, quoted, is whole */
+  char name[256];
+  memset(name, 'n', 255);
+  name[255] = '\0';
+  d = lit_diags_new();
+  lit_diag(d, LIT_ERROR, "a.md", 3, 4, "cannot write 'out/%s.c': too long", name);
+  t = ck_diags_text(d);
+  want = lit_xasprintf("a.md:3:4: error: cannot write 'out/%s.c': too long\n", name);
+  ck_assert_str_eq(t, want);
+  free(want);
+  free(t);
+  lit_diags_free(d);
+  for (size_t i = 0; i < n; i++)
+    link[i] = i % 8 == 7 ? ' ' : 'w';
+  d = lit_diags_new();
+  lit_diag(d, LIT_ERROR, NULL, 0, 0, "%s", link);
+  t = ck_diags_text(d);
+  want = lit_xasprintf("lit: error: %.4096s\xe2\x80\xa6 (%zu bytes in all)\n", link, n);
+  ck_assert_str_eq(t, want);
+  free(want);
+  free(t);
+  lit_diags_free(d);
+  free(link);
 }
 END_TEST
 
@@ -133,6 +183,7 @@ Suite *diag_suite(void) {
   tcase_add_loop_test(tc, test_location_shapes, 0, sizeof S_cases / sizeof S_cases[0]);
   tcase_add_test(tc, test_order_and_counts);
   tcase_add_test(tc, test_long_message);
+  tcase_add_test(tc, test_quote_capped);
   tcase_add_test(tc, test_limit);
   tcase_add_loop_test(tc, test_escapes, 0, sizeof S_escapes / sizeof S_escapes[0]);
   tcase_add_test(tc, test_one_line_each);
