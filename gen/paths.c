@@ -118,9 +118,20 @@ int lit_path_is_inside(const char *outer, const char *inner) {
   return inner[n] == '\0' || inner[n] == '/' || (n > 0 && outer[n - 1] == '/');
 }
 
+/* The reason for a loop names where it is, so it cannot be a literal:
+ * one buffer per thread (documents are read on several), valid until the
+ * thread's next check. */
+static _Thread_local char S_loop_why[PATH_MAX + 128];
+
+static const char *S_loop(const char *where) {
+  snprintf(S_loop_why, sizeof S_loop_why,
+           "a symbolic link loop at %s (its links lead back to themselves)", where);
+  return S_loop_why;
+}
+
 /* Walks path's existing prefixes past its first `from` bytes: each must
- * resolve inside `inside` (else `escape`); the path itself must be neither
- * a link nor a folder. */
+ * resolve inside `inside` (else `escape`, or a loop named as one); the
+ * path itself must be neither a link nor a folder. */
 static const char *S_walk(const char *project_root, const char *path, size_t from, const char *inside,
                           const char *escape) {
   char *full = lit_path_join(project_root, path);
@@ -133,8 +144,13 @@ static const char *S_walk(const char *project_root, const char *path, size_t fro
     struct stat st;
     /* A link that leads nowhere counts as leading out: lit cannot tell
      * where a folder made through it would land. */
-    if (lstat(full, &st) == 0 && (realpath(full, r) ? !lit_path_is_inside(inside, r) : S_ISLNK(st.st_mode)))
-      why = escape;
+    if (lstat(full, &st) == 0) {
+      int found = realpath(full, r) != NULL, loop = !found && errno == ELOOP;
+      if (loop)
+        why = S_loop(full + skip);
+      else if (found ? !lit_path_is_inside(inside, r) : S_ISLNK(st.st_mode))
+        why = escape;
+    }
     *c = '/';
     if (why) break;
   }

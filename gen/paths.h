@@ -32,7 +32,8 @@ int lit_path_is_root(const char *folder, size_t len, char *const *roots, size_t 
 /* Returns NULL if path is plain and inside an output folder, else a static reason. */
 const char *lit_path_check_syntax(const char *path, char *const *roots, size_t nroots);
 /* Returns NULL if, on disk under project_root, path stays inside its output
- * folder, else a static reason. */
+ * folder, else a static reason, or for a symbolic link loop one that names
+ * it, valid until this thread's next check (as for the two below). */
 const char *lit_path_check_disk(const char *project_root, const char *path, char *const *roots, size_t nroots);
 /* Returns NULL if path is plain and, on disk under project_root, stays
  * inside the project (no symbolic link leading out) and is neither a link

@@ -756,7 +756,7 @@ int lit_tree_check_inside(const char *dir, lit_diags *d) {
     *c = '\0';
     struct stat st;
     if (lstat(p, &st) != 0) break; /* the rest does not exist: lit makes it here */
-    int resolves = realpath(p, real) != NULL;
+    int resolves = realpath(p, real) != NULL, loop = !resolves && errno == ELOOP;
     if (!resolves || !lit_path_is_inside(here, real)) {
       /* what the link says, not where it lands: the message stays the same
        * wherever the project is */
@@ -765,7 +765,8 @@ int lit_tree_check_inside(const char *dir, lit_diags *d) {
       lit_diag(d, LIT_ERROR, p, 0, 0,
                "is a symbolic link%s%s that leads %s: lit neither reads nor writes through it unless told to; "
                "remove the link",
-               to[0] ? " to " : "", to, resolves ? "outside the current folder" : "nowhere");
+               to[0] ? " to " : "", to,
+               resolves ? "outside the current folder" : loop ? "back to itself (a symbolic link loop)" : "nowhere");
       r = -1;
     }
     *c = end;

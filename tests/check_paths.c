@@ -211,6 +211,14 @@ START_TEST(test_disk) {
   ck_assert_ptr_nonnull(why);
   ck_assert_ptr_nonnull(strstr(why, "folder"));
   ck_assert_ptr_nonnull(lit_path_check_disk(dir, "src/x.c", roots, 1));
+  /* a loop is named as one, where it is, not as a link leading out */
+  ck_assert_int_eq(S_ln(dir, "a", "out/b"), 0);
+  ck_assert_int_eq(S_ln(dir, "b", "out/a"), 0);
+  why = lit_path_check_disk(dir, "out/a/x.c", roots, 1);
+  ck_assert_str_eq(why, "a symbolic link loop at out/a (its links lead back to themselves)");
+  ck_assert_int_eq(S_ln(dir, "loop", "loop"), 0);
+  why = lit_path_check_project(dir, "loop/rec");
+  ck_assert_str_eq(why, "a symbolic link loop at loop (its links lead back to themselves)");
   ck_rmtree(dir);
 }
 END_TEST
