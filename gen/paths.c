@@ -124,8 +124,7 @@ int lit_path_is_inside(const char *outer, const char *inner) {
 static _Thread_local char S_loop_why[PATH_MAX + 128];
 
 static const char *S_loop(const char *where) {
-  snprintf(S_loop_why, sizeof S_loop_why,
-           "a symbolic link loop at %s (its links lead back to themselves)", where);
+  snprintf(S_loop_why, sizeof S_loop_why, "a symbolic link loop at %s (its links lead back to themselves)", where);
   return S_loop_why;
 }
 

@@ -766,7 +766,9 @@ int lit_tree_check_inside(const char *dir, lit_diags *d) {
                "is a symbolic link%s%s that leads %s: lit neither reads nor writes through it unless told to; "
                "remove the link",
                to[0] ? " to " : "", to,
-               resolves ? "outside the current folder" : loop ? "back to itself (a symbolic link loop)" : "nowhere");
+               resolves ? "outside the current folder"
+               : loop   ? "back to itself (a symbolic link loop)"
+                        : "nowhere");
       r = -1;
     }
     *c = end;

@@ -179,7 +179,8 @@ START_TEST(test_book_odd_names) {
   ck_assert_msg(strstr(f->data, "href=\"p%2541.html#pct\"") && strstr(f->data, "href=\"p%2541.html#chunk-body-1\""),
                 "%s", f->data);
   f = ck_tree_find(&t, "search-index.js");
-  ck_assert_msg(strstr(f->data, "[\"a%20b%281%29%23x%3F.html\",\"Odd\"]") && strstr(f->data, "[\"p%2541.html\",\"Pct\"]"),
+  ck_assert_msg(strstr(f->data, "[\"a%20b%281%29%23x%3F.html\",\"Odd\"]") &&
+                    strstr(f->data, "[\"p%2541.html\",\"Pct\"]"),
                 "%s", f->data);
   f = ck_tree_find(&t, "print.html"); /* the id as named, the link to it encoded */
   ck_assert_msg(strstr(f->data, "id=\"p%41--pct\"") && strstr(f->data, "href=\"#p%2541--pct\"") &&
