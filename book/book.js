@@ -1,7 +1,8 @@
 /* book.js: the book's only script (lit writes it; edit gen/assets/book.js).
  * Every page reads without it; it adds the theme switch, search, the
- * contents list's current section and copy buttons. No network: the search
- * index is search-index.js beside the pages, so it works from file:// too. */
+ * contents list's current section, copy buttons and whole text in tables
+ * that scroll. No network: the search index is search-index.js beside the
+ * pages, so it works from file:// too. */
 (function () {
   "use strict";
   var root = document.documentElement;
@@ -727,6 +728,33 @@
     });
   }
 
+  /* lit marks where a table's long names and number cells may break, so
+     that the table fits the text's column. A table too wide to fit even so
+     (on a phone, mostly) scrolls in its frame anyway and reads better with
+     its text whole: its frame is marked "whole", which takes the breaks
+     away (style.css). Measured again when the column's width changes or a
+     folded table ("The numbers") opens; all frames read, then all marked,
+     so the page is laid out once. */
+  function setupTables() {
+    var frames = document.querySelectorAll("article .table-wrap");
+    if (!frames.length) return;
+    function fit() {
+      frames.forEach(function (w) { w.classList.remove("whole"); });
+      var wide = [];
+      frames.forEach(function (w) { if (w.scrollWidth > w.clientWidth + 1) wide.push(w); });
+      wide.forEach(function (w) { w.classList.add("whole"); });
+    }
+    var queued = false;
+    function later() {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(function () { queued = false; fit(); });
+    }
+    fit();
+    window.addEventListener("resize", later);
+    document.addEventListener("toggle", later, true); /* toggle does not bubble */
+  }
+
   /* Printing shows what is folded ("The numbers" tables, the contents):
      each closed <details> is opened for the print and closed after it. */
   function setupPrint() {
@@ -745,6 +773,7 @@
     setupMenu();
     setupKeys();
     setupPrint();
+    setupTables();
     setupToc();
     setupCopy();
     setupSearch();

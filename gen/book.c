@@ -275,11 +275,121 @@ static void S_align_numbers(cmark_node *table) {
     if (numeric[i] && seen[i]) cur[i] = 'r';
 }
 
+/* A table is as wide as its longest unbroken pieces of text, so a long
+ * identifier ("gated_residual_norm_modulate_layer", "torch.nn.RMSNorm") or a
+ * number cell held on one line ("3050 (102%)") pushes it past the column.
+ * The book marks where such text may break, as one would hyphenate by hand;
+ * the browser breaks there only where the table would not fit otherwise. */
+enum { S_LONG_WORD = 12 }; /* shorter words fit any column; left whole */
+
+static int S_is_word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/* Whether w[i], in a word of len bytes, may start a new line: after "_",
+ * "/" or ",", before a "." that starts a name (not a decimal point) or a "("
+ * that follows one, and where lowercase turns to uppercase
+ * ("LTXVideo|Rotary"). Never within two bytes of either end, so no line
+ * holds a lone letter or bracket. */
+static int S_break_before(const char *w, size_t i, size_t len) {
+  if (i < 2 || i + 2 > len) return 0;
+  char a = w[i - 1], b = w[i];
+  int name_before = S_is_word_char(a) || a == ']' || a == ')';
+  if ((a == '_' || a == '/' || a == ',') && S_is_word_char(b)) return 1;
+  if (b == '.' && name_before && ((w[i + 1] >= 'a' && w[i + 1] <= 'z') || (w[i + 1] >= 'A' && w[i + 1] <= 'Z')))
+    return 1;
+  if (b == '(' && (S_is_word_char(a) || a == '_')) return 1;
+  return a >= 'a' && a <= 'z' && b >= 'A' && b <= 'Z';
+}
+
+/* Appends s escaped for HTML with its break points; 1 if it marked one. In
+ * a cell of a right-aligned column, which keeps its number on one line
+ * (style.css), only a space before "(" or after "," may break, and it is
+ * marked as a space that wraps; elsewhere a long word gets <wbr>. */
+static int S_mark_breaks(lit_buf *out, const char *s, int numeric) {
+  int marked = 0;
+  size_t n = strlen(s), i = 0;
+  while (i < n) {
+    if (numeric) {
+      size_t j = i;
+      while (j < n && !(s[j] == ' ' && ((j > 0 && s[j - 1] == ',') || s[j + 1] == '(')))
+        j++;
+      lit_html_escape(out, s + i, j - i);
+      if (j < n) {
+        lit_buf_puts(out, "<span class=\"brk\"> </span>");
+        marked = 1;
+        j++;
+      }
+      i = j;
+      continue;
+    }
+    size_t len = strcspn(s + i, " ");
+    size_t from = 0;
+    if (len >= S_LONG_WORD)
+      for (size_t k = 1; k < len; k++)
+        if (S_break_before(s + i, k, len)) {
+          lit_html_escape(out, s + i + from, k - from);
+          lit_buf_puts(out, "<wbr>");
+          from = k, marked = 1;
+        }
+    lit_html_escape(out, s + i + from, len - from);
+    i += len;
+    size_t sp = strspn(s + i, " ");
+    lit_html_escape(out, s + i, sp);
+    i += sp;
+  }
+  return marked;
+}
+
+/* Marks the break points of every text and code span in table's cells (see
+ * S_mark_breaks): each span that gets one becomes the same HTML with them. */
+static void S_table_breaks(cmark_node *table) {
+  uint16_t ncols = cmark_gfm_extensions_get_table_columns(table);
+  uint8_t *align = cmark_gfm_extensions_get_table_alignments(table);
+  cmark_consolidate_text_nodes(table); /* "a_b" is parsed as three texts */
+  cmark_node **spans = NULL;
+  int *numeric = NULL;
+  size_t ns = 0, cs = 0, cn = 0;
+  for (cmark_node *row = cmark_node_first_child(table); row; row = cmark_node_next(row)) {
+    int header = cmark_gfm_extensions_get_table_row_is_header(row);
+    uint16_t col = 0;
+    for (cmark_node *cell = cmark_node_first_child(row); cell; cell = cmark_node_next(cell), col++) {
+      int num = !header && align && col < ncols && align[col] == 'r';
+      cmark_iter *it = cmark_iter_new(cell); /* the cell's spans may sit in links and emphasis */
+      cmark_event_type ev;
+      while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+        cmark_node *n = cmark_iter_get_node(it);
+        cmark_node_type t = cmark_node_get_type(n);
+        if (ev != CMARK_EVENT_ENTER || (t != CMARK_NODE_TEXT && t != CMARK_NODE_CODE)) continue;
+        spans = lit_grow(spans, &cs, ns + 1, sizeof *spans);
+        numeric = lit_grow(numeric, &cn, ns + 1, sizeof *numeric);
+        spans[ns] = n, numeric[ns++] = num;
+      }
+      cmark_iter_free(it);
+    }
+  }
+  lit_buf b = LIT_BUF_INIT;
+  for (size_t i = 0; i < ns; i++) { /* replaced after the walk, which they would derail */
+    int code = cmark_node_get_type(spans[i]) == CMARK_NODE_CODE;
+    lit_buf_truncate(&b, 0);
+    if (code) lit_buf_puts(&b, "<code>");
+    if (!S_mark_breaks(&b, cmark_node_get_literal(spans[i]), numeric[i])) continue;
+    if (code) lit_buf_puts(&b, "</code>");
+    cmark_node *h = cmark_node_new(CMARK_NODE_HTML_INLINE);
+    cmark_node_set_literal(h, b.data);
+    cmark_node_replace(spans[i], h);
+    cmark_node_free(spans[i]);
+  }
+  lit_buf_free(&b);
+  free(spans);
+  free(numeric);
+}
+
 /* Renders a table inside a frame that scrolls sideways when the table is
- * wider than the text: focusable, so the keyboard scrolls it too, and named
- * after its section for screen readers. */
+ * wider than the text, even with its text broken where S_table_breaks marks
+ * (on a phone; at 1400 px every table of the book fits): focusable, so the
+ * keyboard scrolls it too, and named after its section for screen readers. */
 static void S_wrap_table(const S_ctx *x, cmark_node *table, const lit_heading *sec, int number) {
   S_align_numbers(table);
+  S_table_breaks(table);
   char *html = cmark_render_html(table, CMARK_OPT_UNSAFE, x->w->exts);
   lit_buf b = LIT_BUF_INIT;
   lit_buf_printf(&b, "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Table %d", number);
