@@ -157,15 +157,8 @@ static void S_hrefs_resolve(lit_tree *t, const lit_tree_file *f) {
  * pages keep those names, and every link to them is percent-encoded, so a
  * browser opens the page the link means. */
 START_TEST(test_book_odd_names) {
-  const char *paths[3] = {"index.md", "a b(1)#x?.md", "p%41.md"};
-  const char *texts[3] = {"---\ntangle-roots: kernels\n---\n# Home\n\n1. [Odd](<a b(1)%23x%3F.md>)\n"
-                          "2. [Pct](p%2541.md)\n",
-                          "# Odd\n\nTo [pct](p%2541.md#pct).\n\n```c {file=kernels/k.c}\n<<body>>\n```\n",
-                          "# Pct\n\nTo [odd](a%20b%281%29%23x%3F.md#odd).\n\n```c {#body}\nint x;\n```\n"};
-  size_t lens[3] = {strlen(texts[0]), strlen(texts[1]), strlen(texts[2])};
   lit_diags *d = lit_diags_new();
-  lit_project *p = lit_project_load_memory(paths, texts, lens, 3, d);
-  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_project *p = ck_odd_names_project(d);
   lit_tree t = LIT_TREE_INIT;
   ck_assert_int_eq(lit_book_build(p, &t, d), LIT_OK);
   ck_assert_ptr_nonnull(ck_tree_find(&t, "a b(1)#x?.html"));

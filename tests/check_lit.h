@@ -136,6 +136,25 @@ static inline void ck_rmtree(char *dir) {
   "## The part\n\n```cuda {file=kernels/k.cu}\nint x;\n<<body>>\n```\n"
 #define CK_WEAVE_B "# B\n\n## B part\n\n```cuda {#body}\nx = 1;\n```\n\n[k](kernels/k.cu)\n"
 
+/* Documents whose names a URL must escape (' ', '(', '#', '?', '%'), for
+ * check_book and check_skill: index.md links both, each links the other.
+ * The entry's front matter names a skill, which the book ignores. */
+#define CK_ODD_IX \
+  "---\nskill-name: t\nskill-description: A test skill. Use in tests.\ntangle-roots: kernels\n---\n" \
+  "# Home\n\n1. [Odd](<a b(1)%23x%3F.md>)\n2. [Pct](p%2541.md)\n"
+#define CK_ODD_A "# Odd\n\nTo [pct](p%2541.md#pct).\n\n```c {file=kernels/k.c}\n<<body>>\n```\n"
+#define CK_ODD_P "# Pct\n\nTo [odd](a%20b%281%29%23x%3F.md#odd).\n\n```c {#body}\nint x;\n```\n"
+
+/* Loads the odd-names project; asserts it loads without an error. */
+static inline lit_project *ck_odd_names_project(lit_diags *d) {
+  const char *paths[3] = {"index.md", "a b(1)#x?.md", "p%41.md"};
+  const char *texts[3] = {CK_ODD_IX, CK_ODD_A, CK_ODD_P};
+  size_t lens[3] = {strlen(texts[0]), strlen(texts[1]), strlen(texts[2])};
+  lit_project *p = lit_project_load_memory(paths, texts, lens, 3, d);
+  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  return p;
+}
+
 /* The file of a built tree at path, or NULL. */
 static inline lit_tree_file *ck_tree_find(lit_tree *t, const char *path) {
   for (size_t i = 0; i < t->n; i++)

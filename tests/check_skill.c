@@ -173,15 +173,8 @@ END_TEST
  * authors' and lit's own) is percent-encoded, so that it reads as one link
  * and opens that file. */
 START_TEST(test_skill_odd_names) {
-  const char *paths[3] = {"index.md", "a b(1)#x?.md", "p%41.md"};
-  const char *texts[3] = {"---\nskill-name: t\nskill-description: A test skill. Use in tests.\n"
-                          "tangle-roots: kernels\n---\n# Home\n\n1. [Odd](<a b(1)%23x%3F.md>)\n2. [Pct](p%2541.md)\n",
-                          "# Odd\n\n```c {file=kernels/k.c}\n<<body>>\n```\n",
-                          "# Pct\n\nTo [odd](a%20b%281%29%23x%3F.md#odd).\n\n```c {#body}\nint x;\n```\n"};
-  size_t lens[3] = {strlen(texts[0]), strlen(texts[1]), strlen(texts[2])};
   lit_diags *d = lit_diags_new();
-  lit_project *p = lit_project_load_memory(paths, texts, lens, 3, d);
-  ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
+  lit_project *p = ck_odd_names_project(d);
   lit_tree t = LIT_TREE_INIT;
   char *name = NULL;
   ck_assert_int_eq(lit_skill_build(p, &t, &name, d), LIT_OK);

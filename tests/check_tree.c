@@ -4,6 +4,17 @@
 #include "hash.h"
 #include "tree.h"
 
+/* No staging folder of lit's (lit-*) is left in folder; scratch is a
+ * writable folder for the count. */
+static void S_assert_no_staging(const char *folder, const char *scratch) {
+  char *cmd = lit_xasprintf("ls -a '%s' | grep -c lit- > '%s/n'", folder, scratch);
+  ck_assert_int_ne(system(cmd), -1);
+  free(cmd);
+  char *n = ck_read(scratch, "n");
+  ck_assert_str_eq(n, "0\n");
+  free(n);
+}
+
 START_TEST(test_tree_install_and_compare) {
   char *dir = ck_tempdir();
   char *out = lit_xasprintf("%s/out/book", dir);
@@ -60,12 +71,9 @@ START_TEST(test_tree_install_and_compare) {
   ck_assert_str_eq(kept, "keep");
   free(kept);
   free(other);
-  char *cmd = lit_xasprintf("ls -a '%s/out' | grep -c lit- > '%s/n'", dir, dir);
-  ck_assert_int_ne(system(cmd), -1);
-  free(cmd);
-  char *n = ck_read(dir, "n");
-  ck_assert_str_eq(n, "0\n"); /* no staging folder left beside it */
-  free(n);
+  char *out_dir = lit_xasprintf("%s/out", dir);
+  S_assert_no_staging(out_dir, dir);
+  free(out_dir);
   lit_tree_free(&t);
   lit_diags_free(d);
   free(out);
@@ -96,12 +104,7 @@ START_TEST(test_tree_unreadable_folder) {
   char *kept = ck_read(out, "sub/mine.txt");
   ck_assert_str_eq(kept, "keep");
   free(kept);
-  char *cmd = lit_xasprintf("ls -a '%s' | grep -c lit- > '%s/n'", dir, dir);
-  ck_assert_int_ne(system(cmd), -1);
-  free(cmd);
-  char *n = ck_read(dir, "n");
-  ck_assert_str_eq(n, "0\n"); /* no staging folder left beside it */
-  free(n);
+  S_assert_no_staging(dir, dir);
   lit_tree_free(&t);
   lit_diags_free(d);
   free(sub);
