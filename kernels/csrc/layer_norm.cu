@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
     for (int it = 0; it < ITEMS; ++it) {
       const int col = (it * group + lane) * V;
       if (col < D) {
-        load_f32<T, V>(xr + col, v[it]);
+        load_f32<T, V, false>(xr + col, v[it]);
       } else {
 #pragma unroll
         for (int j = 0; j < V; ++j) v[it][j] = 0.f;
@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(MAXT) ln_reg_kernel(LnArgs a) {
         float o[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) o[j] = (v[it][j] - mean) * rstd;
-        affine_modulate<T, V>(o, w, bias, sc, sh, col);
-        store_f32<T, V>(yr + col, o);
+        affine_modulate<T, V, false>(o, w, bias, sc, sh, col);
+        store_f32<T, V, false>(yr + col, o);
       }
     }
   }
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(1024) ln_long_kernel(LnArgs a) {
 #pragma unroll 4
     for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
       float f[V];
-      load_f32<T, V>(xr + i * V, f);
+      load_f32<T, V, false>(xr + i * V, f);
 #pragma unroll
       for (int j = 0; j < V; ++j) s += f[j];
     }
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(1024) ln_long_kernel(LnArgs a) {
 #pragma unroll 4
     for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
       float f[V];
-      load_f32<T, V>(xr + i * V, f);
+      load_f32<T, V, false>(xr + i * V, f);
 #pragma unroll
       for (int j = 0; j < V; ++j) {
         const float d = f[j] - mean;
@@ -161,10 +161,10 @@ __global__ void __launch_bounds__(1024) ln_long_kernel(LnArgs a) {
 #pragma unroll 4
     for (int i = threadIdx.x; i < nvec; i += blockDim.x) {
       float o[V];
-      load_f32<T, V>(xr + i * V, o);
+      load_f32<T, V, false>(xr + i * V, o);
 #pragma unroll
       for (int j = 0; j < V; ++j) o[j] = (o[j] - mean) * rstd;
-      affine_modulate<T, V>(o, w, bias, sc, sh, i * V);
+      affine_modulate<T, V, false>(o, w, bias, sc, sh, i * V);
       store_f32_v4<T, V>(yr + i * V, o);  // store_f32's store was split here
     }
   }
@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(kLnClusterThreads, VPT <= 4 ? 2 : 1)
           vec_to_float(bv[k], bf);
 #pragma unroll
           for (int j = 0; j < V; ++j) o[j] = fmaf((o[j] - mean) * rstd, wf[j], bf[j]);
-          if constexpr (decltype(modulated)::value) modulate<T, V>(o, sc, sh, i * V);
+          if constexpr (decltype(modulated)::value) modulate<T, V, false>(o, sc, sh, i * V);
           store_f32_v4<T, V>(y + row * D + i * V, o);
         }
       }

@@ -142,14 +142,31 @@ __device__ __forceinline__ Vec<T, N> vec_from_float(const float (&f)[N]) {
 // narrowed from float and stored as one. The caller guarantees the address
 // is aligned to sizeof(Vec<T, N>). A loop that reuses a vector (a norm's
 // weight) holds the Vec and converts it where it is needed instead.
-template <typename T, int N>
+// Packed = false converts element by element (to_float, from_float):
+// the same bits, but the compiler lays out the loop around it differently.
+// LayerNorm's own kernels use it, the form they were tuned with; every
+// other kernel converts packed.
+template <typename T, int N, bool Packed = true>
 __device__ __forceinline__ void load_f32(const T* p, float (&out)[N]) {
-  vec_to_float(load_vec<T, N>(p), out);
+  const Vec<T, N> v = load_vec<T, N>(p);
+  if constexpr (Packed) {
+    vec_to_float(v, out);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = to_float(v.v[i]);
+  }
 }
 
-template <typename T, int N>
+template <typename T, int N, bool Packed = true>
 __device__ __forceinline__ void store_f32(T* p, const float (&in)[N]) {
-  store_vec<T, N>(p, vec_from_float<T, N>(in));
+  if constexpr (Packed) {
+    store_vec<T, N>(p, vec_from_float<T, N>(in));
+  } else {
+    Vec<T, N> v;
+#pragma unroll
+    for (int i = 0; i < N; ++i) v.v[i] = from_float<T>(in[i]);
+    store_vec<T, N>(p, v);
+  }
 }
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }

@@ -49,35 +49,37 @@ struct RowGroup {
 // ---- the tail of the LayerNorm family ----
 // The adaptive modulation of V values o at column col: o * (1 + scale) +
 // shift, with both pointers valid.
-template <typename T, int V>
+template <typename T, int V, bool Packed = true>
 __device__ __forceinline__ void modulate(float (&o)[V], const T* sc, const T* sh, int col) {
   float t[V], u[V];
-  load_f32<T, V>(sc + col, t);
-  load_f32<T, V>(sh + col, u);
+  load_f32<T, V, Packed>(sc + col, t);
+  load_f32<T, V, Packed>(sh + col, u);
 #pragma unroll
   for (int j = 0; j < V; ++j) o[j] = o[j] * (1.f + t[j]) + u[j];
 }
 
 // V normalised values o at column col: times weight, plus bias, then the
 // modulation. A null pointer skips its step (scale and shift come
-// together); every thread of a launch takes the same branches.
-template <typename T, int V>
+// together); every thread of a launch takes the same branches. Packed:
+// load_f32's conversion form (LayerNorm's own kernels convert element by
+// element, the DiT norms and the FP8 quantizers packed).
+template <typename T, int V, bool Packed = true>
 __device__ __forceinline__ void affine_modulate(float (&o)[V], const T* __restrict__ w,
                                                 const T* __restrict__ bias, const T* sc,
                                                 const T* sh, int col) {
   if (w) {
     float t[V];
-    load_f32<T, V>(w + col, t);
+    load_f32<T, V, Packed>(w + col, t);
 #pragma unroll
     for (int j = 0; j < V; ++j) o[j] *= t[j];
   }
   if (bias) {
     float t[V];
-    load_f32<T, V>(bias + col, t);
+    load_f32<T, V, Packed>(bias + col, t);
 #pragma unroll
     for (int j = 0; j < V; ++j) o[j] += t[j];
   }
-  if (sc) modulate<T, V>(o, sc, sh, col);
+  if (sc) modulate<T, V, Packed>(o, sc, sh, col);
 }
 
 }  // namespace lit
