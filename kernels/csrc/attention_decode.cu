@@ -584,7 +584,7 @@ cudaError_t attention_decode_plan(DecodeParams* p) {
       p->splits = choose_splits(units, kBlocksPerSm, sm, p->max_seq, kMinSplitTiles);
     } else {
       p->splits = std::max(choose_splits(units, kPagedBlocksPerSm, sm, p->max_seq, kMinSplitTiles),
-                           choose_splits(units, 1, sm, p->max_seq, kPagedShortMinSplitTiles));
+                           choose_splits(units, kBlocksPerSm, sm, p->max_seq, kPagedShortMinSplitTiles));
     }
   }
   // The splits merge in a cluster where that pays (fold_pays), or wherever
