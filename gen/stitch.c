@@ -316,6 +316,7 @@ typedef struct {
 struct lit_stitch_ahead {
   pthread_t thread;
   int running; /* started, not yet joined */
+  char *root;  /* the project's folder, as given */
   S_ahead_file *f;
   size_t n;
 };
@@ -338,11 +339,25 @@ static void S_touch(char *p, size_t n) {
   memset(p, 0, n);
 }
 
+/* 1 if full, its links resolved, lies inside the project (root_real).
+ * The paths named are read before the project says which files it
+ * generates: `lit stitch ../x`, `/etc/x` or a link leading out must not
+ * make lit read a byte outside the project, even one it would then throw
+ * away. */
+static int S_ahead_inside(const char *root_real, const char *full) {
+  char *real = root_real ? realpath(full, NULL) : NULL;
+  int inside = real && lit_path_is_inside(root_real, real);
+  free(real);
+  return inside;
+}
+
 static void *S_ahead_work(void *arg) {
   lit_stitch_ahead *a = arg;
   size_t total = 0;
+  char *root_real = realpath(a->root, NULL);
   for (size_t i = 0; i < a->n; i++) {
     S_ahead_file *f = &a->f[i];
+    if (!S_ahead_inside(root_real, f->full)) continue;
     /* Files past the default limit on a generated file's size, one by
      * one or in all, are left to the stitch to read when it comes to them
      * (a typo naming a large file is then not read before it is refused). */
@@ -357,6 +372,7 @@ static void *S_ahead_work(void *arg) {
     lit_buf_reserve(&f->room, want);
     S_touch(f->room.data, want);
   }
+  free(root_real);
   return NULL;
 }
 
@@ -365,11 +381,12 @@ lit_stitch_ahead *lit_stitch_ahead_start(const char *root, const char *const *fi
   lit_stitch_ahead *a = lit_xcalloc(1, sizeof *a);
   a->f = lit_xcalloc(n, sizeof *a->f);
   a->n = n;
+  a->root = lit_xstrdup(root && root[0] ? root : ".");
   for (size_t i = 0; i < n; i++) {
     const char *rel = files[i];
     while (rel[0] == '.' && rel[1] == '/') /* as lit_genfile_find reads a path from the root */
       rel += 2;
-    a->f[i].full = lit_path_join(root && root[0] ? root : ".", rel);
+    a->f[i].full = lit_path_join(a->root, rel);
     a->f[i].err = ENOENT; /* until read */
   }
   if (pthread_create(&a->thread, NULL, S_ahead_work, a) != 0) {
@@ -395,6 +412,7 @@ void lit_stitch_ahead_free(lit_stitch_ahead *a) {
     lit_buf_free(&a->f[i].room);
   }
   free(a->f);
+  free(a->root);
   free(a);
 }
 

@@ -59,7 +59,9 @@ lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_di
  * that the stitch after the load neither reads it nor faults in fresh pages
  * for it. Only a read that succeeded is used, and only for the path the
  * stitch would read (root joined to the file's path); anything else is read
- * as without it. NULL when there is nothing to read ahead (or no thread). */
+ * as without it. A path that, its links resolved, leads outside root is not
+ * read at all (the load has not yet said which files are the project's).
+ * NULL when there is nothing to read ahead (or no thread). */
 typedef struct lit_stitch_ahead lit_stitch_ahead;
 lit_stitch_ahead *lit_stitch_ahead_start(const char *root, const char *const *files, size_t n);
 /* lit_stitch_run, taking what it uses of a (which the caller still frees). */

@@ -145,6 +145,17 @@ has "lit map past the last line: says how many there are" "$TMP/err" "'out/a.c' 
 run 0 "lit stitch with nothing edited" stitch --root "$TMP/p" out/a.c out/a.c
 has "lit stitch with nothing edited says so" "$TMP/err" "nothing to stitch"
 run 2 "lit stitch of a file lit does not write" stitch --root "$TMP/p" out/a.c nowhere.c
+# The files named are read ahead while the project loads, before it says
+# which are its own: nothing outside the project is read, by a path with
+# `..`, an absolute one or a link leading out. An access time older than
+# the file's change shows a read (relatime updates it on the first one).
+printf 'outside\n' >"$TMP/outside.c"
+ln -s "$TMP/outside.c" "$TMP/p/out/link.c"
+touch -a -d 2000-01-01 "$TMP/outside.c"
+run 2 "lit stitch of files outside the project" stitch --root "$TMP/p" ../outside.c "$TMP/outside.c" out/link.c
+[ "$(stat -c %X "$TMP/outside.c")" = "$(date -d 2000-01-01 +%s)" ] && ok "lit stitch reads no file outside the project" \
+  || bad "lit stitch reads no file outside the project: $TMP/outside.c was read"
+rm -f "$TMP/p/out/link.c"
 # What the command line quotes back is escaped: an escape sequence in a
 # mistyped command, a newline in a --root folder.
 esc=$(printf '\033')
