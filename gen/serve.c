@@ -622,6 +622,19 @@ static unsigned S_connection_limit(void) {
   return rl.rlim_cur > 2 * S_SPARE_FDS ? (unsigned)(rl.rlim_cur - S_SPARE_FDS) : (unsigned)(rl.rlim_cur / 2);
 }
 
+/* libmicrohttpd decodes %XX in the path before the handler sees it, and
+ * a %00 would cut the path short there: /index.html%00/../x would be
+ * served as /index.html, a request answered for a path it did not name.
+ * A path that decodes to a NUL is emptied instead, which lit_serve_path
+ * refuses (403). Query arguments come here too; the server reads none. */
+static size_t S_unescape(void *cls, struct MHD_Connection *c, char *s) {
+  (void)cls, (void)c;
+  size_t n = MHD_http_unescape(s);
+  if (strlen(s) == n) return n;
+  s[0] = '\0';
+  return 0;
+}
+
 static struct MHD_Daemon *S_start_daemon(S_state *st, int port) {
   unsigned mode = MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES  ? MHD_USE_EPOLL_INTERNAL_THREAD
                   : MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES ? MHD_USE_POLL_INTERNAL_THREAD
@@ -640,7 +653,8 @@ static struct MHD_Daemon *S_start_daemon(S_state *st, int port) {
       MHD_start_daemon(mode | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, S_handle, st, MHD_OPTION_SOCK_ADDR,
                        (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                        per_address, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)S_IDLE_SECONDS,
-                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, S_CONNECTION_MEMORY, MHD_OPTION_END);
+                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, S_CONNECTION_MEMORY, MHD_OPTION_UNESCAPE_CALLBACK,
+                       S_unescape, NULL, MHD_OPTION_END);
   if (!daemon) fprintf(stderr, "lit: cannot serve on 127.0.0.1:%d (is the port in use? try --port N)\n", port);
   return daemon;
 }

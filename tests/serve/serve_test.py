@@ -453,8 +453,10 @@ def main():
         os.symlink(os.path.join(project, "index.md"), os.path.join(project, "book", "escape.html"))
         refused = []
         for path in ("/../index.md", "/%2e%2e/index.md", "/guide.html/../../index.md", "//etc/passwd",
-                     "/.lit-record", "/escape.html", "/../../../../etc/passwd", "/%2E%2E%2Findex.md"):
+                     "/.lit-record", "/escape.html", "/../../../../etc/passwd", "/%2E%2E%2Findex.md",
+                     "/index.html%00/../../index.md", "/%00", "/guide.html%00.png"):
             code, body = srv.get(path)
+            # A NUL would cut the decoded path short: refused, not served as its first part.
             if code == 200 or "tangle-roots" in body or "root:" in body:
                 refused.append("%s -> %d" % (path, code))
         check("serve: no path outside the book is served", not refused, refused)
