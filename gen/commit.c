@@ -578,7 +578,9 @@ static int S_plan(lit_commit *c, lit_diags *d) {
        * Named as what it is: a document reached through a link (a
        * stitch's target) is no "special file" to its author. */
       lit_diag(d, LIT_ERROR, it->final, 0, 0, "cannot replace this %s with a file; every file is left as it was",
-               S_ISDIR(st.st_mode) ? "folder" : S_ISLNK(st.st_mode) ? "symbolic link" : "special file");
+               S_ISDIR(st.st_mode)   ? "folder"
+               : S_ISLNK(st.st_mode) ? "symbolic link"
+                                     : "special file");
       return -1;
     }
     if (it->kind == S_NEW && exists) it->kind = S_REPLACE;

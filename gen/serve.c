@@ -649,12 +649,11 @@ static struct MHD_Daemon *S_start_daemon(S_state *st, int port) {
   addr.sin_port = htons((uint16_t)port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK); /* loopback only: the book is for this machine */
   unsigned limit = S_connection_limit(), per_address = limit > 1 ? limit / 2 : 1; /* 0 would mean no limit */
-  struct MHD_Daemon *daemon =
-      MHD_start_daemon(mode | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, S_handle, st, MHD_OPTION_SOCK_ADDR,
-                       (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                       per_address, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)S_IDLE_SECONDS,
-                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, S_CONNECTION_MEMORY, MHD_OPTION_UNESCAPE_CALLBACK,
-                       S_unescape, NULL, MHD_OPTION_END);
+  struct MHD_Daemon *daemon = MHD_start_daemon(
+      mode | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, S_handle, st, MHD_OPTION_SOCK_ADDR,
+      (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)S_IDLE_SECONDS, MHD_OPTION_CONNECTION_MEMORY_LIMIT, S_CONNECTION_MEMORY,
+      MHD_OPTION_UNESCAPE_CALLBACK, S_unescape, NULL, MHD_OPTION_END);
   if (!daemon) fprintf(stderr, "lit: cannot serve on 127.0.0.1:%d (is the port in use? try --port N)\n", port);
   return daemon;
 }
