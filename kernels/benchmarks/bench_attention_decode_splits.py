@@ -25,7 +25,7 @@ from harness import Bench, TuningHook, load_package  # noqa: E402
 from bench_attention_decode_paged import page  # noqa: E402
 
 BATCHES = (1, 2, 4, 8, 32)
-CONTEXTS = (512, 2048, 4096, 8192, 32768)
+CONTEXTS = (512, 1024, 2048, 4096, 8192, 32768)
 SPLITS = (1, 2, 4, 8, 16, 32, 64, 128)
 Q_HEADS, KV_HEADS, DIM = 32, 8, 128
 

@@ -27,9 +27,11 @@ constexpr int kTileKeys = 64;  // keys per pipeline stage
 // contiguous cache wants one block an SM and four tiles a split. A paged
 // one, whose rows are scattered, hides its latency with two blocks an SM
 // once the splits are four tiles long; at short contexts, where that would
-// leave SMs idle, it takes one block an SM down to one-tile splits.
+// leave SMs idle, it takes one block an SM down to two-tile splits, or to
+// one-tile splits while there are at most eight of them (sixteen one-tile
+// splits of a 1024-token cache ran slower than eight two-tile ones).
 constexpr int kBlocksPerSm = 1, kMinSplitTiles = 4;
-constexpr int kPagedBlocksPerSm = 2, kPagedShortMinSplitTiles = 1;
+constexpr int kPagedBlocksPerSm = 2, kPagedShortMinSplitTiles = 2, kPagedOneTileSplits = 8;
 // The most splits that merge in a cluster (sm_90 allows 16 with an opt-in).
 constexpr int kMaxFoldSplits = 16;
 // Pipeline depth, from the H100 measurements (the results section): three
@@ -577,14 +579,16 @@ cudaError_t attention_decode_plan(DecodeParams* p) {
     p->splits = forced;
   } else {
     // One (sequence, KV head, row group) per unit; every unit splits the
-    // same number of ways. A paged cache takes the larger of its two counts.
+    // same number of ways. A paged cache takes the largest of its counts.
     const int64_t units = int64_t(p->batch) * p->kv_heads * row_groups(*p);
     const int sm = d->sm_count;
     if (p->block_table == nullptr) {
       p->splits = choose_splits(units, kBlocksPerSm, sm, p->max_seq, kMinSplitTiles);
     } else {
-      p->splits = std::max(choose_splits(units, kPagedBlocksPerSm, sm, p->max_seq, kMinSplitTiles),
-                           choose_splits(units, kBlocksPerSm, sm, p->max_seq, kPagedShortMinSplitTiles));
+      const int one_tile = std::min(kPagedOneTileSplits, choose_splits(units, kBlocksPerSm, sm, p->max_seq, 1));
+      p->splits = std::max({choose_splits(units, kPagedBlocksPerSm, sm, p->max_seq, kMinSplitTiles),
+                            choose_splits(units, kBlocksPerSm, sm, p->max_seq, kPagedShortMinSplitTiles),
+                            one_tile});
     }
   }
   // The splits merge in a cluster where that pays (fold_pays), or wherever
