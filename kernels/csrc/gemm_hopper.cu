@@ -69,7 +69,7 @@ struct Tile {
 }
 
 struct HopperArgs {
-  int units_m, units_n;  // work units: CLUSTER tiles of 128 rows x one tile of columns
+  int units_m, units_n;  // work units: a CTA's tile, or a pair's two (side by side if narrow)
   int a_bytes;           // bytes one copy of A brings: activation_box_rows rows of 128
   int group;             // tile_coords' group, in units
   StreamKPlan sk;        // which CTA takes which k-blocks of which unit (gemm_stream_k.cuh)
@@ -82,7 +82,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                        const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_b_up, const HopperArgs g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  static_assert(BN == 256 || (!GATED && CLUSTER == 1), "narrow tiles: the plain product, one CTA");
+  static_assert(BN == 256 || !GATED, "narrow tiles: the plain product");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "pairs share half of a tile's operand each");
   // Static shared memory, which only this build has: gemm_hopper_compiled
   // reads its size back to tell the real kernel from the stub.
   using TileT = Tile<BN>;
@@ -108,6 +109,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   // c, c + clusters, ..., then its stream-K range, if the plan has one).
   const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;
   const int tile_cols = GATED ? BN / 2 : BN;  // output columns a tile writes
+  // A pair of 256-column tiles shares B: its CTAs take two row tiles of the
+  // same columns. A pair of narrower tiles shares A, there the larger
+  // operand of a stage: its CTAs take two column tiles of the same rows.
+  constexpr bool kShareA = CLUSTER > 1 && BN < 256;
+  // This CTA's first output row and column in unit (um, un).
+  auto unit_m0 = [&](int um) { return (kShareA ? um : um * CLUSTER + static_cast<int>(rank)) * kBM; };
+  auto unit_n0 = [&](int un) { return (kShareA ? un * CLUSTER + static_cast<int>(rank) : un) * tile_cols; };
 
   if (wg == 0) {
     // ---- producer warpgroup: one thread issues every copy ----
@@ -118,17 +126,27 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (WorkPiece w; cursor.next(g.sk, step, w);) {
         int um, un;
         tile_coords(w.tile, g.units_m, g.units_n, g.group, um, un);
-        const int m0 = (um * CLUSTER + static_cast<int>(rank)) * kBM;
-        const int nb = un * tile_cols;  // first row of b (and of b_up)
+        const int m0 = unit_m0(um);
+        const int nb = unit_n0(un);  // first row of b (and of b_up)
         for (int kb = w.kb0; kb < w.kb1; ++kb) {
           // The stage is free once every consumer warp of every CTA that
           // this stage's copies write into has released it.
           ring.acquire(pos);
           uint64_t* bar = ring.arm(pos, g.a_bytes + kBBytes);
           const int k0 = kb * kBK;
-          const int32_t ca[2] = {k0, m0};
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.a[pos.stage], &map_a,
-                                    ca, bar);
+          if constexpr (kShareA) {
+            // The pair shares this A tile: CTA r loads rows r * 64.. of it
+            // once (the tensor map's box is half a tile) and the copy engine
+            // writes them into both CTAs' stages.
+            const int32_t ca[2] = {k0, m0 + static_cast<int>(rank) * (kBM / CLUSTER)};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                                      buf.a[pos.stage] + rank * (kABytes / CLUSTER), &map_a, ca, bar,
+                                      static_cast<uint16_t>((1u << CLUSTER) - 1));
+          } else {
+            const int32_t ca[2] = {k0, m0};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.a[pos.stage], &map_a,
+                                      ca, bar);
+          }
           if constexpr (BN <= 128) {  // B in one box of BN rows
             const int32_t c0[2] = {k0, nb};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, buf.b[pos.stage],
@@ -191,7 +209,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (WorkPiece w; cursor.next(g.sk, step, w);) {
       int um, un;
       tile_coords(w.tile, g.units_m, g.units_n, g.group, um, un);
-      const int m0 = (um * CLUSTER + static_cast<int>(rank)) * kBM;
+      const int m0 = unit_m0(um);
       if (m0 + cw * 64 >= g.epi.m) {
         // All of this warpgroup's rows lie past M (a product of at most 64
         // rows): it only hands each stage back.
@@ -203,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         continue;
       }
       // The tile's bias, staged now so that the loads overlap the main loop.
-      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, BN, threadIdx.x % 128, 128);
+      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, unit_n0(un), BN, threadIdx.x % 128, 128);
       int prev = -1;
       for (int kb = w.kb0; kb < w.kb1; ++kb) {
         ring.wait(pos);
@@ -253,7 +271,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Epilogue straight from the accumulators: the thread's rows are row
       // and row + 8; 32 columns at a time go through epilogue_row32.
       const int row = m0 + cw * 64 + warp * 16 + (lane >> 2);
-      const int col = un * tile_cols;
+      const int col = unit_n0(un);
       if (bias) warpgroup_sync();  // every thread's staged bias is visible
       #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -270,9 +288,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (w.whole(g.sk)) continue;
       int um, un;
       tile_coords(w.tile, g.units_m, g.units_n, g.group, um, un);
-      const int m0 = (um * CLUSTER + static_cast<int>(rank)) * kBM;
+      const int m0 = unit_m0(um);
       if (m0 + cw * 64 >= g.epi.m) continue;
-      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, un * tile_cols, BN, threadIdx.x % 128, 128);
+      if (bias) stage_bias<T, GATED>(tile_bias, g.epi, unit_n0(un), BN, threadIdx.x % 128, 128);
       const int t = threadIdx.x % 128;
       int first_cta, parts;
       sk_sharers(g.sk, w.tile, &first_cta, &parts);
@@ -284,7 +302,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       __threadfence();
       const int me = first - first_cta;
       const int row = m0 + cw * 64 + warp * 16 + (lane >> 2);
-      const int col = un * tile_cols;
+      const int col = unit_n0(un);
       constexpr int kBatch = 2;                  // parts read at once: 8 loads in flight
       if (bias) warpgroup_sync();  // every thread's staged bias is visible
       #pragma unroll
@@ -351,16 +369,24 @@ GemmTuning g_tuning;
 // the pair wins from four 128-row tiles of A up (kClusterMinRows; the
 // ragged weight's rows of the sweep, rendered beside this launch); with
 // one row tile the second CTA of a pair has nothing to do and it loses.
-// The pair is compiled for the plain product only. A tuning hook that
-// forces a width or a schedule means single CTAs.
+// Narrower tiles pair the other way: two column tiles of the same rows
+// share A, the larger part of their stage. On such a weight the narrow
+// pairs won at every width; on weights whose rows are on the grid they
+// lost at every width and shape (the pairs' sweep, rendered beside this
+// launch). Each CTA loads half of A's box, so a narrow pair needs a whole
+// row tile. The pairs are compiled for the plain product only. A tuning
+// hook that forces a width or a schedule means single CTAs unless it
+// also forces the pair.
 constexpr int64_t kClusterMinRows = 4 * kBM;
 
-int cluster_for(const GemmParams& p) {
+// Clusters of two or single CTAs, for tiles `bn` columns wide.
+int cluster_for(const GemmParams& p, int bn) {
   if (p.gated || p.act != Act::kIdentity) return 1;
+  if (bn < 256 && p.m < kBM) return 1;
   if (g_tuning.cluster != 0) return g_tuning.cluster == 2 ? 2 : 1;
   if (g_tuning.tile_n != 0 || g_tuning.stream_k != 0) return 1;
   const bool rows_off_128 = (p.ldb * 2) % 128 != 0;  // 16-bit elements
-  return rows_off_128 && p.m >= kClusterMinRows ? 2 : 1;
+  return rows_off_128 && (bn < 256 || p.m >= kClusterMinRows) ? 2 : 1;
 }
 
 // Work units and their stream-K plan: what the launch runs and what
@@ -368,8 +394,9 @@ int cluster_for(const GemmParams& p) {
 // Clusters (the benchmark's comparison) take whole units only.
 StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int bn, int* units_m,
                         int* units_n) {
-  *units_m = static_cast<int>(ceil_div(ceil_div(p.m, kBM), cluster));
-  *units_n = static_cast<int>(ceil_div(p.n, p.gated ? bn / 2 : bn));
+  const bool share_a = cluster > 1 && bn < 256;  // the pair's two tiles side by side
+  *units_m = static_cast<int>(ceil_div(ceil_div(p.m, kBM), share_a ? 1 : cluster));
+  *units_n = static_cast<int>(ceil_div(ceil_div(p.n, p.gated ? bn / 2 : bn), share_a ? cluster : 1));
   const int64_t units = static_cast<int64_t>(*units_m) * *units_n;
   const int k_blocks = static_cast<int>(ceil_div(p.k, kBK));
   const int force = cluster > 1 ? 1 : g_tuning.stream_k;
@@ -384,13 +411,15 @@ StreamKPlan hopper_plan(const GemmParams& p, int sm_count, int cluster, int bn, 
 // CTAs than as narrow whole ones). Except: where the 256-column tiles would
 // split their sums and the narrow ones, whole, would leave SMs idle (under
 // half the grid filled, or under two thirds when a tile streams more rows
-// of A than it has columns), the split wide tiles win. The gated product
-// and clusters keep 256; the tuning hook can force any width.
+// of A than it has columns), the split wide tiles win, unless the narrow
+// tiles run in pairs. The gated product and the pairs that share B keep
+// 256; the tuning hook can force any width.
 constexpr int64_t kNarrowMaxK = 8192;
 
 int tile_n_for(const GemmParams& p, int sm_count) {
-  if (p.gated || cluster_for(p) != 1) return 256;
+  if (p.gated) return 256;
   if (g_tuning.tile_n != 0) return g_tuning.tile_n;
+  if (g_tuning.cluster == 2 || cluster_for(p, 256) == 2) return 256;
   int rows = 0, cols = 0, bn = 128;
   const StreamKPlan wide = hopper_plan(p, sm_count, 1, 256, &rows, &cols);
   if (2LL * wide.tiles > sm_count) return 256;
@@ -405,15 +434,18 @@ int tile_n_for(const GemmParams& p, int sm_count) {
   const bool loses_split = wide.sk_ctas > 0 && narrow.sk_ctas == 0;
   const bool a_heavy = hopper::activation_box_rows(p.m, kBM) > bn;
   const bool idle = a_heavy ? 3LL * narrow.tiles < 2LL * sm_count : 2LL * narrow.tiles < sm_count;
-  return loses_split && idle ? 256 : bn;
+  return loses_split && idle && cluster_for(p, bn) == 1 ? 256 : bn;
 }
 
 template <typename T, bool GATED, int CLUSTER, int ACT, int BN>
 cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t stream) {
   using TileT = Tile<BN>;
+  constexpr bool kShareA = CLUSTER > 1 && BN < 256;
   CUtensorMap map_a, map_b, map_b_up;
   const int a_rows = hopper::activation_box_rows(p.m, kBM);  // zero rows cost copy time too
-  cudaError_t err = hopper::make_tensor_map_sw128(&map_a, p.dtype, p.a, p.m, p.k, p.lda, a_rows);
+  if (kShareA && a_rows != kBM) return cudaErrorInvalidValue;  // cluster_for keeps this out
+  cudaError_t err = hopper::make_tensor_map_sw128(&map_a, p.dtype, p.a, p.m, p.k, p.lda,
+                                                  kShareA ? a_rows / CLUSTER : a_rows);
   if (err == cudaSuccess) {
     err = hopper::make_tensor_map_sw128(&map_b, p.dtype, p.b, p.n, p.k, p.ldb, TileT::kBoxB);
   }
@@ -478,11 +510,16 @@ cudaError_t launch(const GemmParams& p, int sm_count, int group, cudaStream_t st
 template <typename T>
 cudaError_t launch_dtype(const GemmParams& p, int sm_count, cudaStream_t stream) {
   const int group = g_tuning.group_m > 0 ? g_tuning.group_m : 8;
-  if (cluster_for(p) == 2) {
-    return launch<T, false, 2, static_cast<int>(Act::kIdentity), 256>(p, sm_count, (group + 1) / 2,
-                                                                      stream);
-  }
   const int width = tile_n_for(p, sm_count);
+  if (cluster_for(p, width) == 2) {  // the plain product: tile_coords' group counts units
+    constexpr int I = static_cast<int>(Act::kIdentity);
+    switch (width) {
+      case 32: return launch<T, false, 2, I, 32>(p, sm_count, group, stream);
+      case 64: return launch<T, false, 2, I, 64>(p, sm_count, group, stream);
+      case 128: return launch<T, false, 2, I, 128>(p, sm_count, group, stream);
+      default: return launch<T, false, 2, I, 256>(p, sm_count, (group + 1) / 2, stream);
+    }
+  }
   return with_act(p.act, [&](auto act) -> cudaError_t {
     constexpr int A = decltype(act)::value;
     if (p.gated) return launch<T, true, 1, A, 256>(p, sm_count, group, stream);
@@ -512,7 +549,7 @@ void gemm_hopper_set_tuning(const GemmTuning& t) { g_tuning = t; }
 size_t gemm_hopper_workspace_bytes(const GemmParams& p, const DeviceInfo& d) {
   int units_m = 0, units_n = 0;
   const int bn = tile_n_for(p, d.sm_count);
-  const StreamKPlan plan = hopper_plan(p, d.sm_count, cluster_for(p), bn, &units_m, &units_n);
+  const StreamKPlan plan = hopper_plan(p, d.sm_count, cluster_for(p, bn), bn, &units_m, &units_n);
   return stream_k_workspace_bytes(plan, kConsumers, kBM * bn);
 }
 

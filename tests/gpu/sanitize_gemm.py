@@ -1,6 +1,7 @@
 """Run the GEMM kernels once on small shapes (partial tiles, every epilogue
 kind, the element-wise loader, stream-K's partial tiles, the few-rows
-kernel's staged pieces, row blocks and clusters) for compute-sanitizer:
+kernel's staged pieces, row blocks, clusters and the narrow tiles'
+pairs) for compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_gemm.py
     compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_gemm.py
@@ -50,6 +51,10 @@ if hopper:
             lk.ops._gemm_tuning(0, 0, mode, width)
             check(f"hopper {width}-column tiles, schedule {mode}",
                   lk.gemm(r(300, 1104), r(600, 1104, scale=0.1).t(), r(600), "silu", backend="hopper"))
+    for width in (128, 64, 32):  # pairs sharing A: an odd count of column tiles, partial last rows
+        lk.ops._gemm_tuning(2, 0, 0, width)
+        check(f"hopper {width}-column pairs", lk.gemm(r(300, 1104), r(520, 1104, scale=0.1).t(), r(520),
+                                                     backend="hopper"))
     lk.ops._gemm_tuning(0, 0, 2, 32)
     check("hopper 32-column tiles, stream-K, 40 rows",
           lk.gemm(r(40, 2048), r(1000, 2048, scale=0.1).t(), r(1000), "gelu", backend="hopper"))

@@ -174,10 +174,12 @@ def test_gemm_tuning_hook_paths():
 
 
 @pytest.mark.parametrize("m, n, k, ldb", [(512, 520, 1000, 1000), (700, 300, 7000, 7000),
-                                         (1000, 5000, 1000, 1032), (513, 264, 200, 200)])
+                                         (1000, 5000, 1000, 1032), (513, 264, 200, 200),
+                                         (200, 1000, 1000, 1032), (128, 5000, 7000, 7000)])
 def test_gemm_rows_off_the_128_byte_grid(m, n, k, ldb):
-    """Weights whose rows do not start on 128-byte boundaries, with A of four
-    row tiles or more: the rule runs them in clusters of two (B multicast).
+    """Weights whose rows do not start on 128-byte boundaries: with A of four
+    row tiles or more the rule runs them in clusters of two sharing B, and
+    on narrow tiles (here 200 and 128 rows) in pairs sharing A.
     Partial last row and column tiles, K not a multiple of 64, a weight
     that is a slice of a wider buffer, with and without a bias, and the
     same products on single CTAs forced."""
@@ -194,6 +196,32 @@ def test_gemm_rows_off_the_128_byte_grid(m, n, k, ldb):
                 poison_next((m, n), dtype)
                 check(lk.gemm(a, b, bias=bi), reference(a, b, bi, "none"), dtype,
                       f"{m}x{n}x{k} ldb {ldb} bias {bi is not None} cluster {cluster or 'rule'}")
+    finally:
+        lk.ops._gemm_tuning(0, 0)
+
+
+@pytest.mark.parametrize("width", [32, 64, 128])
+@pytest.mark.parametrize("m, n, k, ldb", [(128, 1024, 4096, 4096), (1000, 520, 1000, 1000), (333, 200, 1000, 1032),
+                                         (4097, 520, 200, 200), (700, 300, 7000, 7000), (100, 520, 256, 256)])
+def test_narrow_pairs_share_a(m, n, k, ldb, width):
+    """Narrow tiles in pairs (two column tiles of the same rows, each CTA
+    loading half of A's box for both), forced through the tuning hook:
+    partial last row and column tiles, an odd count of column tiles (the
+    pair's second tile wholly past N), K not a multiple of 64, a weight
+    sliced from a wider buffer, with and without a bias. Under 128 rows a
+    pair cannot halve A's box, and the forced pair runs as single CTAs."""
+    if not HOPPER:
+        pytest.skip("needs compute capability 9.0")
+    dtype = torch.bfloat16
+    a = randn(m, k, dtype=dtype)
+    b = randn(n, ldb, dtype=dtype, scale=1 / math.sqrt(k))[:, :k].t()
+    bias = randn(n, dtype=dtype)
+    try:
+        lk.ops._gemm_tuning(2, 0, 0, width)
+        for bi in (None, bias):
+            poison_next((m, n), dtype)
+            check(lk.gemm(a, b, bias=bi, backend="hopper"), reference(a, b, bi, "none"), dtype,
+                  f"{m}x{n}x{k} ldb {ldb} width {width} pairs, bias {bi is not None}")
     finally:
         lk.ops._gemm_tuning(0, 0)
 
