@@ -29,6 +29,7 @@ typedef struct {
    * journal of a version that wrote none). An undo takes back a target
    * only when it holds exactly this: what lit put there. */
   char hash[LIT_HASH_HEX + 1];
+  lit_file_id was; /* the target as its writer read it (lit_commit_expect); unknown: not checked */
 } S_item;
 
 /* A name proves nothing: anyone can make a file called ".lit-tmp-123-0",
@@ -358,7 +359,7 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
     return err;
   }
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
-  c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL, ""};
+  c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL, "", {0}};
   return 0;
 }
 
@@ -410,9 +411,18 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
   return err;
 }
 
+int lit_commit_expect(lit_commit *c, const char *rel, const lit_file_id *was) {
+  for (size_t i = c->n; i-- > 0;)
+    if (c->items[i].kind != S_REMOVE && strcmp(c->items[i].final, rel) == 0) {
+      c->items[i].was = *was;
+      return 0;
+    }
+  return ENOENT;
+}
+
 void lit_commit_remove(lit_commit *c, const char *rel) {
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
-  c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL, ""};
+  c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL, "", {0}};
 }
 
 int lit_commit_journal_error(const lit_commit *c) { return c->journal_err; }
@@ -613,7 +623,7 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     S_undo_commit(c, d);
     return LIT_FAILED;
   }
-  int err = 0;
+  int err = 0, changed = 0;
   size_t failed_at = c->n;
   const char *what = NULL;
   /* Keep every old copy first: until the journal is gone, it is what an
@@ -633,11 +643,19 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     struct stat st;
     if (err == ENOENT) {
       err = 0; /* the target is gone already: there is nothing to keep */
+      changed = it->was.known;
     } else if (!err) {
       /* the old copy's proof, noted before anything else can stop the run */
       err = lstat(backup, &st) != 0 ? errno : S_note_made(c, it->backup, &st, 1);
+      /* Its old copy pins the file as it is now: saved since its writer
+       * read it, it would lose that save. (Not its ctime: the link just
+       * made changed that.) */
+      changed = !err && it->was.known && !lit_file_id_same(&it->was, &st);
     }
-    if (err) {
+    if (changed) {
+      failed_at = i;
+      err = -1;
+    } else if (err) {
       failed_at = i;
       what = "keep the old copy of this file";
     }
@@ -671,8 +689,14 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
       what = "write the end of this run into its journal (the commit point)";
     }
   }
-  if (err) {
+  if (changed) {
+    lit_diag(d, LIT_ERROR, c->items[failed_at].final, 0, 0,
+             "this file changed on disk while lit ran (saved from an editor?); every file is left as it was: "
+             "run again to take both changes");
+  } else if (err) {
     S_report(d, failed_at < c->n ? c->items[failed_at].final : c->journal, what, err);
+  }
+  if (err) {
     int undo = S_undo_commit(c, d);
     if (undo)
       lit_diag(d, LIT_ERROR, c->journal, 0, 0,
@@ -859,11 +883,11 @@ static int S_journal_parse(char *text, S_journal *j) {
     } else {
       S_item it;
       if (strcmp(f[0], "new") == 0 && k == 3)
-        it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL, ""};
+        it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL, "", {0}};
       else if (strcmp(f[0], "replace") == 0 && k == 4)
-        it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3]), ""};
+        it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3]), "", {0}};
       else if (strcmp(f[0], "remove") == 0 && k == 3)
-        it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2]), ""};
+        it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2]), "", {0}};
       else
         return -1;
       memcpy(it.hash, hash, strlen(hash) + 1);

@@ -363,7 +363,8 @@ int lit_source_read(lit_source *src, const char *root, const char *relpath, lit_
   char *full =
       (root && root[0] && strcmp(root, ".") != 0) ? lit_xasprintf("%s/%s", root, relpath) : lit_xstrdup(relpath);
   lit_buf b = LIT_BUF_INIT;
-  int err = lit_read_file(full, &b);
+  lit_file_id id;
+  int err = lit_read_file_id(full, &b, &id);
   free(full);
   if (err) {
     lit_buf_free(&b);
@@ -372,6 +373,7 @@ int lit_source_read(lit_source *src, const char *root, const char *relpath, lit_
   }
   size_t len = b.len;
   S_adopt(src, relpath, lit_buf_detach(&b), len, d);
+  src->id = id;
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "util.h"
 
 typedef struct {
   char *key;
@@ -29,6 +30,7 @@ typedef struct {
   int has_front_matter;
   int borrowed;      /* text and line_starts are another source's (lit_source_borrow): not freed with this one */
   int borrowed_text; /* text only is the caller's bytes (lit_source_from_edited): not freed with this one */
+  lit_file_id id;    /* the file read, as it was then (lit_source_read); lit stitch writes over it only unchanged */
 } lit_source;
 
 /* Reads root/relpath. On failure reports the error (naming relpath) and

@@ -900,7 +900,9 @@ static void S_overlap_job(void *ctx, size_t i) {
   const lit_project *p = o->r->p;
   for (size_t k = 0; k < p->ndocs && !o->err; k++)
     if (o->changed[k]) {
+      /* written over only if no editor has saved it since it was read */
       o->err = S_stage(o->c, p->docs[k]->src.path, &o->texts[k]);
+      if (!o->err) o->err = lit_commit_expect(o->c, p->docs[k]->src.path, &p->docs[k]->src.id);
       o->err_doc = k;
     }
 }

@@ -78,6 +78,21 @@ const char *lit_nearest(const char *word, const char *const *names, size_t n);
 /* Reads a whole regular file into *out (owned by the caller). Returns 0,
  * an errno, or LIT_ENOTREG for a FIFO, device or socket (never waited on). */
 int lit_read_file(const char *path, lit_buf *out);
+
+/* Which file a text was read from, and as it was then: its device and
+ * inode, size and modification time. A file saved since (in place, or
+ * as a new file renamed over it) differs in one of them. known is 0 for a
+ * text that was not read from a file. */
+typedef struct {
+  unsigned long long dev, ino;
+  long long size, mtime_sec, mtime_nsec;
+  int known;
+} lit_file_id;
+/* lit_read_file, and the file's identity when it was opened. */
+int lit_read_file_id(const char *path, lit_buf *out, lit_file_id *id);
+/* Whether st (an lstat or fstat) is the file id describes, unchanged. */
+struct stat;
+int lit_file_id_same(const lit_file_id *id, const struct stat *st);
 /* Opens a regular file for reading (the caller fcloses it), its status in
  * *st; NULL with *err an errno, EISDIR, or LIT_ENOTREG for a FIFO, device
  * or socket, which is never waited on. */

@@ -4,10 +4,12 @@
 #include "check_lit.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "commit.h"
 #include "hash.h"
@@ -76,6 +78,63 @@ START_TEST(test_run) {
   ck_assert_uint_eq(lit_diags_count(d, LIT_ERROR), 0);
   lit_diags_free(d);
   ck_rmtree(dir);
+}
+END_TEST
+
+/* A file its writer read (a document lit stitch rewrites) and an editor
+ * saved before the commit: in place (new bytes, same inode) or as a new
+ * file renamed over it. The run refuses, every file as it was, the
+ * editor's save kept and nothing of lit's left behind; the file unchanged
+ * since it was read is replaced. */
+START_TEST(test_expect_unchanged) {
+  for (int how = 0; how < 3; how++) { /* 0 unchanged, 1 saved in place, 2 saved by rename */
+    char *dir = ck_tempdir();
+    ck_write(dir, "doc.md", "as read\n");
+    ck_write(dir, "out/x.c", "x");
+    char *full = lit_xasprintf("%s/doc.md", dir);
+    lit_buf seen = LIT_BUF_INIT;
+    lit_file_id id;
+    ck_assert_int_eq(lit_read_file_id(full, &seen, &id), 0);
+    ck_assert(id.known);
+    lit_commit *c = lit_commit_new(dir, ".rec-journal");
+    S_stage(c, "out/x.c", "y");
+    S_stage(c, "doc.md", "stitched\n");
+    ck_assert_int_eq(lit_commit_expect(c, "doc.md", &id), 0);
+    ck_assert_int_eq(lit_commit_expect(c, "other.md", &id), ENOENT);
+    if (how == 1) {
+      struct timespec pause = {0, 20 * 1000 * 1000}; /* a later modification time, even on coarse clocks */
+      nanosleep(&pause, NULL);
+      ck_write(dir, "doc.md", "as saved\n"); /* the same size: only the time tells */
+    } else if (how == 2) {
+      ck_write(dir, "saved.tmp", "as read\n"); /* the same bytes, another file */
+      char *tmp = lit_xasprintf("%s/saved.tmp", dir);
+      ck_assert_int_eq(rename(tmp, full), 0);
+      free(tmp);
+    }
+    lit_diags *d = lit_diags_new();
+    lit_status st = lit_commit_run(c, NULL, d);
+    lit_commit_free(c);
+    char *text = ck_diags_text(d), *doc = ck_read(dir, "doc.md"), *x = ck_read(dir, "out/x.c");
+    if (how == 0) {
+      ck_assert_msg(st == LIT_OK, "%s", text);
+      ck_assert_str_eq(doc, "stitched\n");
+      ck_assert_str_eq(x, "y");
+    } else {
+      ck_assert_int_eq(st, LIT_FAILED);
+      ck_assert_msg(strstr(text, "doc.md") && strstr(text, "changed on disk while lit ran"), "%s", text);
+      ck_assert_str_eq(doc, how == 1 ? "as saved\n" : "as read\n");
+      ck_assert_str_eq(x, "x");
+    }
+    DIR *dd = opendir(dir);
+    for (struct dirent *e; (e = readdir(dd));)
+      ck_assert_msg(strncmp(e->d_name, ".lit-", 5) != 0 && strcmp(e->d_name, ".rec-journal") != 0, "left: %s",
+                    e->d_name);
+    closedir(dd);
+    free(text), free(doc), free(x), free(full);
+    lit_buf_free(&seen);
+    lit_diags_free(d);
+    ck_rmtree(dir);
+  }
 }
 END_TEST
 
@@ -660,8 +719,7 @@ START_TEST(test_lookalikes_kept) {
     for (size_t i = 0; i < nn; i++)
       ck_write(dir, names[i], "a user's");
     ck_write(dir, "doc/a.md", "a");
-    if (with_journal)
-      ck_write(dir, ".rec-journal", "lit-journal 4194304\ntemp\tout/.lit-tmp-4194304-5\n");
+    if (with_journal) ck_write(dir, ".rec-journal", "lit-journal 4194304\ntemp\tout/.lit-tmp-4194304-5\n");
     char *roots[] = {"out/"}, *docs[] = {"doc/a.md"};
     lit_recover_opts o = {roots, 1, ".rec", 0, docs, 1};
     lit_diags *d = lit_diags_new();
@@ -790,9 +848,10 @@ START_TEST(test_recover_finished_distrusts) {
   S_refused(dir, "lit-journal 4194304\nremove\tother/f\tother/.lit-old-4194304-0\ncommit\ndone\n",
             "no run of this project");
   /* an old copy away from its target, or beside the journal */
-  char *j1 = lit_xasprintf("lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/a.c\tother/.lit-old-4194304-0\t%s\n"
-                           "commit\ndone\n",
-                           h);
+  char *j1 =
+      lit_xasprintf("lit-journal 4194304\nreplace\tout/.lit-tmp-4194304-0\tout/a.c\tother/.lit-old-4194304-0\t%s\n"
+                    "commit\ndone\n",
+                    h);
   S_refused(dir, j1, "not an old copy that run kept beside its target");
   free(j1);
   S_refused(dir, "lit-journal 4194304\nremove\tout/a.c\t.lit-old-4194304-0\ncommit\ndone\n", "not an old copy");
@@ -1102,6 +1161,7 @@ Suite *commit_suite(void) {
   Suite *s = suite_create("commit");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_run);
+  tcase_add_test(tc, test_expect_unchanged);
   tcase_add_test(tc, test_abandon);
   tcase_add_test(tc, test_abandon_journal_folder);
   tcase_add_test(tc, test_recover_committed);
