@@ -173,6 +173,14 @@ def test_gemm_tuning_hook_paths():
         lk.ops._gemm_tuning(3, 0)
 
 
+def sliced_weight_operands(m, n, k, ldb, dtype):
+    """A (m x k), the weight's transpose (k x n) sliced from rows ldb apart,
+    and a bias of n."""
+    a = randn(m, k, dtype=dtype)
+    b = randn(n, ldb, dtype=dtype, scale=1 / math.sqrt(k))[:, :k].t()
+    return a, b, randn(n, dtype=dtype)
+
+
 @pytest.mark.parametrize("m, n, k, ldb", [(512, 520, 1000, 1000), (700, 300, 7000, 7000),
                                          (1000, 5000, 1000, 1032), (513, 264, 200, 200),
                                          (200, 1000, 1000, 1032), (128, 5000, 7000, 7000)])
@@ -186,9 +194,7 @@ def test_gemm_rows_off_the_128_byte_grid(m, n, k, ldb):
     if not HOPPER:
         pytest.skip("needs compute capability 9.0")
     dtype = torch.bfloat16
-    a = randn(m, k, dtype=dtype)
-    b = randn(n, ldb, dtype=dtype, scale=1 / math.sqrt(k))[:, :k].t()
-    bias = randn(n, dtype=dtype)
+    a, b, bias = sliced_weight_operands(m, n, k, ldb, dtype)
     try:
         for cluster in (0, 1):
             lk.ops._gemm_tuning(cluster, 0)
@@ -213,9 +219,7 @@ def test_narrow_pairs_share_a(m, n, k, ldb, width):
     if not HOPPER:
         pytest.skip("needs compute capability 9.0")
     dtype = torch.bfloat16
-    a = randn(m, k, dtype=dtype)
-    b = randn(n, ldb, dtype=dtype, scale=1 / math.sqrt(k))[:, :k].t()
-    bias = randn(n, dtype=dtype)
+    a, b, bias = sliced_weight_operands(m, n, k, ldb, dtype)
     try:
         lk.ops._gemm_tuning(2, 0, 0, width)
         for bi in (None, bias):
