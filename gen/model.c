@@ -993,6 +993,23 @@ static void S_check_real_paths(lit_project *p, lit_diags *d) {
     }
     free(r);
   }
+  /* The record and its journal too (the same spelling is S_register_block's):
+   * a block that wrote either through a link would have its file renamed
+   * over by the record, or deleted as the journal once the commit ends,
+   * while the record said it was written. */
+  const char *own[] = {p->record_path, p->journal_path};
+  for (size_t i = 0; i < 2; i++) {
+    char *r = lit_path_real(p->root, own[i]);
+    size_t k;
+    if (r && lit_index_get(&seen, r, strlen(r), &k) && strcmp(p->files[k].path, own[i]) != 0) {
+      const lit_block *b = p->files[k].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "cannot write '%s': it is '%s' (through a symbolic link), where lit keeps %s (tangle-record)",
+               p->files[k].path, own[i],
+               i ? "the journal of its record of generated files" : "its record of generated files");
+    }
+    free(r);
+  }
   lit_index_free(&seen);
   for (size_t i = 0; i < p->nfiles; i++)
     free(real[i]);

@@ -1,0 +1,1 @@
+mkdir -p out && ln -s . out/same
