@@ -134,7 +134,19 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
         lit_buf b = LIT_BUF_INIT;
         /* git's files (a remote's URL in .git/config may hold a token) never ship, named or linked */
         if (!(why = lit_path_check_read(p->root, rel))) why = lit_path_check_git(p->root, rel);
-        int err = why ? 0 : lit_read_file(g.gl_pathv[k], &b);
+        /* The name goes into the bundle's manifest, one line a file: a
+         * newline there would split it into two lines that vouch for
+         * neither, and the next weave would refuse its own folder. */
+        const char *bad = why ? NULL : lit_path_check_name(rel);
+        int err = why || bad ? 0 : lit_read_file(g.gl_pathv[k], &b);
+        if (bad) {
+          lit_diag(d, LIT_ERROR, ix->path, line, 1,
+                   "skill-assets-files: '%s' matches %s, whose name holds %s: lit ships no such name; rename the file",
+                   eq + 1, rel, bad);
+          lit_buf_free(&b);
+          status = -1;
+          continue;
+        }
         if (why || err) {
           lit_diag(d, LIT_ERROR, ix->path, line, 1, "skill-assets-files: cannot read %s: %s", rel,
                    why ? why : lit_strerror(err));

@@ -582,6 +582,23 @@ char **lit_tree_leftovers(const char *dir, size_t *n) {
   return out;
 }
 
+/* The folder's manifest is one line a file: a name holding a newline
+ * would be written as two lines that vouch for neither, and the next run
+ * would refuse the folder as not lit's. 0, or -1 with each such name
+ * reported. */
+static int S_check_names(const lit_tree *t, const char *target, lit_diags *d) {
+  int r = 0;
+  for (size_t i = 0; i < t->n; i++)
+    if (strchr(t->files[i].path, '\n')) {
+      lit_diag(d, LIT_ERROR, target, 0, 0,
+               "cannot hold '%s': its name holds a newline, which the folder's %s (one line a file) cannot record; "
+               "rename it",
+               t->files[i].path, LIT_TREE_MANIFEST);
+      r = -1;
+    }
+  return r;
+}
+
 int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int flags, lit_diags *d) {
   char *parent;
   const char *base;
@@ -594,6 +611,7 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
     lit_diag(d, LIT_ERROR, target, 0, 0, "is the root folder: refusing to replace it; pick an empty or new folder");
     goto out;
   }
+  if (S_check_names(t, target, d) != 0) goto out;
   S_clean_leftovers(parent, base, target, d);
   if (S_check_owned(t, target, guard, flags & LIT_TREE_REPLACE_EDITS, d) != 0) goto out;
   if (S_clear_own(stage, base, d) != 0 || S_clear_own(old, base, d) != 0) goto out;

@@ -180,7 +180,8 @@ START_TEST(test_tree_legacy_manifest_not_trusted) {
   ck_assert_str_eq(skill, "old");
   free(skill);
   msgs = ck_diags_text(d);
-  ck_assert_ptr_nonnull(strstr(msgs, "SKILL.md: error: lit cannot tell whether this file was edited since lit wrote it"));
+  ck_assert_ptr_nonnull(
+      strstr(msgs, "SKILL.md: error: lit cannot tell whether this file was edited since lit wrote it"));
   ck_assert_ptr_nonnull(strstr(msgs, "manifest.txt: error: lit cannot tell whether this file was edited"));
   free(msgs);
   /* holding the bytes the new tree writes, they are replaced: nothing lost */
@@ -446,6 +447,31 @@ START_TEST(test_tree_read_refuses_links) {
 }
 END_TEST
 
+/* A name holding a newline cannot be a line of the manifest: written, it
+ * split into two lines that vouched for neither, and the next install
+ * refused the folder as not lit's. Refused before anything is made. */
+START_TEST(test_tree_install_refuses_newline_names) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/out/skill", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "SKILL.md", lit_xstrdup("S"), 1);
+  lit_tree_add(&t, "assets/a\nb.py", lit_xstrdup("x"), 1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "SKILL.md", 0, d), -1);
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(strstr(msgs, "cannot hold 'assets/a\\nb.py': its name holds a newline") != NULL, "%s", msgs);
+  free(msgs);
+  char *parent = lit_xasprintf("%s/out", dir);
+  struct stat st;
+  ck_assert_int_ne(lstat(parent, &st), 0); /* nothing made, not even the folder above */
+  free(parent);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(out);
+  ck_rmtree(dir);
+}
+END_TEST
+
 /* The names beside an output that its clean-up may remove or move into
  * place, whatever made them (lit_weave_check_out checks each): with the
  * folder's path as given, and only that output's. */
@@ -488,6 +514,7 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_leftovers_checked);
   tcase_add_test(tc, test_tree_leftovers_listed);
   tcase_add_test(tc, test_tree_read_refuses_links);
+  tcase_add_test(tc, test_tree_install_refuses_newline_names);
   suite_add_tcase(s, tc);
   return s;
 }
