@@ -247,8 +247,8 @@ static void S_file(S_run *r, const lit_file *f) {
 /* Why an orphan that lies in an output folder is still never lit's to
  * remove, or NULL: one of the documents (a generated Markdown file kept as
  * a document once its block was dropped, or a record that says so), the
- * record or its journal, under any spelling (a link, a hard link), or a
- * file of git's. */
+ * record or its journal, or a file a block writes now, under any spelling
+ * (a link, a hard link), or a file of git's. */
 static const char *S_not_removable(const lit_project *p, const char *path) {
   char **docs = lit_xmalloc((p->ndocs + 1) * sizeof(char *));
   for (size_t i = 0; i < p->ndocs; i++)
@@ -258,6 +258,14 @@ static const char *S_not_removable(const lit_project *p, const char *path) {
   if (doc) return "it is one of the project's documents";
   char *own[] = {p->record_path, p->journal_path};
   if (lit_path_same_as_any(p->root, path, own, 2)) return "it is the record of generated files or its journal";
+  /* A file a block writes now, under another spelling (out/l/x.c, with
+   * out/l a link to out): removing the orphan would delete it. */
+  char **files = lit_xmalloc((p->nfiles + 1) * sizeof(char *));
+  for (size_t i = 0; i < p->nfiles; i++)
+    files[i] = p->files[i].path;
+  int written = lit_path_same_as_any(p->root, path, files, p->nfiles);
+  free(files);
+  if (written) return "it is a file a block writes now, reached through a symbolic link";
   return lit_path_check_git(p->root, path);
 }
 
