@@ -1,12 +1,17 @@
 #define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* syscall */
 #include "paths.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -362,4 +367,38 @@ char *lit_path_resolve_link(const char *from, const char *url, size_t len) {
     return NULL;
   }
   return lit_buf_detach(&out);
+}
+
+int lit_path_open_checked(const char *dir, const char *rel) {
+  char dir_real[PATH_MAX], real[PATH_MAX], proc[64];
+  if (!realpath(dir, dir_real)) return -1;
+  int dfd = open(dir_real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return -1;
+  int fd = openat(dfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  close(dfd);
+  if (fd < 0) return -1;
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(proc, real, sizeof real - 1);
+  if (n > 0) real[n] = '\0';
+  if (n <= 0 || (size_t)n >= sizeof real - 1 || !lit_path_is_inside(dir_real, real) || strcmp(real, dir_real) == 0) {
+    close(fd);
+    errno = EXDEV; /* as openat2 says it */
+    return -1;
+  }
+  return fd;
+}
+
+int lit_path_open_beneath(const char *dir, const char *rel) {
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return -1;
+  struct open_how how = {.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+  int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
+  int err = errno;
+  close(dfd);
+  if (fd >= 0) return fd;
+  /* a kernel before 5.6, or a sandbox that filters the call */
+  if (err == ENOSYS || err == EPERM) return lit_path_open_checked(dir, rel);
+  errno = err;
+  return -1;
 }

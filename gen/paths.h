@@ -100,4 +100,17 @@ void lit_path_escape(lit_buf *out, const char *path, size_t len);
  * the project; else the caller frees the result. */
 char *lit_path_resolve_link(const char *from, const char *url, size_t len);
 
+/* A descriptor open for reading (O_NONBLOCK: a FIFO cannot hang the open)
+ * on dir/rel only if the file it reaches lies inside dir, links resolved,
+ * or -1 with errno set (EXDEV for a path that leads out). The check and
+ * the open are one step: openat2 with RESOLVE_BENEATH refuses any
+ * resolution that leaves dir (.., an absolute link, a link leading out),
+ * so a link swapped in between a check and the open cannot lead out.
+ * Where openat2 is missing (kernels before 5.6) or filtered,
+ * lit_path_open_checked opens the file first and then checks the path the
+ * open reached (/proc/self/fd). The caller closes the descriptor and
+ * checks the file's type. */
+int lit_path_open_beneath(const char *dir, const char *rel);
+int lit_path_open_checked(const char *dir, const char *rel);
+
 #endif

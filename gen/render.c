@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "assets.h"
 #include "claims.h"
@@ -143,14 +144,22 @@ static int S_load_results(lua_State *L, int optional) {
   }
   if (found) return luaL_error(L, "%s", why);
   char *bytes = lua_newuserdatauv(L, size + 1, 0); /* rel cache buffer: Lua owns it, so an error leaks nothing */
-  /* Read as every input is (lit_read_file): what was a regular file when
-   * it was found may be a FIFO by now, and a blocking open would wait. */
-  lit_buf text = LIT_BUF_INIT;
-  int read_err = lit_read_file(real, &text);
-  int whole = !read_err && text.len == size;
-  if (whole) memcpy(bytes, text.data, size);
-  lit_buf_free(&text);
-  if (!whole) return luaL_error(L, "cannot read results file '%s'", rel);
+  /* Opened beneath the project in one step, not by the name just checked:
+   * a link swapped in since could lead out of it. Without blocking: what
+   * was a regular file when it was found may be a FIFO by now. */
+  int fd = lit_path_open_beneath(r->rootreal, rel);
+  struct stat st;
+  int whole = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == size;
+  for (size_t got = 0; whole && got < size;) {
+    ssize_t n = read(fd, bytes + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      whole = 0;
+    else
+      got += (size_t)n;
+  }
+  if (fd >= 0) close(fd);
+  if (!whole) return luaL_error(L, "cannot read results file '%s' (it changed, or leads out of the project)", rel);
   char err[256];
   if (lit_json_push(L, bytes, size, rel, 1, err, sizeof err)) /* rel cache buffer value */
     return luaL_error(L, "results file '%s' is not valid JSON: %s:%s", rel, rel, err);

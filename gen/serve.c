@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -20,7 +19,6 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -497,45 +495,10 @@ static enum MHD_Result S_send(struct MHD_Connection *c, unsigned code, const cha
   return ret;
 }
 
-int lit_serve_open_checked(const char *book, const char *rel) {
-  char bookreal[PATH_MAX], real[PATH_MAX], proc[64];
-  if (!realpath(book, bookreal)) return -1;
-  int dir = open(bookreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return -1;
-  int fd = openat(dir, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  close(dir);
-  if (fd < 0) return -1;
-  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(proc, real, sizeof real - 1);
-  size_t bl = strlen(bookreal);
-  if (n > 0) real[n] = '\0';
-  if (n <= 0 || (size_t)n >= sizeof real - 1 || strncmp(real, bookreal, bl) != 0 || real[bl] != '/') {
-    close(fd);
-    errno = EACCES;
-    return -1;
-  }
-  return fd;
-}
-
-int lit_serve_open_inside(const char *book, const char *rel) {
-  int dir = open(book, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return -1;
-  struct open_how how = {.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
-  int fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
-  int err = errno;
-  close(dir);
-  if (fd >= 0) return fd;
-  /* a kernel before 5.6, or a sandbox that filters the call */
-  if (err == ENOSYS || err == EPERM) return lit_serve_open_checked(book, rel);
-  errno = err;
-  return -1;
-}
-
 /* Reads book/rel if it is a regular file inside the book folder
- * (lit_serve_open_inside); NULL otherwise. */
+ * (lit_path_open_beneath); NULL otherwise. */
 static char *S_read_inside(const char *book, const char *rel, size_t *len) {
-  int fd = lit_serve_open_inside(book, rel);
+  int fd = lit_path_open_beneath(book, rel);
   if (fd < 0) return NULL;
   struct stat sb;
   lit_buf b = LIT_BUF_INIT;

@@ -24,7 +24,8 @@
  * idle timeout). Every HTML page it sends carries a small script that asks
  * the server for the build's state twice a second: it reloads the page
  * after a successful rebuild and shows a failed build's messages on the
- * page. Only files inside the book folder are served (lit_serve_path), and
+ * page. Only files inside the book folder are served (lit_serve_path,
+ * lit_path_open_beneath), and
  * only to requests for the server's own address (lit_serve_host_ok). */
 #ifndef LIT_SERVE_H
 #define LIT_SERVE_H
@@ -51,18 +52,6 @@ lit_status lit_serve_run(const lit_serve_opts *o);
  * or a segment starting with "." (a hidden file), or does not fit in n
  * bytes, is refused. 0 with rel filled, or -1. */
 int lit_serve_path(const char *url, char *rel, size_t n);
-
-/* An open descriptor (O_RDONLY, O_NONBLOCK: a FIFO cannot hang it) on
- * book/rel only if the file it opens lies inside the book folder, links
- * resolved, or -1 with errno set. The check and the open are one step:
- * openat2 with RESOLVE_BENEATH refuses any resolution that leaves the
- * folder (.., an absolute link, a link leading out), so a link swapped in
- * between a check and an open cannot lead out. Where openat2 is missing
- * (kernels before 5.6) or filtered, lit_serve_open_checked opens the file first and
- * then checks the path the open reached (/proc/self/fd). The caller
- * closes the descriptor and checks the file's type. */
-int lit_serve_open_inside(const char *book, const char *rel);
-int lit_serve_open_checked(const char *book, const char *rel);
 
 /* The Host rule, against DNS rebinding: 1 if host (a request's Host
  * header, NULL when there is none) is localhost, 127.0.0.1 or [::1] with

@@ -1,6 +1,8 @@
 /* check_paths.c: which output paths may be written. */
 #include "check_lit.h"
 
+#include <fcntl.h>
+
 #include <errno.h>
 
 #include "paths.h"
@@ -55,12 +57,14 @@ static const struct {
 } S_names[] = {
     {"references/a.md", NULL},
     {"docs/caf\xc3\xa9 \xe2\x80\x94 notes.md", NULL}, /* UTF-8, spaces */
-    {"docs/\xc2\xa0.md", NULL}, /* U+00A0, the first past C1 */
+    {"docs/\xc2\xa0.md", NULL},                       /* U+00A0, the first past C1 */
     {"docs/a\nint x;.md", "a control character"},
     {"docs/\x1b[31m.md", "a control character"},
     {"docs/a\tb.md", "a control character"},
     {"docs/a\x7f.md", "a control character"},
-    {"docs/\xc2\x9b" "31m.md", "a control character"}, /* C1 CSI */
+    {"docs/\xc2\x9b"
+     "31m.md",
+     "a control character"}, /* C1 CSI */
     {"docs/caf\xe9.md", "a byte that is not UTF-8"},
     {"docs/\xc2.md", "a byte that is not UTF-8"},
     {"docs/\xc0\xaf.md", "a byte that is not UTF-8"}, /* an overlong '/' */
@@ -141,7 +145,7 @@ static const struct {
     {"docs/index.md", "../../a.md", NULL},
     {"index.md", "my%20doc.md", "my doc.md"},
     {"index.md", "%62.md", "b.md"},
-    {"index.md", "%2e%2e/a.md", NULL}, /* decoded first, as a browser does */
+    {"index.md", "%2e%2e/a.md", NULL},    /* decoded first, as a browser does */
     {"index.md", "a%00b.md", "a%00b.md"}, /* a NUL cannot be in a file name: %00 stays */
     {"index.md", "a%0", "a%0"},
     {"index.md", "a%zz.md", "a%zz.md"},
@@ -317,6 +321,65 @@ START_TEST(test_read_outside) {
 }
 END_TEST
 
+/* What may be opened beneath a folder (the book lit serve serves): files and links that stay
+ * inside; never a link or a ".." that leads out, and a FIFO opens
+ * without waiting for a writer (its type is the caller's to refuse). Both
+ * the openat2 form and the older kernels' open-then-check form. */
+START_TEST(test_path_open_beneath) {
+  char *tmp = ck_tempdir();
+  ck_write(tmp, "book/index.html", "<p>book</p>");
+  ck_write(tmp, "book/sub/page.html", "<p>page</p>");
+  ck_write(tmp, "secret.txt", "not the book's");
+  char *book = lit_xasprintf("%s/book", tmp), *path;
+  path = lit_xasprintf("%s/book/sub/link.html", tmp);
+  ck_assert_int_eq(symlink("../index.html", path), 0);
+  free(path);
+  path = lit_xasprintf("%s/book/up.txt", tmp);
+  ck_assert_int_eq(symlink("../secret.txt", path), 0);
+  free(path);
+  path = lit_xasprintf("%s/book/abs.txt", tmp);
+  char *target = lit_xasprintf("%s/secret.txt", tmp);
+  ck_assert_int_eq(symlink(target, path), 0);
+  free(path), free(target);
+  path = lit_xasprintf("%s/book/dirlink", tmp);
+  ck_assert_int_eq(symlink("..", path), 0);
+  free(path);
+  path = lit_xasprintf("%s/book/fifo", tmp);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  free(path);
+  static const struct {
+    const char *rel;
+    int ok;
+  } cases[] = {
+      {"index.html", 1},
+      {"sub/page.html", 1},
+      {"sub/link.html", 1},
+      {"fifo", 1},
+      {"up.txt", 0},
+      {"abs.txt", 0},
+      {"../secret.txt", 0},
+      {"dirlink/secret.txt", 0},
+      {"sub/../../secret.txt", 0},
+      {"missing.html", 0},
+  };
+  int (*opens[])(const char *, const char *) = {lit_path_open_beneath, lit_path_open_checked};
+  for (size_t k = 0; k < 2; k++) {
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      int fd = opens[k](book, cases[i].rel);
+      if (fd >= 0) close(fd);
+      ck_assert_msg((fd >= 0) == cases[i].ok, "form %zu, %s: %s", k, cases[i].rel, fd >= 0 ? "opened" : "refused");
+    }
+  }
+  int fd = lit_path_open_beneath(book, "sub/link.html");
+  char got[16] = {0};
+  ck_assert_int_eq(read(fd, got, sizeof got - 1), 11);
+  ck_assert_str_eq(got, "<p>book</p>");
+  close(fd);
+  free(book);
+  ck_rmtree(tmp);
+}
+END_TEST
+
 Suite *paths_suite(void) {
   Suite *s = suite_create("paths");
   TCase *tc = tcase_create("core");
@@ -332,6 +395,7 @@ Suite *paths_suite(void) {
   tcase_add_test(tc, test_same_file_and_git);
   tcase_add_test(tc, test_real);
   tcase_add_test(tc, test_read_outside);
+  tcase_add_test(tc, test_path_open_beneath);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,8 +1,6 @@
 /* check_serve.c: the live preview's rules: what `lit serve` may send, to whom, and from which folder. */
 #include "check_lit.h"
 
-#include <fcntl.h>
-
 #include "hash.h"
 #include "serve.h"
 
@@ -177,65 +175,6 @@ START_TEST(test_serve_out_not_project) {
 }
 END_TEST
 
-/* What may be opened under the book folder: files and links that stay
- * inside; never a link or a ".." that leads out, and a FIFO opens
- * without waiting for a writer (its type is the caller's to refuse). Both
- * the openat2 form and the older kernels' open-then-check form. */
-START_TEST(test_serve_open_inside) {
-  char *tmp = ck_tempdir();
-  ck_write(tmp, "book/index.html", "<p>book</p>");
-  ck_write(tmp, "book/sub/page.html", "<p>page</p>");
-  ck_write(tmp, "secret.txt", "not the book's");
-  char *book = lit_xasprintf("%s/book", tmp), *path;
-  path = lit_xasprintf("%s/book/sub/link.html", tmp);
-  ck_assert_int_eq(symlink("../index.html", path), 0);
-  free(path);
-  path = lit_xasprintf("%s/book/up.txt", tmp);
-  ck_assert_int_eq(symlink("../secret.txt", path), 0);
-  free(path);
-  path = lit_xasprintf("%s/book/abs.txt", tmp);
-  char *target = lit_xasprintf("%s/secret.txt", tmp);
-  ck_assert_int_eq(symlink(target, path), 0);
-  free(path), free(target);
-  path = lit_xasprintf("%s/book/dirlink", tmp);
-  ck_assert_int_eq(symlink("..", path), 0);
-  free(path);
-  path = lit_xasprintf("%s/book/fifo", tmp);
-  ck_assert_int_eq(mkfifo(path, 0600), 0);
-  free(path);
-  static const struct {
-    const char *rel;
-    int ok;
-  } cases[] = {
-      {"index.html", 1},
-      {"sub/page.html", 1},
-      {"sub/link.html", 1},
-      {"fifo", 1},
-      {"up.txt", 0},
-      {"abs.txt", 0},
-      {"../secret.txt", 0},
-      {"dirlink/secret.txt", 0},
-      {"sub/../../secret.txt", 0},
-      {"missing.html", 0},
-  };
-  int (*opens[])(const char *, const char *) = {lit_serve_open_inside, lit_serve_open_checked};
-  for (size_t k = 0; k < 2; k++) {
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-      int fd = opens[k](book, cases[i].rel);
-      if (fd >= 0) close(fd);
-      ck_assert_msg((fd >= 0) == cases[i].ok, "form %zu, %s: %s", k, cases[i].rel, fd >= 0 ? "opened" : "refused");
-    }
-  }
-  int fd = lit_serve_open_inside(book, "sub/link.html");
-  char got[16] = {0};
-  ck_assert_int_eq(read(fd, got, sizeof got - 1), 11);
-  ck_assert_str_eq(got, "<p>book</p>");
-  close(fd);
-  free(book);
-  ck_rmtree(tmp);
-}
-END_TEST
-
 Suite *serve_suite(void) {
   Suite *s = suite_create("serve");
   TCase *tc = tcase_create("serve");
@@ -243,7 +182,6 @@ Suite *serve_suite(void) {
   tcase_add_test(tc, test_serve_host);
   tcase_add_test(tc, test_serve_out_folder);
   tcase_add_test(tc, test_serve_out_not_project);
-  tcase_add_test(tc, test_serve_open_inside);
   suite_add_tcase(s, tc);
   return s;
 }
