@@ -18,6 +18,10 @@
 #include "hash.h"
 #include "util.h"
 
+#ifndef AT_SYMLINK_NOFOLLOW
+#define AT_SYMLINK_NOFOLLOW 0x100
+#endif
+
 typedef enum { S_NEW, S_REPLACE, S_REMOVE } S_kind;
 
 typedef struct {
@@ -67,6 +71,15 @@ struct lit_commit {
   int journaled;   /* the journal was created: an undo deletes it */
   int journal_err; /* why the journal could not be begun, or 0 */
   int done;        /* run to the end, or undone: nothing left to clean up */
+  /* Each target's folder, resolved once beneath the root (S_parent_fd):
+   * every step on a target goes through it by base name, so a folder on
+   * the path swapped for a link after the project was checked cannot lead
+   * a write or a removal out of the project. Owned: lit_commit_free closes
+   * them. */
+  char **pdirs; /* the folders, relative to the root, "" for the root */
+  int *pfds;    /* their descriptors */
+  size_t npdirs, pdirs_cap, pfds_cap;
+  lit_index pdir_at; /* folder -> position */
 };
 
 static char *S_full(const char *root, const char *rel) { return lit_path_join(root, rel); }
@@ -75,6 +88,38 @@ static char *S_full(const char *root, const char *rel) { return lit_path_join(ro
 static char *S_dir_of(const char *rel) {
   const char *slash = strrchr(rel, '/');
   return slash ? lit_xstrndup(rel, (size_t)(slash - rel) + 1) : lit_xstrdup("");
+}
+
+/* rel's last component, and whether its folder is also `other`'s. */
+static const char *S_base(const char *rel) {
+  const char *s = strrchr(rel, '/');
+  return s ? s + 1 : rel;
+}
+
+/* The descriptor of rel's folder, beneath the root, resolved on first use
+ * and kept (the commit owns it, the caller never closes it); -1 and errno
+ * (EXDEV: the folder now leads outside the project). */
+static int S_parent_fd(lit_commit *c, const char *rel) {
+  char *dir = lit_xstrndup(rel, (size_t)(S_base(rel) - rel));
+  size_t at;
+  if (lit_index_get(&c->pdir_at, dir, strlen(dir), &at)) {
+    free(dir);
+    return c->pfds[at];
+  }
+  if (dir[0]) dir[strlen(dir) - 1] = '\0'; /* no trailing '/' */
+  int fd = lit_path_dir_beneath(c->root, dir);
+  if (fd < 0) {
+    free(dir);
+    return -1;
+  }
+  c->pdirs = lit_grow(c->pdirs, &c->pdirs_cap, c->npdirs + 1, sizeof(char *));
+  c->pfds = lit_grow(c->pfds, &c->pfds_cap, c->npdirs + 1, sizeof(int));
+  char *key = lit_xstrndup(rel, (size_t)(S_base(rel) - rel));
+  free(dir);
+  c->pdirs[c->npdirs] = key;
+  c->pfds[c->npdirs] = fd;
+  lit_index_put(&c->pdir_at, key, c->npdirs++);
+  return fd;
 }
 
 static int S_exists(const char *root, const char *rel) {
@@ -126,6 +171,20 @@ static int S_holds(const char *path, const char *hash) {
   return hash[0] && lit_hash_file(path, now) == 0 && strcmp(now, hash) == 0;
 }
 
+/* Why st is not the file m records lit made (NULL: it is). */
+static const char *S_not_made(const struct stat *st, const S_made *m) {
+  if (S_ISLNK(st->st_mode)) return "it is a symbolic link, not a file lit made";
+  if (S_ISDIR(st->st_mode)) return "it is a folder, not a file lit made";
+  if (!S_ISREG(st->st_mode)) return "it is a special file, not a file lit made";
+  if (!m) return "the journal has no record of lit making it, and a name alone proves nothing";
+  char *now = S_id_text(st, m->old);
+  int same = strcmp(now, m->id) == 0;
+  free(now);
+  return same ? NULL
+              : "it is not the file lit made under this name, or it was changed since (its device, inode, size or "
+                "time differ from the journal's record)";
+}
+
 /* Whether rel holds the file lit made as `as` (rel itself, or the staged
  * copy renamed to rel: a rename keeps the device and inode), as made
  * records it: 1 it does, 0 nothing is there, -1 something else is (*why:
@@ -145,24 +204,11 @@ static int S_proven_as(const char *root, const char *rel, const char *as, const 
       r = 0;
     else
       *why = "lit cannot examine it";
-  } else if (S_ISLNK(st.st_mode)) {
-    *why = "it is a symbolic link, not a file lit made";
-  } else if (S_ISDIR(st.st_mode)) {
-    *why = "it is a folder, not a file lit made";
-  } else if (!S_ISREG(st.st_mode)) {
-    *why = "it is a special file, not a file lit made";
-  } else if (!m) {
-    *why = "the journal has no record of lit making it, and a name alone proves nothing";
-  } else {
-    char *now = S_id_text(&st, m->old);
-    if (strcmp(now, m->id) != 0)
-      *why = "it is not the file lit made under this name, or it was changed since (its device, inode, size or "
-             "time differ from the journal's record)";
-    else if (hash[0] && !S_holds(full, hash))
+  } else if ((*why = S_not_made(&st, m)) == NULL) {
+    if (hash[0] && !S_holds(full, hash))
       *why = "its content is not what lit staged in it";
     else
       r = 1;
-    free(now);
   }
   free(full);
   return r;
@@ -272,9 +318,10 @@ static int S_journal_begin(lit_commit *c) {
 static int S_mkdir_logged(lit_commit *c, const char *rel) {
   int err = S_log(c, "dir\t%s\n", rel);
   if (!err) err = lit_fault_step();
-  char *full = S_full(c->root, rel);
-  if (!err && mkdir(full, 0777) != 0) err = errno;
-  free(full);
+  /* in the folder above, resolved beneath the root: never through a link */
+  const int pfd = err ? -1 : S_parent_fd(c, rel);
+  if (!err && pfd < 0) err = errno;
+  if (!err && mkdirat(pfd, S_base(rel), 0777) != 0) err = errno;
   if (!err) {
     c->dirs = lit_grow(c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(char *));
     c->dirs[c->ndirs++] = lit_xstrdup(rel);
@@ -338,9 +385,11 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
   err = S_log(c, "temp\t%s\n", temp);
   char *full = S_full(c->root, temp);
   if (!err) err = lit_fault_step();
+  const int pfd = err ? -1 : S_parent_fd(c, rel);
+  if (!err && pfd < 0) err = errno;
   if (!err) {
     /* Exclusive: whatever is found under the name is not lit's, and stays. */
-    *fd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    *fd = openat(pfd, S_base(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (*fd < 0) err = errno;
   }
   /* Noted at once, with no step between that a test could stop: a copy
@@ -351,7 +400,7 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
   if (err && *fd >= 0) {
     close(*fd);
     *fd = -1;
-    unlink(full); /* made by this call, exclusively: lit's */
+    unlinkat(pfd, S_base(temp), 0); /* made by this call, exclusively: lit's */
   }
   free(full);
   if (err) {
@@ -632,13 +681,18 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
   for (size_t i = 0; i < c->n && !err; i++) {
     S_item *it = &c->items[i];
     if (!it->backup) continue;
-    char *final = S_full(c->root, it->final), *backup = S_full(c->root, it->backup);
     /* No unlink first: a file under the name is not lit's (the name was
-     * free when the plan named it), and link fails rather than replace it. */
+     * free when the plan named it), and link fails rather than replace it.
+     * A folder that is gone leaves nothing to keep either (ENOENT). */
+    const char *final = S_base(it->final), *backup = S_base(it->backup);
     err = lit_fault_step();
-    if (!err && link(final, backup) != 0) {
+    const int pfd = err ? -1 : S_parent_fd(c, it->final);
+    if (!err && pfd < 0) err = errno;
+    if (!err && linkat(pfd, final, pfd, backup, 0) != 0) {
       err = errno;
-      if ((err == EPERM || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK) && rename(final, backup) == 0) err = 0;
+      if ((err == EPERM || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK) &&
+          renameat(pfd, final, pfd, backup) == 0)
+        err = 0;
     }
     struct stat st;
     if (err == ENOENT) {
@@ -646,7 +700,7 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
       changed = it->was.known;
     } else if (!err) {
       /* the old copy's proof, noted before anything else can stop the run */
-      err = lstat(backup, &st) != 0 ? errno : S_note_made(c, it->backup, &st, 1);
+      err = fstatat(pfd, backup, &st, AT_SYMLINK_NOFOLLOW) != 0 ? errno : S_note_made(c, it->backup, &st, 1);
       /* Its old copy pins the file as it is now: saved since its writer
        * read it, it would lose that save. (Not its ctime: the link just
        * made changed that.) */
@@ -659,24 +713,24 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
       failed_at = i;
       what = "keep the old copy of this file";
     }
-    free(final);
-    free(backup);
   }
   for (size_t i = 0; i < c->n && !err; i++) {
     S_item *it = &c->items[i];
-    char *final = S_full(c->root, it->final);
+    /* through the folder the target's old copy or staged copy was made in
+     * (a staged copy and its target share it: the rename stays atomic) */
+    const char *final = S_base(it->final);
     err = lit_fault_step();
+    const int pfd = err ? -1 : S_parent_fd(c, it->final);
     if (it->kind != S_REMOVE) {
-      char *temp = S_full(c->root, it->temp);
-      if (!err && rename(temp, final) != 0) err = errno;
-      free(temp);
+      if (!err && pfd < 0) err = errno;
+      if (!err && renameat(pfd, S_base(it->temp), pfd, final) != 0) err = errno;
       what = "move the new content into place";
     } else {
-      if (!err && unlink(final) != 0 && errno != ENOENT) err = errno;
+      if (!err && pfd < 0 && errno != ENOENT) err = errno; /* no folder: the file is gone already */
+      if (!err && pfd >= 0 && unlinkat(pfd, final, 0) != 0 && errno != ENOENT) err = errno;
       what = "remove this file, whose block was deleted";
     }
     if (err) failed_at = i;
-    free(final);
   }
   if (!err) {
     /* The commit point: once "done" is written, a recovery finishes the
@@ -712,16 +766,18 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     S_item *it = &c->items[i];
     if (removed && it->kind == S_REMOVE) (*removed)++;
     if (!it->backup || left) continue;
-    const char *why;
-    if (S_proven(c->root, it->backup, &c->made, "", &why) < 0) {
+    /* in the folder it was made in, which the commit holds open */
+    const int pfd = S_parent_fd(c, it->backup);
+    struct stat st;
+    if (pfd < 0 || fstatat(pfd, S_base(it->backup), &st, AT_SYMLINK_NOFOLLOW) != 0) continue; /* gone already */
+    const char *why = S_not_made(&st, S_mades_find(&c->made, it->backup));
+    if (why) {
       S_kept(d, it->backup, "an old copy", why); /* replaced since this run made it */
       continue;
     }
-    char *backup = S_full(c->root, it->backup);
     left = lit_fault_step();
-    if (!left && unlink(backup) != 0 && errno != ENOENT) left = errno;
+    if (!left && unlinkat(pfd, S_base(it->backup), 0) != 0 && errno != ENOENT) left = errno;
     if (left) left_at = it->backup;
-    free(backup);
   }
   if (!left) left = lit_fault_step();
   char *journal = S_full(c->root, c->journal);
@@ -751,6 +807,13 @@ void lit_commit_free(lit_commit *c) {
     free(c->dirs[i]);
   free(c->dirs);
   S_mades_free(&c->made);
+  for (size_t i = 0; i < c->npdirs; i++) {
+    close(c->pfds[i]);
+    free(c->pdirs[i]);
+  }
+  free(c->pdirs);
+  free(c->pfds);
+  lit_index_free(&c->pdir_at);
   free(c->root);
   free(c->journal);
   free(c);
@@ -911,11 +974,7 @@ static int S_named_by(const char *name, const char *prefix, long pid) {
   return 1;
 }
 
-/* rel's last component, and whether its folder is also `other`'s. */
-static const char *S_base(const char *rel) {
-  const char *s = strrchr(rel, '/');
-  return s ? s + 1 : rel;
-}
+/* Whether a's folder is also b's. */
 static int S_same_dir(const char *a, const char *b) {
   size_t la = (size_t)(S_base(a) - a), lb = (size_t)(S_base(b) - b);
   return la == lb && strncmp(a, b, la) == 0;

@@ -112,5 +112,10 @@ char *lit_path_resolve_link(const char *from, const char *url, size_t len);
  * checks the file's type. */
 int lit_path_open_beneath(const char *dir, const char *rel);
 int lit_path_open_checked(const char *dir, const char *rel);
+/* The folder rel ("" for dir itself) beneath dir, as a descriptor for the
+ * *at calls (O_PATH where openat2 serves): resolved once, it stays the
+ * folder it was however its path is changed after. -1 and errno (EXDEV:
+ * it leads outside dir). The caller closes it. */
+int lit_path_dir_beneath(const char *dir, const char *rel);
 
 #endif

@@ -1157,6 +1157,95 @@ START_TEST(test_recover_real_kill) {
 }
 END_TEST
 
+/* How many names the folder full holds (besides . and ..). */
+static int S_entries(const char *full) {
+  DIR *dh = opendir(full);
+  ck_assert_ptr_nonnull(dh);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(dh));)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(dh);
+  return n;
+}
+
+/* proj/out/sub becomes a symbolic link to dir/outside (the folder that was
+ * there moves to proj/out/real): a swap after the project was checked. */
+static void S_swap_out(const char *dir) {
+  char *sub = lit_xasprintf("%s/proj/out/sub", dir), *real = lit_xasprintf("%s/proj/out/real", dir);
+  ck_assert_int_eq(rename(sub, real), 0);
+  ck_assert_int_eq(symlink("../../outside", sub), 0);
+  free(sub);
+  free(real);
+}
+
+/* The run reaches every target through its folder resolved beneath the
+ * root: a folder swapped for a link leading out, after the copy in it was
+ * staged, leads nothing out (the steps go on in the folder resolved), and
+ * one swapped before its first step stops the run, every file kept. */
+START_TEST(test_run_swapped_folder_stays_inside) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "outside/z", "keep");
+  ck_write(dir, "proj/out/sub/z", "z");
+  char *proj = lit_xasprintf("%s/proj", dir), *outside = lit_xasprintf("%s/outside", dir);
+  lit_diags *d = lit_diags_new();
+  lit_commit *c = lit_commit_new(proj, ".rec-journal");
+  S_stage(c, "out/sub/x", "x");
+  lit_commit_remove(c, "out/sub/z");
+  S_swap_out(dir);
+  ck_assert_int_eq(lit_commit_run(c, NULL, d), LIT_OK);
+  lit_commit_free(c);
+  char *x = ck_read(dir, "proj/out/real/x");
+  ck_assert_str_eq(x, "x");
+  free(x);
+  ck_assert(!S_exists(dir, "proj/out/real/z"));
+  char *z = ck_read(dir, "outside/z");
+  ck_assert_str_eq(z, "keep");
+  free(z);
+  ck_assert_int_eq(S_entries(outside), 1);
+
+  /* swapped before the run's first step in it: refused */
+  ck_rmtree(lit_xstrdup(proj));
+  ck_write(dir, "proj/out/sub/z", "z");
+  c = lit_commit_new(proj, ".rec-journal");
+  S_stage(c, "out/x", "x");
+  lit_commit_remove(c, "out/sub/z");
+  S_swap_out(dir);
+  ck_assert_int_eq(lit_commit_run(c, NULL, d), LIT_FAILED);
+  lit_commit_free(c);
+  z = ck_read(dir, "outside/z");
+  ck_assert_str_eq(z, "keep");
+  free(z);
+  ck_assert_int_eq(S_entries(outside), 1);
+  ck_assert(S_exists(dir, "proj/out/real/z"));
+  ck_assert(!S_exists(dir, "proj/out/x"));
+  lit_diags_free(d);
+  free(proj);
+  free(outside);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* A folder swapped for a link leading out before the copy is staged: the
+ * open is refused, and nothing is made outside. */
+START_TEST(test_open_swapped_folder_refused) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "outside/keep", "keep");
+  ck_write(dir, "proj/out/sub/z", "z");
+  char *proj = lit_xasprintf("%s/proj", dir), *outside = lit_xasprintf("%s/outside", dir);
+  S_swap_out(dir);
+  lit_commit *c = lit_commit_new(proj, ".rec-journal");
+  int fd;
+  ck_assert_int_ne(lit_commit_open(c, "out/sub/x", &fd), 0);
+  ck_assert_int_eq(fd, -1);
+  ck_assert_int_ne(lit_commit_open(c, "out/sub/new/x", &fd), 0); /* no folder made out there either */
+  lit_commit_free(c);
+  ck_assert_int_eq(S_entries(outside), 1);
+  free(proj);
+  free(outside);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *commit_suite(void) {
   Suite *s = suite_create("commit");
   TCase *tc = tcase_create("core");
@@ -1186,6 +1275,8 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_recover_made_refused);
   tcase_add_test(tc, test_recover_made_link);
   tcase_add_test(tc, test_recover_real_kill);
+  tcase_add_test(tc, test_run_swapped_folder_stays_inside);
+  tcase_add_test(tc, test_open_swapped_folder_refused);
   suite_add_tcase(s, tc);
   return s;
 }
