@@ -420,9 +420,9 @@ static void S_item_free(S_item *it) {
 
 static void S_drop_last(lit_commit *c) {
   S_item *it = &c->items[--c->n];
-  char *full = S_full(c->root, it->temp);
-  unlink(full);
-  free(full);
+  /* in the folder lit_commit_open made it in, held open since */
+  const int pfd = S_parent_fd(c, it->temp);
+  if (pfd >= 0) unlinkat(pfd, S_base(it->temp), 0);
   S_item_free(it);
 }
 
