@@ -90,7 +90,7 @@ static char *S_dir_of(const char *rel) {
   return slash ? lit_xstrndup(rel, (size_t)(slash - rel) + 1) : lit_xstrdup("");
 }
 
-/* rel's last component, and whether its folder is also `other`'s. */
+/* rel's last component: the name a step uses on its folder's descriptor. */
 static const char *S_base(const char *rel) {
   const char *s = strrchr(rel, '/');
   return s ? s + 1 : rel;
