@@ -76,10 +76,12 @@ struct lit_commit {
    * the path swapped for a link after the project was checked cannot lead
    * a write or a removal out of the project. Owned: lit_commit_free closes
    * them. */
-  char **pdirs; /* the folders, relative to the root, "" for the root */
-  int *pfds;    /* their descriptors */
-  size_t npdirs, pdirs_cap, pfds_cap;
-  lit_index pdir_at; /* folder -> position */
+  struct {
+    char *dir; /* relative to the root, ending in '/'; "" for the root */
+    int fd;
+  } * pdirs;
+  size_t npdirs, pdirs_cap;
+  lit_index pdir_at; /* dir -> position */
 };
 
 static char *S_full(const char *root, const char *rel) { return lit_path_join(root, rel); }
@@ -100,25 +102,21 @@ static const char *S_base(const char *rel) {
  * and kept (the commit owns it, the caller never closes it); -1 and errno
  * (EXDEV: the folder now leads outside the project). */
 static int S_parent_fd(lit_commit *c, const char *rel) {
-  char *dir = lit_xstrndup(rel, (size_t)(S_base(rel) - rel));
+  const size_t len = (size_t)(S_base(rel) - rel); /* rel's folder, with its '/' */
   size_t at;
-  if (lit_index_get(&c->pdir_at, dir, strlen(dir), &at)) {
-    free(dir);
-    return c->pfds[at];
-  }
-  if (dir[0]) dir[strlen(dir) - 1] = '\0'; /* no trailing '/' */
+  if (lit_index_get(&c->pdir_at, rel, len, &at)) return c->pdirs[at].fd;
+  char *dir = lit_xstrndup(rel, len);
+  if (len) dir[len - 1] = '\0'; /* opened without the trailing '/' */
   int fd = lit_path_dir_beneath(c->root, dir);
   if (fd < 0) {
     free(dir);
     return -1;
   }
-  c->pdirs = lit_grow(c->pdirs, &c->pdirs_cap, c->npdirs + 1, sizeof(char *));
-  c->pfds = lit_grow(c->pfds, &c->pfds_cap, c->npdirs + 1, sizeof(int));
-  char *key = lit_xstrndup(rel, (size_t)(S_base(rel) - rel));
-  free(dir);
-  c->pdirs[c->npdirs] = key;
-  c->pfds[c->npdirs] = fd;
-  lit_index_put(&c->pdir_at, key, c->npdirs++);
+  if (len) dir[len - 1] = '/'; /* the key: rel's own spelling */
+  c->pdirs = lit_grow(c->pdirs, &c->pdirs_cap, c->npdirs + 1, sizeof *c->pdirs);
+  c->pdirs[c->npdirs].dir = dir;
+  c->pdirs[c->npdirs].fd = fd;
+  lit_index_put(&c->pdir_at, dir, c->npdirs++);
   return fd;
 }
 
@@ -808,11 +806,10 @@ void lit_commit_free(lit_commit *c) {
   free(c->dirs);
   S_mades_free(&c->made);
   for (size_t i = 0; i < c->npdirs; i++) {
-    close(c->pfds[i]);
-    free(c->pdirs[i]);
+    close(c->pdirs[i].fd);
+    free(c->pdirs[i].dir);
   }
   free(c->pdirs);
-  free(c->pfds);
   lit_index_free(&c->pdir_at);
   free(c->root);
   free(c->journal);
@@ -1115,11 +1112,7 @@ static int S_journal_open(const char *full, int *fd, int *locked, lit_buf *text,
   } else if (S_gone(full, *fd)) {
     err = ENOENT; /* its run committed (or undid) while this one opened it: nothing to recover */
   } else {
-    char chunk[65536];
-    ssize_t r;
-    while ((r = read(*fd, chunk, sizeof chunk)) > 0)
-      lit_buf_put(text, chunk, (size_t)r);
-    if (r < 0) err = errno;
+    err = lit_read_fd(*fd, text);
   }
   if (err) {
     close(*fd);

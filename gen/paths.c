@@ -392,38 +392,30 @@ int lit_path_open_checked(const char *dir, const char *rel) {
   return fd;
 }
 
-int lit_path_open_beneath(const char *dir, const char *rel) {
+/* dir/rel opened with flags by openat2 beneath dir; where openat2 is
+ * missing (a kernel before 5.6) or filtered (a sandbox), opened and then
+ * checked inside dir (lit_path_open_checked). */
+static int S_open_beneath(const char *dir, const char *rel, int flags) {
   int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) return -1;
-  struct open_how how = {.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+  struct open_how how = {.flags = (unsigned)flags, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
   int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
   int err = errno;
   close(dfd);
   if (fd >= 0) return fd;
-  /* a kernel before 5.6, or a sandbox that filters the call */
   if (err == ENOSYS || err == EPERM) return lit_path_open_checked(dir, rel);
   errno = err;
   return -1;
 }
 
+int lit_path_open_beneath(const char *dir, const char *rel) {
+  return S_open_beneath(dir, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
 int lit_path_dir_beneath(const char *dir, const char *rel) {
   if (!rel[0]) return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC); /* the root itself */
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return -1;
-  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
-  int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
-  int err = errno;
-  close(dfd);
-  if (fd >= 0) return fd;
-  if (err != ENOSYS && err != EPERM) {
-    errno = err;
-    return -1;
-  }
-  /* a kernel before 5.6, or a sandbox that filters the call: opened, then
-   * its real path checked inside dir's */
-  fd = lit_path_open_checked(dir, rel);
-  struct stat st;
+  int fd = S_open_beneath(dir, rel, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct stat st; /* a folder: the fallback's open does not ask for one */
   if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))) {
     close(fd);
     errno = ENOTDIR;

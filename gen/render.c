@@ -149,15 +149,10 @@ static int S_load_results(lua_State *L, int optional) {
    * was a regular file when it was found may be a FIFO by now. */
   int fd = lit_path_open_beneath(r->rootreal, rel);
   struct stat st;
-  int whole = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == size;
-  for (size_t got = 0; whole && got < size;) {
-    ssize_t n = read(fd, bytes + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      whole = 0;
-    else
-      got += (size_t)n;
-  }
+  lit_buf text = LIT_BUF_INIT;
+  int whole = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lit_read_fd(fd, &text) == 0 && text.len == size;
+  if (whole) memcpy(bytes, text.data, size);
+  lit_buf_free(&text);
   if (fd >= 0) close(fd);
   if (!whole) return luaL_error(L, "cannot read results file '%s' (it changed, or leads out of the project)", rel);
   char err[256];

@@ -502,16 +502,9 @@ static char *S_read_inside(const char *book, const char *rel, size_t *len) {
   if (fd < 0) return NULL;
   struct stat sb;
   lit_buf b = LIT_BUF_INIT;
-  int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
-  char chunk[65536];
-  ssize_t r = 0;
-  while (ok && (r = read(fd, chunk, sizeof chunk)) != 0) {
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) break;
-    lit_buf_put(&b, chunk, (size_t)r);
-  }
+  int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lit_read_fd(fd, &b) == 0;
   close(fd);
-  if (!ok || r < 0) {
+  if (!ok) {
     lit_buf_free(&b);
     return NULL;
   }

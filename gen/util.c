@@ -268,6 +268,17 @@ int lit_file_id_same(const lit_file_id *id, const struct stat *st) {
 
 int lit_read_file(const char *path, lit_buf *out) { return lit_read_file_id(path, out, NULL); }
 
+int lit_read_fd(int fd, lit_buf *out) {
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n == 0) return 0;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    lit_buf_put(out, chunk, (size_t)n);
+  }
+}
+
 int lit_read_file_id(const char *path, lit_buf *out, lit_file_id *id) {
   struct stat st;
   int bad = 0;

@@ -78,6 +78,9 @@ const char *lit_nearest(const char *word, const char *const *names, size_t n);
 /* Reads a whole regular file into *out (owned by the caller). Returns 0,
  * an errno, or LIT_ENOTREG for a FIFO, device or socket (never waited on). */
 int lit_read_file(const char *path, lit_buf *out);
+/* Appends what is left to read from fd to *out (the caller closes fd).
+ * 0, or an errno. */
+int lit_read_fd(int fd, lit_buf *out);
 
 /* Which file a text was read from, and as it was then: its device and
  * inode, size and modification time. A file saved since (in place, or
