@@ -10,7 +10,7 @@ retained) and forward + backward, each gradient checked against SDPA's in
 fp32 first. TFLOP/s: the forward counts 4 batch heads seq^2 head_dim
 (halved when causal), the backward 2.5 times that.
 
-    python3 kernels/benchmarks/bench_attention_backward.py --out references/results/attention_backward_h100.json [--quick]
+    python3 kernels/benchmarks/bench_attention_backward.py --out references/results/attention_backward_h200.json [--quick]
 """
 import argparse
 import os
@@ -32,10 +32,12 @@ CASES = [
 ]
 BACKENDS = {"sdpa_cudnn": SDPBackend.CUDNN_ATTENTION, "sdpa_fa2": SDPBackend.FLASH_ATTENTION}
 # The dK/dV kernel's forms (ops._attention_backward_tuning) timed beside the
-# default (form 0): 1 has 8 warps and 128 keys a CTA, 2 is 1 with whole
-# 64-query steps, which exists at head_dim 64 only; 3 is 1 with each CTA
-# starting at its own query tile.
-FORMS = {"lit_form1": 1, "lit_form2": 2, "lit_form3": 3}
+# default (form 0: the Hopper kernel on an H100 or H200): 1 has 8 warps and
+# 128 keys a CTA, 2 is 1 with whole 64-query steps, which exists at head_dim
+# 64 only; 3 is 1 with each CTA starting at its own query tile; 4 has 4 warps
+# and 64 keys (the mma.sync default elsewhere); 5 is the Hopper kernel with
+# dQ issued after dV and dK.
+FORMS = {"lit_form1": 1, "lit_form2": 2, "lit_form3": 3, "lit_form4": 4, "lit_form5": 5}
 
 
 def sdpa_with(backend, causal, group, expand=False):

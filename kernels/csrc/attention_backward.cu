@@ -5,13 +5,15 @@
 // adds dQ with atomics), and a dQ conversion or a deterministic dQ kernel.
 
 #include "attention_backward.h"
+#include "attention_backward_kernels.h"
 #include "attention_common.cuh"
 #include "lit_mma.cuh"
 
 namespace lit {
 namespace {
 
-constexpr int kBlk = kAttentionBackwardTile;  // query rows a tile (and keys, but in the wide form)
+using attn_bwd::BwdArgs;
+constexpr int kBlk = attn_bwd::kBlk;  // query rows a tile (and keys, but in the wide form)
 constexpr int kWarps = 4, kThreads = 32 * kWarps;
 // The dK/dV kernel's forms (attention_backward_set_tuning): 4 warps and 64
 // keys, two CTAs an SM (the default); 8 warps and 128 keys, one CTA an SM
@@ -21,27 +23,6 @@ constexpr int kWideWarps = 8;
 template <int WARPS>
 constexpr int kKVMinBlocks = WARPS == kWarps ? 2 : 1;
 constexpr float kLog2e = 1.4426950408889634f;
-
-// Kernel arguments: the forward's (strides of q, k, v; seq_q, seq_k, diag,
-// group, scale_log2; m_blocks counts 64-row query tiles) and the
-// backward's own.
-struct BwdArgs {
-  attn::AttnArgs f;
-  const void* out;
-  const void* dout;
-  const float* lse;
-  const float* dlse;
-  void* dq;
-  void* dk;
-  void* dv;
-  int64_t o_stride[3], do_stride[3], dq_stride[3], dk_stride[3], dv_stride[3];
-  float* lse2;    // [batch, q_heads, seq_q_pad]: lse in base 2, +inf where P must be 0
-  float* dvec;    // the same: rowsum(dO * O) - dlse, 0 past seq_q
-  float* dq_acc;  // [batch, q_heads, seq_q, head_dim] fp32, or nullptr (deterministic)
-  int seq_q_pad;
-  float scale;
-  bool stagger;  // the dK/dV kernel's CTA x starts its walk at iteration x (form 3)
-};
 
 // Shared memory of the dK/dV kernel: K and V tiles (16 WARPS keys), two
 // stages of Q and dO tiles, the dS^T tile (16 WARPS keys x 64 queries,
@@ -524,34 +505,52 @@ int blocks_for(int64_t threads) { return static_cast<int>((threads + 255) / 256)
 // The dK/dV kernel's form: attention_backward_set_tuning's value.
 int g_kv_form = 0;
 
-// The dK/dV kernel of WARPS warps over the key tiles (with ATOMIC_DQ, the
-// conversion of dQ after it).
+// The dK/dV kernel of WARPS warps over the key tiles.
 template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, int WARPS, int CHUNK>
 cudaError_t launch_kv(const AttentionBackwardParams& p, const BwdArgs& a, cudaStream_t stream) {
   auto kv = attn_bwd_kv_kernel<T, HD, CAUSAL, ATOMIC_DQ, WARPS, CHUNK>;
   constexpr int smem = kKVSmem<HD, WARPS>, keys = 16 * WARPS;
-  cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kv), smem);
+  const cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kv), smem);
   if (err != cudaSuccess) return err;
   const dim3 grid((p.fwd.seq_k + keys - 1) / keys, p.fwd.kv_heads, p.fwd.batch);
   kv<<<grid, 32 * WARPS, smem, stream>>>(a);
-  err = cudaGetLastError();
-  if (err != cudaSuccess || !ATOMIC_DQ) return err;
-  const int64_t rows = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads * p.fwd.seq_q;
-  attn_bwd_convert_kernel<T, HD><<<blocks_for(rows * (HD / 8)), 256, 0, stream>>>(a);
   return cudaGetLastError();
 }
 
-// Form 0: 4 warps; 1: 8 warps; 2: 8 warps, whole 64-query steps (head_dim
-// 64; form 1 at 128, where S^T and dP^T of 64 queries would spill); 3:
-// form 1 with the staggered walk (BwdArgs::stagger).
+// Forms 0 and 4: 4 warps; 1: 8 warps; 2: 8 warps, whole 64-query steps
+// (head_dim 64; form 1 at 128, where S^T and dP^T of 64 queries would
+// spill); 3: form 1 with the staggered walk (BwdArgs::stagger).
 template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ>
 cudaError_t launch_form(int form, const AttentionBackwardParams& p, const BwdArgs& a,
                         cudaStream_t stream) {
-  if (form == 0) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWarps, 32>(p, a, stream);
+  if (form == 0 || form == 4) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWarps, 32>(p, a, stream);
   if constexpr (HD == 64) {
     if (form == 2) return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, kBlk>(p, a, stream);
   }
   return launch_kv<T, HD, CAUSAL, ATOMIC_DQ, kWideWarps, 32>(p, a, stream);
+}
+
+// After a dK/dV kernel: with atomics the fp32 dQ to the input's dtype, else
+// the deterministic dQ kernel.
+template <typename T, int HD, bool CAUSAL>
+cudaError_t finish_dq(const AttentionBackwardParams& p, const BwdArgs& a, cudaStream_t stream) {
+  if (!p.deterministic) {
+    const int64_t rows = static_cast<int64_t>(p.fwd.batch) * p.fwd.q_heads * p.fwd.seq_q;
+    attn_bwd_convert_kernel<T, HD><<<blocks_for(rows * (HD / 8)), 256, 0, stream>>>(a);
+    return cudaGetLastError();
+  }
+  auto dq = attn_bwd_dq_kernel<T, HD, CAUSAL>;
+  const cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(dq), kDQSmem<HD>);
+  if (err != cudaSuccess) return err;
+  dq<<<dim3(a.f.m_blocks, p.fwd.q_heads, p.fwd.batch), kThreads, kDQSmem<HD>, stream>>>(a);
+  return cudaGetLastError();
+}
+
+// Forms 0 and 5 on a GPU of compute capability 9.0, in a build that
+// carries the sm_90a kernel: the Hopper dK/dV kernel.
+bool hopper_runs(int head_dim, const DeviceInfo& d) {
+  return (g_kv_form == 0 || g_kv_form == 5) && d.cc == 90 && attn_bwd::hopper_compiled() &&
+         d.smem_optin >= attn_bwd::hopper_smem_bytes(head_dim);
 }
 
 template <typename T, int HD, bool CAUSAL>
@@ -561,21 +560,21 @@ cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) 
   attn_bwd_preprocess_kernel<T, HD><<<blocks_for(pad_rows * (HD / 8)), 256, 0, stream>>>(a);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  // The wide forms where a block may have their shared memory, else the default.
   const DeviceInfo* d = nullptr;
   err = current_device_info(&d);
   if (err != cudaSuccess) return err;
-  const int form = d->smem_optin >= kKVSmem<HD, kWideWarps> ? g_kv_form : 0;
-  BwdArgs kva = a;
-  kva.stagger = form == 3;
-  if (!p.deterministic) return launch_form<T, HD, CAUSAL, true>(form, p, kva, stream);
-  err = launch_form<T, HD, CAUSAL, false>(form, p, kva, stream);
+  if (hopper_runs(HD, *d)) {
+    err = attn_bwd::hopper_kv_launch(p, a, g_kv_form == 5, stream);
+  } else {
+    // The wide forms where a block may have their shared memory, else the 4-warp form.
+    const int form = d->smem_optin >= kKVSmem<HD, kWideWarps> ? g_kv_form : 4;
+    BwdArgs kva = a;
+    kva.stagger = form == 3;
+    err = p.deterministic ? launch_form<T, HD, CAUSAL, false>(form, p, kva, stream)
+                          : launch_form<T, HD, CAUSAL, true>(form, p, kva, stream);
+  }
   if (err != cudaSuccess) return err;
-  auto dq = attn_bwd_dq_kernel<T, HD, CAUSAL>;
-  err = allow_dynamic_smem(reinterpret_cast<const void*>(dq), kDQSmem<HD>);
-  if (err != cudaSuccess) return err;
-  dq<<<dim3(a.f.m_blocks, p.fwd.q_heads, p.fwd.batch), kThreads, kDQSmem<HD>, stream>>>(a);
-  return cudaGetLastError();
+  return finish_dq<T, HD, CAUSAL>(p, a, stream);
 }
 
 template <typename T>
@@ -621,6 +620,15 @@ const char* attention_backward_refusal(const AttentionBackwardParams& p) {
 }
 
 void attention_backward_set_tuning(int form) { g_kv_form = form; }
+
+bool attention_backward_uses_hopper(int head_dim) {
+  const DeviceInfo* d = nullptr;
+  if (current_device_info(&d) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return hopper_runs(head_dim, *d);
+}
 
 cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t stream) {
   const bool shapes_ok = p.fwd.batch > 0 && p.fwd.q_heads > 0 && p.fwd.kv_heads > 0 &&

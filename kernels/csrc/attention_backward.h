@@ -67,7 +67,9 @@ const char* attention_backward_refusal(const AttentionBackwardParams& p);
 cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t stream);
 
 // Benchmark hook: the dK/dV kernel's form for the launches that follow. 0
-// (the default): 4 warps, 64 keys a CTA, two CTAs an SM; 1: 8 warps, 128
+// (the default): on compute capability 9.0, where the build carries it,
+// the Hopper kernel (TMA and wgmma, 128 keys a CTA); elsewhere form 4.
+// 4: 4 warps, 64 keys a CTA, two CTAs an SM; 1: 8 warps, 128
 // keys a CTA (each Q and dO tile feeds twice the keys, dQ's atomics sum
 // twice the keys each); 2: form 1 taking a tile's 64 queries in one step
 // instead of two of 32 (head_dim 64; form 1 at 128); 3: form 1 with each
@@ -75,7 +77,14 @@ cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t st
 // CTAs of one head do not add into the same dQ rows at once (without the
 // causal mask they would all start at tile 0). Forms 1 to 3 run on
 // a device whose blocks may have their shared memory (145 KB at head_dim
-// 128, 81 KB at 64), else form 0 does.
+// 128, 81 KB at 64), else form 4 does. 5: the Hopper kernel with each
+// iteration's dQ product issued after its dV and dK instead of before
+// (bf16; form 0 elsewhere), where the Hopper kernel runs, else form 4.
 void attention_backward_set_tuning(int form);
+
+// Whether a backward at this head_dim (64 or 128) runs the Hopper dK/dV
+// kernel on the current device with the current form: what a test checks
+// before it trusts that a default-form run exercised that kernel.
+bool attention_backward_uses_hopper(int head_dim);
 
 }  // namespace lit

@@ -2334,11 +2334,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
 }
 
 void attention_backward_tuning(int64_t form) {
-  TORCH_CHECK(form >= 0 && form <= 3,
-              "lit_kernels._attention_backward_tuning: form must be 0 (default: 4 warps, 64 keys), "
-              "1 (8 warps, 128 keys), 2 (form 1 with whole 64-query steps at head_dim 64) or 3 "
-              "(form 1, each CTA starting at its own query tile), got ", form);
+  TORCH_CHECK(form >= 0 && form <= 5,
+              "lit_kernels._attention_backward_tuning: form must be 0 (default: the Hopper kernel "
+              "on compute capability 9.0, else form 4), 1 (8 warps, 128 keys), 2 (form 1 with "
+              "whole 64-query steps at head_dim 64), 3 (form 1, each CTA starting at its own "
+              "query tile), 4 (4 warps, 64 keys) or 5 (the Hopper kernel, dQ issued last), got ",
+              form);
   lit::attention_backward_set_tuning(static_cast<int>(form));
+}
+
+bool attention_backward_hopper_used(int64_t head_dim) {
+  return lit::attention_backward_uses_hopper(static_cast<int>(head_dim));
 }
 // ---- attention_fp8 ----
 namespace {
@@ -2811,6 +2817,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("attention_backward", c10::kCUDA, &attention_backward);
   ops.impl("attention_backward", c10::kCPU, &attention_backward);  // only to say "must be a CUDA tensor"
   ops.def("_attention_backward_tuning(int form) -> ()", &attention_backward_tuning);
+  ops.def("_attention_backward_uses_hopper(int head_dim) -> bool", &attention_backward_hopper_used);
   // ---- attention_fp8 ----
   ops.def("quantize_attention_fp8(Tensor x, str operand) -> (Tensor, Tensor)");
   ops.impl("quantize_attention_fp8", c10::kCUDA, &quantize_attention_fp8);

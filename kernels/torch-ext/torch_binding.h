@@ -173,6 +173,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
     const at::Tensor& out, const at::Tensor& lse, const c10::optional<at::Tensor>& dlse,
     bool causal, c10::optional<double> scale, bool deterministic);
 void attention_backward_tuning(int64_t form);
+bool attention_backward_hopper_used(int64_t head_dim);
 // --- attention_fp8 ---
 #include "../csrc/attention_fp8.h"
 
