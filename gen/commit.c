@@ -57,6 +57,23 @@ typedef struct {
   lit_index at; /* path -> position in v */
 } S_mades;
 
+/* Folders of a project resolved beneath its root (lit_path_dir_beneath),
+ * each once, keyed by the spelling a relative path gives it, and kept open:
+ * every step on a file, the run's and an undo's and a recovery's alike, goes
+ * through its folder's descriptor by base name, so a folder swapped for a
+ * link leading out after the project was checked cannot lead a change, or
+ * a read, out of it. Owns the descriptors (S_dirs_free closes them); a
+ * folder that is missing is not remembered, since a step may make it. */
+typedef struct {
+  const char *root; /* borrowed */
+  struct {
+    char *dir; /* relative to the root, ending in '/'; "" for the root */
+    int fd;
+  } * v;
+  size_t n, cap;
+  lit_index at; /* dir -> position */
+} S_dirs;
+
 struct lit_commit {
   char *root;
   char *journal;
@@ -71,20 +88,8 @@ struct lit_commit {
   int journaled;   /* the journal was created: an undo deletes it */
   int journal_err; /* why the journal could not be begun, or 0 */
   int done;        /* run to the end, or undone: nothing left to clean up */
-  /* Each target's folder, resolved once beneath the root (S_parent_fd):
-   * every step on a target goes through it by base name, so a folder on
-   * the path swapped for a link after the project was checked cannot lead
-   * a write or a removal out of the project. Owned: lit_commit_free closes
-   * them. */
-  struct {
-    char *dir; /* relative to the root, ending in '/'; "" for the root */
-    int fd;
-  } * pdirs;
-  size_t npdirs, pdirs_cap;
-  lit_index pdir_at; /* dir -> position */
+  S_dirs fdirs;    /* every folder a step went through (S_parent_fd) */
 };
-
-static char *S_full(const char *root, const char *rel) { return lit_path_join(root, rel); }
 
 /* rel's folder with a trailing '/', or "" at the root; the caller frees it. */
 static char *S_dir_of(const char *rel) {
@@ -99,33 +104,74 @@ static const char *S_base(const char *rel) {
 }
 
 /* The descriptor of rel's folder, beneath the root, resolved on first use
- * and kept (the commit owns it, the caller never closes it); -1 and errno
- * (EXDEV: the folder now leads outside the project). */
-static int S_parent_fd(lit_commit *c, const char *rel) {
+ * and kept (ds owns it, the caller never closes it); -1 and errno (ENOENT:
+ * no such folder; EXDEV: it now leads outside the project). */
+static int S_dir_fd(S_dirs *ds, const char *rel) {
   const size_t len = (size_t)(S_base(rel) - rel); /* rel's folder, with its '/' */
   size_t at;
-  if (lit_index_get(&c->pdir_at, rel, len, &at)) return c->pdirs[at].fd;
+  if (lit_index_get(&ds->at, rel, len, &at)) return ds->v[at].fd;
   char *dir = lit_xstrndup(rel, len);
   if (len) dir[len - 1] = '\0'; /* opened without the trailing '/' */
-  int fd = lit_path_dir_beneath(c->root, dir);
+  int fd = lit_path_dir_beneath(ds->root, dir);
   if (fd < 0) {
     free(dir);
     return -1;
   }
   if (len) dir[len - 1] = '/'; /* the key: rel's own spelling */
-  c->pdirs = lit_grow(c->pdirs, &c->pdirs_cap, c->npdirs + 1, sizeof *c->pdirs);
-  c->pdirs[c->npdirs].dir = dir;
-  c->pdirs[c->npdirs].fd = fd;
-  lit_index_put(&c->pdir_at, dir, c->npdirs++);
+  ds->v = lit_grow(ds->v, &ds->cap, ds->n + 1, sizeof *ds->v);
+  ds->v[ds->n].dir = dir;
+  ds->v[ds->n].fd = fd;
+  lit_index_put(&ds->at, dir, ds->n++);
   return fd;
 }
 
-static int S_exists(const char *root, const char *rel) {
-  char *full = S_full(root, rel);
+static void S_dirs_free(S_dirs *ds) {
+  for (size_t i = 0; i < ds->n; i++) {
+    close(ds->v[i].fd);
+    free(ds->v[i].dir);
+  }
+  free(ds->v);
+  lit_index_free(&ds->at);
+  memset(ds, 0, sizeof *ds);
+}
+
+static int S_parent_fd(lit_commit *c, const char *rel) { return S_dir_fd(&c->fdirs, rel); }
+
+/* lstat of rel through its folder: 0, or -1 and errno (ENOENT or ENOTDIR
+ * also where its folder is missing). */
+static int S_lstat(S_dirs *ds, const char *rel, struct stat *st) {
+  const int fd = S_dir_fd(ds, rel);
+  return fd < 0 ? -1 : fstatat(fd, S_base(rel), st, AT_SYMLINK_NOFOLLOW);
+}
+
+static int S_exists(S_dirs *ds, const char *rel) {
   struct stat st;
-  int r = lstat(full, &st) == 0;
-  free(full);
-  return r;
+  return S_lstat(ds, rel, &st) == 0;
+}
+
+/* unlinkat and renameat on paths relative to the root, through their
+ * folders; 0 or -1 and errno. */
+static int S_unlink(S_dirs *ds, const char *rel, int flags) {
+  const int fd = S_dir_fd(ds, rel);
+  return fd < 0 ? -1 : unlinkat(fd, S_base(rel), flags);
+}
+static int S_rename(S_dirs *ds, const char *from, const char *to) {
+  const int ffd = S_dir_fd(ds, from);
+  const int tfd = ffd < 0 ? -1 : S_dir_fd(ds, to);
+  return tfd < 0 ? -1 : renameat(ffd, S_base(from), tfd, S_base(to));
+}
+
+/* The hash of the regular file at rel, read through its folder and never
+ * through a link: 0 or an errno. */
+static int S_hash_at(S_dirs *ds, const char *rel, char hex[LIT_HASH_HEX + 1]) {
+  const int dfd = S_dir_fd(ds, rel);
+  if (dfd < 0) return errno;
+  const int fd = openat(dfd, S_base(rel), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return errno;
+  struct stat st;
+  int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : lit_hash_fd(fd, hex);
+  close(fd);
+  return err;
 }
 
 /* What tells the file st from every other: "DEV\tINO", and for an old copy
@@ -162,11 +208,11 @@ static void S_mades_free(S_mades *l) {
   lit_index_free(&l->at);
 }
 
-/* Whether the content of the file at path hashes to hash (never, for an
+/* Whether the content of the file at rel hashes to hash (never, for an
  * unknown hash ""). */
-static int S_holds(const char *path, const char *hash) {
+static int S_holds(S_dirs *ds, const char *rel, const char *hash) {
   char now[LIT_HASH_HEX + 1];
-  return hash[0] && lit_hash_file(path, now) == 0 && strcmp(now, hash) == 0;
+  return hash[0] && S_hash_at(ds, rel, now) == 0 && strcmp(now, hash) == 0;
 }
 
 /* Why st is not the file m records lit made (NULL: it is). */
@@ -190,30 +236,30 @@ static const char *S_not_made(const struct stat *st, const S_made *m) {
  * staged copy was closed with, checked too; "" if unknown (an old copy, or
  * a staged copy still being written when its run died). A made line and a
  * hash alone prove nothing: anyone can write them into a journal. */
-static int S_proven_as(const char *root, const char *rel, const char *as, const S_mades *made, const char *hash,
+static int S_proven_as(S_dirs *ds, const char *rel, const char *as, const S_mades *made, const char *hash,
                        const char **why) {
-  char *full = S_full(root, rel);
   const S_made *m = S_mades_find(made, as);
   struct stat st;
   int r = -1;
   *why = NULL;
-  if (lstat(full, &st) != 0) {
+  if (S_lstat(ds, rel, &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR)
       r = 0;
+    else if (errno == EXDEV)
+      *why = "its folder now leads outside the project through a symbolic link";
     else
       *why = "lit cannot examine it";
   } else if ((*why = S_not_made(&st, m)) == NULL) {
-    if (hash[0] && !S_holds(full, hash))
+    if (hash[0] && !S_holds(ds, rel, hash))
       *why = "its content is not what lit staged in it";
     else
       r = 1;
   }
-  free(full);
   return r;
 }
 
-static int S_proven(const char *root, const char *rel, const S_mades *made, const char *hash, const char **why) {
-  return S_proven_as(root, rel, rel, made, hash, why);
+static int S_proven(S_dirs *ds, const char *rel, const S_mades *made, const char *hash, const char **why) {
+  return S_proven_as(ds, rel, rel, made, hash, why);
 }
 
 /* The note for a file a journal names that S_proven cannot vouch for:
@@ -231,6 +277,7 @@ lit_commit *lit_commit_new(const char *root, const char *journal_rel) {
   c->root = lit_xstrdup(root && root[0] ? root : ".");
   c->journal = lit_xstrdup(journal_rel);
   c->jfd = -1;
+  c->fdirs.root = c->root;
   return c;
 }
 
@@ -266,10 +313,10 @@ static int S_journal_begin(lit_commit *c) {
   for (char *s = p + 1; *s && !err; s++) {
     if (*s != '/') continue;
     *s = '\0';
-    if (!S_exists(c->root, p)) {
-      char *full = S_full(c->root, p);
-      if (mkdir(full, 0777) != 0) err = errno;
-      free(full);
+    if (!S_exists(&c->fdirs, p)) {
+      /* in the folder above, resolved beneath the root: never through a link */
+      const int pfd = S_parent_fd(c, p);
+      if (pfd < 0 || mkdirat(pfd, S_base(p), 0777) != 0) err = errno;
       if (!err) {
         made = lit_xrealloc(made, (nmade + 1) * sizeof(char *));
         made[nmade++] = lit_xstrdup(p);
@@ -278,19 +325,19 @@ static int S_journal_begin(lit_commit *c) {
     *s = '/';
   }
   free(p);
-  char *full = S_full(c->root, c->journal);
   if (!err) err = lit_fault_step();
+  const int jdir = err ? -1 : S_parent_fd(c, c->journal);
+  if (!err && jdir < 0) err = errno;
   if (!err) {
     /* Exclusive: the recovery before this run removed any journal of a
      * dead run, so one here belongs to a run going on now. */
-    c->jfd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    c->jfd = openat(jdir, S_base(c->journal), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (c->jfd < 0) err = errno == EEXIST ? EBUSY : errno;
   }
   /* Held for the run's life and released at its death, whatever becomes of
    * its process id: a recovery that gets the lock knows the run is over.
    * (A file system without locks leaves the process id to tell.) */
   if (!err) (void)flock(c->jfd, LOCK_EX | LOCK_NB);
-  free(full);
   if (!err) {
     c->journaled = 1;
     err = S_log(c, "lit-journal %ld\n", (long)getpid());
@@ -301,9 +348,7 @@ static int S_journal_begin(lit_commit *c) {
       c->dirs[c->ndirs++] = made[i];
       if (!err) err = S_log(c, "dir\t%s\n", made[i]);
     } else {
-      char *d = S_full(c->root, made[nmade - 1 - i]);
-      rmdir(d);
-      free(d);
+      S_unlink(&c->fdirs, made[nmade - 1 - i], AT_REMOVEDIR);
     }
   }
   if (c->jfd < 0)
@@ -335,7 +380,7 @@ static int S_make_parents(lit_commit *c, const char *rel) {
   for (char *s = p + 1; *s && !err; s++) {
     if (*s != '/') continue;
     *s = '\0';
-    if (!S_exists(c->root, p)) err = S_mkdir_logged(c, p);
+    if (!S_exists(&c->fdirs, p)) err = S_mkdir_logged(c, p);
     *s = '/';
   }
   free(p);
@@ -351,7 +396,7 @@ static char *S_free_name(lit_commit *c, const char *rel, const char *kind, size_
   char *name = NULL;
   for (;;) {
     name = lit_xasprintf("%s.lit-%s-%ld-%zu", dir, kind, (long)getpid(), (*next)++);
-    if (!S_exists(c->root, name)) break;
+    if (!S_exists(&c->fdirs, name)) break;
     free(name);
   }
   free(dir);
@@ -381,7 +426,6 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
    * whether the owner still runs. */
   char *temp = S_free_name(c, rel, "tmp", &c->ntemps);
   err = S_log(c, "temp\t%s\n", temp);
-  char *full = S_full(c->root, temp);
   if (!err) err = lit_fault_step();
   const int pfd = err ? -1 : S_parent_fd(c, rel);
   if (!err && pfd < 0) err = errno;
@@ -400,7 +444,6 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
     *fd = -1;
     unlinkat(pfd, S_base(temp), 0); /* made by this call, exclusively: lit's */
   }
-  free(full);
   if (err) {
     free(temp);
     return err;
@@ -428,11 +471,9 @@ static void S_drop_last(lit_commit *c) {
  * owner gave it (a read-only file stays read-only), with execute added
  * where it can be read if the block asks for it; a new file gets 0777 or
  * 0666 less the umask. */
-static mode_t S_mode(const lit_commit *c, int exec) {
-  char *full = S_full(c->root, c->items[c->n - 1].final);
+static mode_t S_mode(lit_commit *c, int exec) {
   struct stat st;
-  int kept = lstat(full, &st) == 0 && S_ISREG(st.st_mode);
-  free(full);
+  int kept = S_lstat(&c->fdirs, c->items[c->n - 1].final, &st) == 0 && S_ISREG(st.st_mode);
   if (kept) {
     mode_t m = st.st_mode & 07777;
     return exec ? m | (m & 0444) >> 2 : m;
@@ -450,9 +491,7 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
   if (close(fd) != 0 && !err) err = errno;
   if (!err) {
     S_item *it = &c->items[c->n - 1];
-    char *full = S_full(c->root, it->temp);
-    if (lit_hash_file(full, it->hash) != 0) err = errno ? errno : EIO;
-    free(full);
+    err = S_hash_at(&c->fdirs, it->temp, it->hash);
   }
   if (err) S_drop_last(c);
   return err;
@@ -486,7 +525,7 @@ size_t lit_commit_count(const lit_commit *c) {
 /* What an undo works from, borrowed: a commit's own lists, or those read
  * back from a journal. */
 typedef struct {
-  const char *root;
+  S_dirs *dirs;        /* the root's folders, resolved beneath it */
   const S_item *items; /* the plan as far as it goes */
   size_t n;
   int committed;      /* the plan is whole ("commit"): targets may have changed */
@@ -502,27 +541,24 @@ typedef struct {
  * very file lit kept (S_proven); else it stays, with a note. 0 or an
  * errno. */
 static int S_put_back(const S_view *v, const S_item *it, lit_diags *d) {
-  char *final = S_full(v->root, it->final), *backup = S_full(v->root, it->backup);
   struct stat st, fs;
   int err = 0;
-  if (lstat(backup, &st) == 0) { /* none: the step that makes it never ran */
-    int present = lstat(final, &fs) == 0;
+  if (S_lstat(v->dirs, it->backup, &st) == 0) { /* none: the step that makes it never ran */
+    int present = S_lstat(v->dirs, it->final, &fs) == 0;
     const char *why;
     char *as = lit_xasprintf("the old copy of '%s'", it->final);
     if (present && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino && S_ISREG(st.st_mode))
-      err = unlink(backup) != 0 ? errno : 0;
-    else if (S_proven(v->root, it->backup, v->made, "", &why) < 0)
+      err = S_unlink(v->dirs, it->backup, 0) != 0 ? errno : 0;
+    else if (S_proven(v->dirs, it->backup, v->made, "", &why) < 0)
       S_kept(d, it->backup, as, why); /* renaming it into place would plant it where lit writes */
-    else if (!present || (it->kind != S_REMOVE && S_holds(final, it->hash)))
-      err = rename(backup, final) != 0 ? errno : 0;
+    else if (!present || (it->kind != S_REMOVE && S_holds(v->dirs, it->final, it->hash)))
+      err = S_rename(v->dirs, it->backup, it->final) != 0 ? errno : 0;
     else if (d)
       lit_diag(d, LIT_NOTE, it->backup, 0, 0,
                "kept: the old copy of '%s', which was changed since lit wrote it; delete it if you do not need it",
                it->final);
     free(as);
   }
-  free(final);
-  free(backup);
   return err;
 }
 
@@ -544,13 +580,9 @@ static int S_undo(const S_view *v, lit_diags *d) {
        * very file made (a journal in a cloned repository would otherwise
        * have the undo delete any file whose content its author knows). */
       const char *why;
-      if (S_mades_find(v->made, it->temp) && !S_exists(v->root, it->temp)) {
-        const int p = S_proven_as(v->root, it->final, it->temp, v->made, it->hash, &why);
-        if (p > 0) {
-          char *final = S_full(v->root, it->final);
-          if (unlink(final) != 0) err = errno;
-          free(final);
-        }
+      if (S_mades_find(v->made, it->temp) && !S_exists(v->dirs, it->temp)) {
+        const int p = S_proven_as(v->dirs, it->final, it->temp, v->made, it->hash, &why);
+        if (p > 0 && S_unlink(v->dirs, it->final, 0) != 0) err = errno;
         if (p < 0) S_kept(d, it->final, "a file it made", why);
       }
     } else if (it->backup) { /* none yet: the step that names it failed */
@@ -565,12 +597,10 @@ static int S_undo(const S_view *v, lit_diags *d) {
     const char *why, *temp = v->temps[i];
     size_t at;
     const char *hash = lit_index_get(&plan, temp, strlen(temp), &at) ? v->items[at].hash : "";
-    int p = S_proven(v->root, temp, v->made, hash, &why);
+    int p = S_proven(v->dirs, temp, v->made, hash, &why);
     if (p < 0) S_kept(d, temp, "a staged copy", why);
     if (p <= 0) continue;
-    char *full = S_full(v->root, temp);
-    if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
-    free(full);
+    if (S_unlink(v->dirs, temp, 0) != 0 && errno != ENOENT && !first) first = errno;
   }
   lit_index_free(&plan);
   return first;
@@ -578,12 +608,9 @@ static int S_undo(const S_view *v, lit_diags *d) {
 
 /* Removes the folders a run made, last first: after the journal, which may
  * sit in one of them. */
-static void S_rmdirs(const char *root, char **dirs, size_t ndirs) {
-  for (size_t i = ndirs; i-- > 0;) {
-    char *full = S_full(root, dirs[i]);
-    rmdir(full); /* not empty: something else was put there since; leave it */
-    free(full);
-  }
+static void S_rmdirs(S_dirs *ds, char **dirs, size_t ndirs) {
+  for (size_t i = ndirs; i-- > 0;)
+    S_unlink(ds, dirs[i], AT_REMOVEDIR); /* not empty: something else was put there since; leave it */
 }
 
 /* The staged copies of a commit, as the list S_undo takes. */
@@ -598,17 +625,13 @@ static char **S_temps(const lit_commit *c, size_t *n) {
 static int S_undo_commit(lit_commit *c, lit_diags *d) {
   size_t nt;
   char **temps = S_temps(c, &nt);
-  const S_view v = {c->root, c->items, c->n, 1, temps, nt, &c->made};
+  const S_view v = {&c->fdirs, c->items, c->n, 1, temps, nt, &c->made};
   int err = S_undo(&v, d);
   free(temps);
   if (c->jfd >= 0) close(c->jfd);
   c->jfd = -1;
-  if (!err && c->journaled) {
-    char *journal = S_full(c->root, c->journal);
-    unlink(journal);
-    free(journal);
-  }
-  if (!err) S_rmdirs(c->root, c->dirs, c->ndirs);
+  if (!err && c->journaled) S_unlink(&c->fdirs, c->journal, 0);
+  if (!err) S_rmdirs(&c->fdirs, c->dirs, c->ndirs);
   c->done = 1;
   return err;
 }
@@ -625,10 +648,8 @@ static void S_report(lit_diags *d, const char *rel, const char *what, int err) {
 static int S_plan(lit_commit *c, lit_diags *d) {
   for (size_t i = 0; i < c->n; i++) {
     S_item *it = &c->items[i];
-    char *full = S_full(c->root, it->final);
     struct stat st;
-    int exists = lstat(full, &st) == 0;
-    free(full);
+    int exists = S_lstat(&c->fdirs, it->final, &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
       /* A folder (perhaps one made for another staged file) or a link:
        * renaming over it would fail or escape; nothing has changed yet.
@@ -778,9 +799,7 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     if (left) left_at = it->backup;
   }
   if (!left) left = lit_fault_step();
-  char *journal = S_full(c->root, c->journal);
-  if (!left && unlink(journal) != 0) left = errno;
-  free(journal);
+  if (!left && S_unlink(&c->fdirs, c->journal, 0) != 0) left = errno;
   /* The lock goes only after the unlink: another run that opened the
    * journal before it finds, once it has the lock, a journal no longer at
    * its path (S_journal_open), never a finished run's plan to act on. */
@@ -805,12 +824,7 @@ void lit_commit_free(lit_commit *c) {
     free(c->dirs[i]);
   free(c->dirs);
   S_mades_free(&c->made);
-  for (size_t i = 0; i < c->npdirs; i++) {
-    close(c->pdirs[i].fd);
-    free(c->pdirs[i].dir);
-  }
-  free(c->pdirs);
-  lit_index_free(&c->pdir_at);
+  S_dirs_free(&c->fdirs);
   free(c->root);
   free(c->journal);
   free(c);
@@ -1064,27 +1078,25 @@ static const char *S_journal_invalid(const char *root, const char *journal_rel, 
  * such a name is someone else's, and stays with a note. The caller then
  * removes the journal. Nothing is undone and no folder goes. 0, or the
  * first errno met (it still does the rest). */
-static int S_finish(const char *root, const S_journal *j, lit_diags *d) {
+static int S_finish(S_dirs *ds, const S_journal *j, lit_diags *d) {
   int first = 0;
   for (size_t i = 0; i < j->n; i++) {
     const char *rel = j->items[i].backup, *why;
-    int p = rel ? S_proven(root, rel, &j->made, "", &why) : 0;
+    int p = rel ? S_proven(ds, rel, &j->made, "", &why) : 0;
     if (p < 0) S_kept(d, rel, "an old copy", why);
     if (p <= 0) continue;
-    char *full = S_full(root, rel);
-    if (unlink(full) != 0 && errno != ENOENT && !first) first = errno;
-    free(full);
+    if (S_unlink(ds, rel, 0) != 0 && errno != ENOENT && !first) first = errno;
   }
   return first;
 }
 
-/* Whether the journal open on fd is no longer the file at full: its run
+/* Whether the journal open on fd is no longer the file at rel: its run
  * removed it (the commit point, or the end of an undo) after this process
  * opened it, and a new journal there, if any, is another run's. */
-static int S_gone(const char *full, int fd) {
+static int S_gone(S_dirs *ds, const char *rel, int fd) {
   struct stat open_st, path_st;
   if (fstat(fd, &open_st) != 0 || open_st.st_nlink == 0) return 1;
-  if (lstat(full, &path_st) != 0) return 1;
+  if (S_lstat(ds, rel, &path_st) != 0) return 1;
   return open_st.st_dev != path_st.st_dev || open_st.st_ino != path_st.st_ino;
 }
 
@@ -1093,12 +1105,16 @@ static int S_gone(const char *full, int fd) {
  * *fd open, the caller closes it; *locked 0 where the file system has no
  * locks), ENOENT (no journal), EBUSY (its run still holds the lock), or
  * another errno; *what says which check failed. */
-static int S_journal_open(const char *full, int *fd, int *locked, lit_buf *text, const char **what) {
+static int S_journal_open(S_dirs *ds, const char *rel, int *fd, int *locked, lit_buf *text, const char **what) {
   *what = NULL;
-  *fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  /* through its folder, beneath the root: a journal is never read from
+   * outside the project */
+  const int dfd = S_dir_fd(ds, rel);
+  *fd = dfd < 0 ? -1 : openat(dfd, S_base(rel), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (*fd < 0) {
     if (errno == ELOOP) *what = "it is a symbolic link, which lit never writes";
-    return errno;
+    if (errno == EXDEV) *what = "its folder leads outside the project through a symbolic link";
+    return errno == ENOTDIR ? ENOENT : errno;
   }
   struct stat st;
   int err = 0;
@@ -1109,7 +1125,7 @@ static int S_journal_open(const char *full, int *fd, int *locked, lit_buf *text,
     err = EINVAL;
   } else if (!(*locked = flock(*fd, LOCK_EX | LOCK_NB) == 0) && (errno == EWOULDBLOCK || errno == EAGAIN)) {
     err = EBUSY;
-  } else if (S_gone(full, *fd)) {
+  } else if (S_gone(ds, rel, *fd)) {
     err = ENOENT; /* its run committed (or undid) while this one opened it: nothing to recover */
   } else {
     err = lit_read_fd(*fd, text);
@@ -1122,11 +1138,11 @@ static int S_journal_open(const char *full, int *fd, int *locked, lit_buf *text,
 }
 
 int lit_commit_recover(const char *root, const char *journal_rel, const lit_recover_opts *o, lit_diags *d) {
-  char *full = S_full(root, journal_rel);
+  S_dirs ds = {.root = root && root[0] ? root : "."};
   lit_buf b = LIT_BUF_INIT;
   int fd = -1, locked = 0;
   const char *what = NULL;
-  int err = S_journal_open(full, &fd, &locked, &b, &what);
+  int err = S_journal_open(&ds, journal_rel, &fd, &locked, &b, &what);
   int status = 0, docs_back = 0;
   const size_t warned = lit_diags_count(d, LIT_WARNING);
   if (err == EBUSY) {
@@ -1170,14 +1186,14 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
                "the next run removes them (--check writes nothing)",
                j.pid);
     } else if (j.finished) {
-      if ((err = S_finish(root, &j, d)) != 0) {
+      if ((err = S_finish(&ds, &j, d)) != 0) {
         lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
                  "cannot remove the old copies this journal of a finished run names: %s; the journal stays, and the "
                  "next run tries again",
                  strerror(err));
         status = -1;
       } else {
-        unlink(full);
+        S_unlink(&ds, journal_rel, 0);
       }
     } else if (o->check) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0,
@@ -1185,13 +1201,13 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
                "were; --check writes nothing",
                j.pid);
       status = -1;
-    } else if ((err = S_undo(&(S_view){root, j.items, j.n, j.committed, j.temps, j.ntemps, &j.made}, d)) != 0) {
+    } else if ((err = S_undo(&(S_view){&ds, j.items, j.n, j.committed, j.temps, j.ntemps, &j.made}, d)) != 0) {
       lit_diag(d, LIT_ERROR, journal_rel, 0, 0, "cannot undo the interrupted run this journal describes: %s",
                strerror(err));
       status = -1;
     } else {
-      unlink(full);
-      S_rmdirs(root, j.dirs, j.ndirs);
+      S_unlink(&ds, journal_rel, 0);
+      S_rmdirs(&ds, j.dirs, j.ndirs);
       for (size_t i = 0; j.committed && i < j.n; i++)
         docs_back |= S_is_doc(root, j.items[i].final, o);
       /* a copy it could not prove lit's was kept (warned about): the tree
@@ -1210,6 +1226,6 @@ int lit_commit_recover(const char *root, const char *journal_rel, const lit_reco
   }
   if (fd >= 0) close(fd);
   lit_buf_free(&b);
-  free(full);
+  S_dirs_free(&ds);
   return status != 0 ? status : docs_back;
 }

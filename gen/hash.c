@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "util.h"
@@ -39,6 +40,22 @@ void lit_hasher_finish(lit_hasher *h, char hex[LIT_HASH_HEX + 1]) {
   S_hex(XXH3_128bits_digest(h->state), hex);
   XXH3_freeState(h->state);
   free(h);
+}
+
+int lit_hash_fd(int fd, char hex[LIT_HASH_HEX + 1]) {
+  lit_hasher *h = lit_hasher_new();
+  char *chunk = lit_xmalloc(1 << 20);
+  int err = 0;
+  for (;;) {
+    ssize_t n = read(fd, chunk, 1 << 20);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = errno;
+    if (n <= 0) break;
+    lit_hasher_update(h, chunk, (size_t)n);
+  }
+  free(chunk);
+  lit_hasher_finish(h, hex);
+  return err;
 }
 
 int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]) {

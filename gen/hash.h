@@ -24,5 +24,8 @@ void lit_hasher_finish(lit_hasher *h, char hex[LIT_HASH_HEX + 1]);
 /* Hashes a whole file; returns 0, an errno, or LIT_ENOTREG for a FIFO, a
  * device or a socket (never waited on). */
 int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]);
+/* Hashes what is left to read on fd (the caller's: it stays open); returns 0
+ * or an errno. */
+int lit_hash_fd(int fd, char hex[LIT_HASH_HEX + 1]);
 
 #endif

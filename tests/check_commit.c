@@ -1246,6 +1246,95 @@ START_TEST(test_open_swapped_folder_refused) {
 }
 END_TEST
 
+/* A run that fails takes back what it did through the folders it resolved
+ * beneath the root: with out/sub swapped for a link leading out after the
+ * copies were staged, the old copy is named, kept and removed again in the
+ * folder inside, with the staged copy, and a look-alike outside (the same
+ * name, a link to the file of the same name there) stays. By path, the run
+ * would have looked for its copies out there and left them inside. */
+START_TEST(test_undo_swapped_folder_stays_inside) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "outside/z", "theirs");
+  char *old = lit_xasprintf("outside/.lit-old-%ld-0", (long)getpid());
+  S_link(dir, "outside/z", old);
+  ck_write(dir, "proj/out/sub/z", "z");
+  ck_write(dir, "proj/doc.md", "as read\n");
+  char *proj = lit_xasprintf("%s/proj", dir), *outside = lit_xasprintf("%s/outside", dir);
+  char *doc = lit_xasprintf("%s/doc.md", proj);
+  lit_buf seen = LIT_BUF_INIT;
+  lit_file_id id;
+  ck_assert_int_eq(lit_read_file_id(doc, &seen, &id), 0);
+  lit_commit *c = lit_commit_new(proj, ".rec-journal");
+  S_stage(c, "out/sub/z", "new z");
+  S_stage(c, "doc.md", "stitched\n");
+  ck_assert_int_eq(lit_commit_expect(c, "doc.md", &id), 0);
+  ck_write(dir, "proj/doc.md", "saved meanwhile\n"); /* the run stops at this document, and undoes */
+  S_swap_out(dir);
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_run(c, NULL, d), LIT_FAILED);
+  lit_commit_free(c);
+  char *z = ck_read(dir, "proj/out/real/z"), *theirs = ck_read(dir, "outside/z"), *look = ck_read(dir, old);
+  ck_assert_str_eq(z, "z");
+  ck_assert_str_eq(theirs, "theirs");
+  ck_assert_str_eq(look, "theirs");
+  ck_assert_int_eq(S_entries(outside), 2);
+  char *real = lit_xasprintf("%s/out/real", proj);
+  ck_assert_int_eq(S_entries(real), 1); /* z alone: the old copy and the staged one gone */
+  free(z), free(theirs), free(look), free(real), free(doc), free(old);
+  lit_buf_free(&seen);
+  lit_diags_free(d);
+  free(proj);
+  free(outside);
+  ck_rmtree(dir);
+}
+END_TEST
+
+/* A journal is read only from inside the project: one whose folder is a
+ * link leading out is refused, its plan never acted on. */
+START_TEST(test_recover_journal_folder_outside) {
+  char *dir = ck_tempdir(), *away = ck_tempdir();
+  ck_write(dir, "out/a.c", "a");
+  ck_write(away, ".rec-journal", "lit-journal 4194304\nremove\tout/a.c\tout/.lit-old-4194304-0\ncommit\n");
+  char *link = lit_xasprintf("%s/state", dir);
+  ck_assert_int_eq(symlink(away, link), 0);
+  char *roots[] = {"out/"};
+  lit_recover_opts o = {roots, 1, "state/.rec", 0, NULL, 0};
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_commit_recover(dir, "state/.rec-journal", &o, d), -1);
+  char *t = ck_diags_text(d), *a = ck_read(dir, "out/a.c");
+  ck_assert_msg(strstr(t, "leads outside the project"), "%s", t);
+  ck_assert_str_eq(a, "a");
+  ck_assert(S_exists(away, ".rec-journal"));
+  free(t), free(a), free(link);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+  ck_rmtree(away);
+}
+END_TEST
+
+/* The journal of a run is made in its folder resolved beneath the root:
+ * a journal folder that is a link leading out stops the run before any
+ * change, and nothing is written out there. */
+START_TEST(test_journal_folder_outside_refused) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "outside/keep", "keep");
+  ck_write(dir, "proj/out/x", "x");
+  char *proj = lit_xasprintf("%s/proj", dir), *outside = lit_xasprintf("%s/outside", dir);
+  char *link = lit_xasprintf("%s/state", proj);
+  ck_assert_int_eq(symlink("../outside", link), 0);
+  lit_commit *c = lit_commit_new(proj, "state/.rec-journal");
+  int fd;
+  ck_assert_int_ne(lit_commit_open(c, "out/x", &fd), 0);
+  ck_assert_int_eq(lit_commit_journal_error(c), EXDEV);
+  lit_commit_free(c);
+  ck_assert_int_eq(S_entries(outside), 1);
+  char *x = ck_read(dir, "proj/out/x");
+  ck_assert_str_eq(x, "x");
+  free(x), free(link), free(proj), free(outside);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *commit_suite(void) {
   Suite *s = suite_create("commit");
   TCase *tc = tcase_create("core");
@@ -1277,6 +1366,9 @@ Suite *commit_suite(void) {
   tcase_add_test(tc, test_recover_real_kill);
   tcase_add_test(tc, test_run_swapped_folder_stays_inside);
   tcase_add_test(tc, test_open_swapped_folder_refused);
+  tcase_add_test(tc, test_undo_swapped_folder_stays_inside);
+  tcase_add_test(tc, test_recover_journal_folder_outside);
+  tcase_add_test(tc, test_journal_folder_outside_refused);
   suite_add_tcase(s, tc);
   return s;
 }
