@@ -37,15 +37,6 @@ template <int HD>
 constexpr int kSmemBytes = sizeof(BwdSmem<HD>) + 1024;  // + the alignment slack
 static_assert(kSmemBytes<128> + 128 <= 227 * 1024, "the tiles exceed a CTA's shared memory");
 
-// The named barriers of the dS exchange (0 is __syncthreads): warpgroup
-// w waits at 1 + w + 2 (it % 2), the other arrives there.
-__device__ __forceinline__ void ds_wait(int cw, int it) {
-  asm volatile("bar.sync %0, 256;\n" ::"r"(1 + cw + 2 * (it & 1)) : "memory");
-}
-__device__ __forceinline__ void ds_signal(int cw, int it) {
-  asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - cw + 2 * (it & 1)) : "memory");
-}
-
 // dS^T (fp32 fragment, keys x queries) of warpgroup cw into its box of a
 // dS buffer, queries x keys, and the fence that lets wgmma read it.
 template <typename T>
@@ -159,6 +150,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   hopper::setmaxnreg_inc<kConsumerRegs>();
   const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  // The named barriers of the dS exchange (0 is __syncthreads): warpgroup
+  // w waits at 1 + w + 2 (it % 2), the other arrives there.
+  auto ds_wait = [](int w, int it) { asm volatile("bar.sync %0, 256;\n" ::"r"(1 + w + 2 * (it & 1)) : "memory"); };
+  auto ds_signal = [](int w, int it) {
+    asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - w + 2 * (it & 1)) : "memory");
+  };
   const uint8_t* k_w = buf.k + cw * 64 * 128;  // this warpgroup's 64 rows of each K box
   const uint8_t* v_w = buf.v + cw * 64 * 128;
   const int key0 = n0 + 64 * cw + 16 * warp + lane / 4;  // and key0 + 8
@@ -341,36 +338,39 @@ cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a,
   return cudaGetLastError();
 }
 
-// dQ issued after dV and dK (dq_last) is a form kept to be measured: bf16
-// with atomics only.
+// The order of the dQ product: first, but at head_dim 128 without the
+// causal mask, where that order makes ptxas serialize the products (too
+// few registers) and dQ last measured faster. other_order (form 5, bf16
+// only) takes the other one, to be measured.
 template <typename T, int HD, bool CAUSAL>
-cudaError_t launch_order(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, bool dq_last,
+cudaError_t launch_order(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, bool other_order,
                          cudaStream_t stream) {
-  if (a.dq_acc == nullptr) return launch<T, HD, CAUSAL, false>(p, a, stream);
+  constexpr bool kFirst = CAUSAL || HD == 64;
+  if (a.dq_acc == nullptr) return launch<T, HD, CAUSAL, false>(p, a, stream);  // no dQ product
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (dq_last) return launch<T, HD, CAUSAL, true, false>(p, a, stream);
+    if (other_order) return launch<T, HD, CAUSAL, true, !kFirst>(p, a, stream);
   }
-  return launch<T, HD, CAUSAL, true>(p, a, stream);
+  return launch<T, HD, CAUSAL, true, kFirst>(p, a, stream);
 }
 
 template <typename T>
-cudaError_t launch_typed(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, bool dq_last,
+cudaError_t launch_typed(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, bool other_order,
                          cudaStream_t stream) {
   if (p.fwd.head_dim == 64) {
-    return p.fwd.causal ? launch_order<T, 64, true>(p, a, dq_last, stream)
-                        : launch_order<T, 64, false>(p, a, dq_last, stream);
+    return p.fwd.causal ? launch_order<T, 64, true>(p, a, other_order, stream)
+                        : launch_order<T, 64, false>(p, a, other_order, stream);
   }
-  return p.fwd.causal ? launch_order<T, 128, true>(p, a, dq_last, stream)
-                      : launch_order<T, 128, false>(p, a, dq_last, stream);
+  return p.fwd.causal ? launch_order<T, 128, true>(p, a, other_order, stream)
+                      : launch_order<T, 128, false>(p, a, other_order, stream);
 }
 
 }  // namespace
 
 namespace attn_bwd {
 
-cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, bool dq_last,
+cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, bool other_order,
                              cudaStream_t stream) {
-  return LIT_DISPATCH_16BIT(p.fwd.dtype, [&] { return launch_typed<scalar_t>(p, a, dq_last, stream); });
+  return LIT_DISPATCH_16BIT(p.fwd.dtype, [&] { return launch_typed<scalar_t>(p, a, other_order, stream); });
 }
 
 bool hopper_compiled() {

@@ -40,8 +40,9 @@ struct BwdArgs {
 // a.dq_acc by atomics when it is set (else the deterministic dQ kernel
 // follows it). The preprocessing has filled a.lse2 and a.dvec (and zeroed
 // a.dq_acc); the caller launches the conversion or the dQ kernel after it.
-// dq_last: dQ issued after dV and dK, the order kept to be measured (form 5).
-cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, bool dq_last,
+// other_order: the order of the dQ product the rule does not take, kept
+// to be measured (form 5).
+cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, bool other_order,
                              cudaStream_t stream);
 
 // Whether this build carries the real sm_90a kernel (not the stub every

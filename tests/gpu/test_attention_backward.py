@@ -287,8 +287,8 @@ def test_kv_forms(b, hq, hkv, sq, sk, causal, head_dim, deterministic, form, kv_
     """The mma.sync dK/dV forms (8 warps, 128 keys a CTA; form 2 with whole
     64-query steps at head_dim 64; form 3 with a staggered walk over the
     query tiles; form 4 with 4 warps and 64 keys, the default below compute
-    capability 9.0; form 5, the Hopper kernel with dQ issued after dV and
-    dK, where it runs) forced through the tuning hook: partial key tiles,
+    capability 9.0; form 5, the Hopper kernel with the other order of its
+    dQ product, where it runs) forced through the tuning hook: partial key tiles,
     seq_q != seq_k, grouped heads, dq by atomics and not."""
     q, k, v, dout = inputs(b, hq, hkv, sq, sk, head_dim, torch.bfloat16)
     kv_form(form)
