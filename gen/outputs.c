@@ -351,15 +351,29 @@ static void S_record(S_run *r) {
  * lit made them to hold what it wrote, and an empty one is only a trace of
  * that. rmdir takes a folder only when it is empty, so the climb stops at
  * the first that still holds anything, and at an output folder, which it
- * never removes (rel was checked to lie inside one). */
-static void S_prune_dirs(const lit_project *p, const char *rel) {
+ * never removes (rel was checked to lie inside one). Each folder goes by
+ * its base name in its parent resolved beneath the root (unlinkat), so a
+ * folder swapped for a link leading out after the commit stops the climb
+ * rather than take an empty folder outside the project. */
+void lit_outputs_prune_dirs(const char *root, const char *rel, char *const *roots, size_t nroots) {
   char *dir = lit_xstrdup(rel);
   for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
     *slash = '\0';
-    if (lit_path_is_root(dir, (size_t)(slash - dir), p->tangle_roots, p->nroots)) break;
-    char *full = lit_path_join(p->root, dir);
-    int gone = rmdir(full) == 0;
-    free(full);
+    if (lit_path_is_root(dir, (size_t)(slash - dir), roots, nroots)) break;
+    char *base = strrchr(dir, '/');
+    int fd;
+    if (base) {
+      *base = '\0';
+      fd = lit_path_dir_beneath(root, dir);
+      *base = '/';
+      base++;
+    } else {
+      fd = lit_path_dir_beneath(root, "");
+      base = dir;
+    }
+    if (fd < 0) break;
+    int gone = unlinkat(fd, base, AT_REMOVEDIR) == 0;
+    close(fd);
     if (!gone) break;
   }
   free(dir);
@@ -375,7 +389,7 @@ static lit_status S_commit(S_run *r) {
     return result;
   }
   for (size_t i = 0; i < r->nremoved; i++)
-    S_prune_dirs(r->p, r->removed[i]);
+    lit_outputs_prune_dirs(r->p->root, r->removed[i], r->p->tangle_roots, r->p->nroots);
   if (!r->o->quiet)
     for (size_t i = 0; i < r->nremoved; i++) {
       char *full = lit_path_join(r->p->root, r->removed[i]);

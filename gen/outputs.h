@@ -36,4 +36,10 @@ int lit_outputs_recover(const lit_project *p, lit_diags *d);
  * LIT_FAILED: nothing was written. */
 lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d);
 
+/* Removes the folders that rel's removal left empty, from rel's own up to
+ * but not including its output folder (one of roots), each through its
+ * parent resolved beneath root: nothing outside root is removed. Reads
+ * its arguments only. */
+void lit_outputs_prune_dirs(const char *root, const char *rel, char *const *roots, size_t nroots);
+
 #endif

@@ -221,6 +221,40 @@ START_TEST(test_orphans_leave_no_empty_folders) {
 }
 END_TEST
 
+/* The climb after a removal goes through folders resolved beneath the
+ * root: with out/deep swapped for a link leading out after the commit, the
+ * empty folder of the same name out there stays. By path, rmdir would have
+ * followed the link and removed it. */
+START_TEST(test_prune_swapped_folder_stays_inside) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "outside/er/.x", "");
+  ck_write(dir, "proj/out/deep/er/.x", "");
+  char *x = lit_xasprintf("%s/outside/er/.x", dir), *y = lit_xasprintf("%s/proj/out/deep/er/.x", dir);
+  ck_assert_int_eq(unlink(x), 0);
+  ck_assert_int_eq(unlink(y), 0);
+  char *deep = lit_xasprintf("%s/proj/out/deep", dir), *real = lit_xasprintf("%s/proj/out/real", dir);
+  ck_assert_int_eq(rename(deep, real), 0);
+  ck_assert_int_eq(symlink("../../outside", deep), 0);
+  char *proj = lit_xasprintf("%s/proj", dir);
+  char r0[] = "out/", *roots[] = {r0};
+  lit_outputs_prune_dirs(proj, "out/deep/er/c.c", roots, 1);
+  ck_assert(S_is_dir(dir, "outside/er"));
+  ck_assert(S_is_dir(dir, "proj/out/real/er"));
+  /* unswapped, the same climb takes the empty folders */
+  ck_assert_int_eq(unlink(deep), 0);
+  ck_assert_int_eq(rename(real, deep), 0);
+  lit_outputs_prune_dirs(proj, "out/deep/er/c.c", roots, 1);
+  ck_assert(!S_is_dir(dir, "proj/out/deep"));
+  ck_assert(S_is_dir(dir, "proj/out"));
+  free(x);
+  free(y);
+  free(deep);
+  free(real);
+  free(proj);
+  ck_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_orphans) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 0, 0);
@@ -332,6 +366,7 @@ Suite *outputs_suite(void) {
   tcase_add_test(tc, test_foreign_file);
   tcase_add_test(tc, test_orphans);
   tcase_add_test(tc, test_orphans_leave_no_empty_folders);
+  tcase_add_test(tc, test_prune_swapped_folder_stays_inside);
   tcase_add_test(tc, test_failed_write);
   tcase_add_test(tc, test_failed_write_new_folders);
   tcase_add_test(tc, test_executable_script);
