@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* renameat2, nftw */
+#define _GNU_SOURCE /* renameat2, O_PATH */
 #include "tree.h"
 
 #include <dirent.h>
@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,34 +43,112 @@ void lit_tree_sort(lit_tree *t) {
   if (t->n) qsort(t->files, t->n, sizeof(lit_tree_file), S_cmp);
 }
 
-static int S_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
+/* Opens name in folder fd (AT_FDCWD: a path) for listing; the caller
+ * closedirs it. Never through a link: a link there is refused (ELOOP or
+ * ENOTDIR), not followed. NULL with errno set. */
+static DIR *S_opendir_at(int fd, const char *name) {
+  int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (sub < 0) return NULL;
+  DIR *dh = fdopendir(sub);
+  if (!dh) {
+    int e = errno;
+    close(sub);
+    errno = e;
+  }
+  return dh;
 }
 
-/* rm -rf path; 0 or -1. */
-static int S_remove_tree(const char *path) {
+/* Opens name in folder fd for reading, a regular file only: a link is
+ * never followed, a FIFO never waited on. The descriptor (the caller's), or
+ * -1 with *err an errno or LIT_ENOTREG. */
+static int S_open_reg_at(int fd, const char *name, int *err) {
+  int f = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
-  if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
-  return nftw(path, S_rm, 16, FTW_DEPTH | FTW_PHYS);
+  if (f < 0) {
+    *err = errno == ELOOP ? LIT_ENOTREG : errno;
+    return -1;
+  }
+  int bad = fstat(f, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? LIT_ENOTREG : 0;
+  if (bad) {
+    *err = bad;
+    close(f);
+    return -1;
+  }
+  return f;
 }
 
-/* Writes one file whole. 0, or an errno. */
-static int S_write(const char *path, const char *data, size_t len, int exec) {
-  int err = lit_fault_step();
-  if (err) return err;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, exec ? 0755 : 0644);
-  if (fd < 0) return errno;
-  err = lit_write_all(fd, data, len);
-  if (close(fd) != 0 && !err) err = errno;
+/* Reads the regular file name in folder fd whole into *out (the caller's).
+ * 0, an errno, or LIT_ENOTREG. */
+static int S_read_at(int fd, const char *name, lit_buf *out) {
+  int err = 0, f = S_open_reg_at(fd, name, &err);
+  if (f < 0) return err;
+  err = lit_read_fd(f, out);
+  close(f);
   return err;
 }
 
-/* 1 if dir holds nothing but "." and "..". */
-static int S_empty_dir(const char *dir) {
-  DIR *dh = opendir(dir);
+/* rm -rf name in folder fd, by descriptors: every step goes through the
+ * folder it removes from, and a link is removed, never followed, so a
+ * folder swapped for a link meanwhile cannot lead the delete elsewhere.
+ * 0, or -1 with errno set. */
+static int S_remove_at(int fd, const char *name) {
+  struct stat st;
+  if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(st.st_mode)) return unlinkat(fd, name, 0);
+  DIR *dh = S_opendir_at(fd, name);
+  if (!dh) return -1;
+  int err = 0;
+  struct dirent *e;
+  while ((errno = 0, e = readdir(dh)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (S_remove_at(dirfd(dh), e->d_name) != 0 && !err) err = errno;
+  }
+  if (errno && !err) err = errno;
+  closedir(dh);
+  if (!err && unlinkat(fd, name, AT_REMOVEDIR) != 0) err = errno;
+  errno = err;
+  return err ? -1 : 0;
+}
+
+/* Makes the folders above rel (a '/'-separated path) inside folder fd, by
+ * descriptors, never through a link. The folder that holds rel's last
+ * name (the caller closes it), or -1 with errno set. */
+static int S_parents_at(int fd, const char *rel) {
+  int cur = openat(fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (const char *p = rel, *slash; cur >= 0 && (slash = strchr(p, '/')) != NULL; p = slash + 1) {
+    if (slash == p) continue;
+    char *name = lit_xstrndup(p, (size_t)(slash - p));
+    int next = mkdirat(cur, name, 0755) != 0 && errno != EEXIST
+                   ? -1
+                   : openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = errno;
+    free(name);
+    close(cur);
+    cur = next;
+    errno = e;
+  }
+  return cur;
+}
+
+/* Writes one new file, rel inside folder fd, whole. 0, or an errno. */
+static int S_write_at(int fd, const char *rel, const char *data, size_t len, int exec) {
+  int err = lit_fault_step();
+  if (err) return err;
+  int dir = S_parents_at(fd, rel);
+  if (dir < 0) return errno;
+  const char *leaf = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+  int f = openat(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, exec ? 0755 : 0644);
+  err = f < 0 ? errno : 0;
+  close(dir);
+  if (err) return err;
+  err = lit_write_all(f, data, len);
+  if (close(f) != 0 && !err) err = errno;
+  return err;
+}
+
+/* 1 if name in folder fd holds nothing but "." and "..". */
+static int S_empty_dir(int fd, const char *name) {
+  DIR *dh = S_opendir_at(fd, name);
   if (!dh) return 0;
   struct dirent *e;
   int empty = 1;
@@ -79,6 +156,20 @@ static int S_empty_dir(const char *dir) {
     empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
   closedir(dh);
   return empty;
+}
+
+/* Opens name in folder fd as a folder (O_PATH: for the *at calls that
+ * follow), only if it is still the folder *st describes (an lstat of it):
+ * never a link put there since. The descriptor (the caller's), or -1. */
+static int S_open_same(int fd, const char *name, const struct stat *st) {
+  int f = openat(fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct stat now;
+  if (f >= 0 && (fstat(f, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)) {
+    close(f);
+    errno = ENOENT;
+    return -1;
+  }
+  return f;
 }
 
 static int S_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
@@ -125,20 +216,18 @@ static void S_own(lit_index *owned, char *path, size_t kind, char ***keys, size_
  * manifest.txt) on the same terms: what that manifest.txt lists is not
  * trusted, since anyone can write one. text holds the keys the index
  * borrows. 0, or -1 if neither marks the folder as lit's. */
-static int S_owned(const lit_tree *t, const char *target, const char *guard, lit_index *owned, lit_buf *text,
-                   char ***keys, size_t *nkeys) {
-  char *man = lit_xasprintf("%s/%s", target, LIT_TREE_MANIFEST);
+static int S_owned(const lit_tree *t, int fd, const char *guard, lit_index *owned, lit_buf *text, char ***keys,
+                   size_t *nkeys) {
   /* lit writes its manifest as a regular file: a link there (to a file
    * outside the folder, say) is neither read nor believed. */
   struct stat mst;
-  int err = lstat(man, &mst) != 0 ? errno : !S_ISREG(mst.st_mode) ? LIT_ENOTREG : lit_read_file(man, text);
-  free(man);
+  int err = fstatat(fd, LIT_TREE_MANIFEST, &mst, AT_SYMLINK_NOFOLLOW) != 0 ? errno
+            : !S_ISREG(mst.st_mode)                                        ? LIT_ENOTREG
+                                                                           : S_read_at(fd, LIT_TREE_MANIFEST, text);
   int from_manifest = !err;
   if (!from_manifest) {
-    char *g = guard ? lit_xasprintf("%s/%s", target, guard) : NULL;
     struct stat st;
-    int legacy = g && lstat(g, &st) == 0;
-    free(g);
+    int legacy = guard && fstatat(fd, guard, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (!legacy) return -1;
     lit_buf_free(text);
     lit_buf_putc(text, '\n');
@@ -180,14 +269,19 @@ typedef struct {
   size_t found;
 } S_foreign_walk;
 
-/* 1 if the file at full (rel in the folder), listed as `kind`, is still
- * what lit wrote: a digest's bytes, or for a name alone, the bytes the new
- * tree writes there (nothing is lost by replacing them). */
-static int S_still_lits(const S_foreign_walk *w, const char *full, const char *rel, const struct stat *st,
+/* 1 if the file name in folder fd (rel in the target), listed as `kind`,
+ * is still what lit wrote: a digest's bytes, or for a name alone, the
+ * bytes the new tree writes there (nothing is lost by replacing them). */
+static int S_still_lits(const S_foreign_walk *w, int fd, const char *name, const char *rel, const struct stat *st,
                         size_t kind) {
   if (kind == S_KIND_FOLDER) return 1;
   char hex[LIT_HASH_HEX + 1], want[LIT_HASH_HEX + 1];
-  if (!S_ISREG(st->st_mode) || lit_hash_file(full, hex) != 0) return 0;
+  if (!S_ISREG(st->st_mode)) return 0;
+  int err = 0, f = S_open_reg_at(fd, name, &err);
+  if (f < 0) return 0;
+  err = lit_hash_fd(f, hex);
+  close(f);
+  if (err) return 0;
   if (kind >= S_KIND_HASH) return memcmp(hex, w->digests + (kind - S_KIND_HASH), LIT_HASH_HEX) == 0;
   size_t i;
   if (!w->t || !lit_index_get(w->writes, rel, strlen(rel), &i)) return 0;
@@ -206,10 +300,11 @@ static void S_unlisted(S_foreign_walk *w, const char *dir, int err) {
              strerror(err), w->target);
 }
 
-/* Reports every entry under target/rel that lit did not write. */
-static void S_find_foreign(S_foreign_walk *w, const char *rel) {
+/* Reports every entry under target/rel, the folder name in folder fd, that
+ * lit did not write; read through descriptors, never through a link. */
+static void S_find_foreign(S_foreign_walk *w, int fd, const char *name, const char *rel) {
   char *dir = rel[0] ? lit_xasprintf("%s/%s", w->target, rel) : lit_xstrdup(w->target);
-  DIR *dh = opendir(dir);
+  DIR *dh = S_opendir_at(fd, name);
   if (!dh) {
     S_unlisted(w, dir, errno);
     free(dir);
@@ -224,9 +319,9 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
     struct stat st;
     size_t kind;
     int listed = lit_index_get(w->owned, sub, strlen(sub), &kind);
-    int there = lstat(full, &st) == 0, is_dir = there && S_ISDIR(st.st_mode);
+    int there = fstatat(dirfd(dh), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0, is_dir = there && S_ISDIR(st.st_mode);
     if (listed && is_dir && kind == S_KIND_FOLDER) {
-      S_find_foreign(w, sub);
+      S_find_foreign(w, dirfd(dh), e->d_name, sub);
     } else if (!listed || is_dir || !there || kind == S_KIND_FOLDER) {
       /* A name the manifest lists only as the folder above a file is
        * lit's only while it is a folder: a file or a symbolic link there
@@ -238,7 +333,7 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
                  : there && S_ISLNK(st.st_mode) ? "symbolic link"
                                                 : "file",
                  w->target);
-    } else if (!w->replace_edits && !S_still_lits(w, full, sub, &st, kind)) {
+    } else if (!w->replace_edits && !S_still_lits(w, dirfd(dh), e->d_name, sub, &st, kind)) {
       if (w->found++ >= 5) {
       } else if (kind == S_KIND_NAME && w->t->n == 0) {
         lit_diag(w->d, LIT_ERROR, full, 0, 0,
@@ -265,22 +360,29 @@ static void S_find_foreign(S_foreign_walk *w, const char *rel) {
   closedir(dh);
 }
 
-/* 0 if target may be replaced: it is missing, empty, or holds only what
- * lit wrote there. Else -1, each foreign file reported. */
-static int S_check_owned(const lit_tree *t, const char *target, const char *guard, int replace_edits, lit_diags *d) {
+/* 0 if target, the entry name of folder pfd, may be replaced: it is
+ * missing, empty, or holds only what lit wrote there. Else -1, each
+ * foreign file reported. Read through pfd, never through a link: what is
+ * approved is what the install that holds pfd replaces. */
+static int S_check_owned(const lit_tree *t, int pfd, const char *name, const char *target, const char *guard,
+                         int replace_edits, lit_diags *d) {
   struct stat st;
-  if (lstat(target, &st) != 0) return 0;
+  if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
   if (!S_ISDIR(st.st_mode)) {
     lit_diag(d, LIT_ERROR, target, 0, 0, "exists and is not a folder; remove it first");
     return -1;
   }
-  if (S_empty_dir(target)) return 0;
+  int fd = S_open_same(pfd, name, &st); /* -1: read as unreadable, so refused */
+  if (fd >= 0 && S_empty_dir(fd, ".")) {
+    close(fd);
+    return 0;
+  }
   lit_index owned = LIT_INDEX_INIT;
   lit_buf text = LIT_BUF_INIT;
   char **keys = NULL;
   size_t nkeys = 0;
   int r = 0;
-  if (S_owned(t, target, guard, &owned, &text, &keys, &nkeys) != 0) {
+  if (S_owned(t, fd, guard, &owned, &text, &keys, &nkeys) != 0) {
     lit_diag(d, LIT_ERROR, target, 0, 0,
              "is not empty, and lit did not write it (it holds no %s): refusing to replace it; pick an empty or new "
              "folder",
@@ -291,7 +393,7 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
     for (size_t i = 0; i < t->n; i++)
       lit_index_put(&writes, t->files[i].path, i);
     S_foreign_walk w = {&owned, text.data, t, &writes, replace_edits, d, target, 0};
-    S_find_foreign(&w, "");
+    S_find_foreign(&w, fd, ".", "");
     lit_index_free(&writes);
     if (w.found > 5) lit_diag(d, LIT_NOTE, target, 0, 0, "and %zu more files lit did not write", w.found - 5);
     r = w.found ? -1 : 0;
@@ -301,12 +403,13 @@ static int S_check_owned(const lit_tree *t, const char *target, const char *guar
   for (size_t i = 0; i < nkeys; i++)
     free(keys[i]);
   free(keys);
+  if (fd >= 0) close(fd);
   return r;
 }
 
 int lit_tree_check_owned(const char *dir, lit_diags *d) {
   const lit_tree none = LIT_TREE_INIT; /* no guard and no tree: only a manifest marks the folder as lit's */
-  return S_check_owned(&none, dir, NULL, 0, d);
+  return S_check_owned(&none, AT_FDCWD, dir, dir, NULL, 0, d);
 }
 
 /* ---- installing ---- */
@@ -346,26 +449,26 @@ static char *S_mark_text(const char *base, long pid) {
   return lit_xasprintf("lit staging folder of %s, process %ld\n", base, pid);
 }
 
-/* 1 if full, a leftover of base's run by process pid, is one lit made
- * (see above). */
-static int S_vouched(const char *full, const char *base, long pid) {
+/* 1 if name in folder pfd, a leftover of base's run by process pid, is
+ * one lit made (see above); read through pfd, never through a link. */
+static int S_vouched(int pfd, const char *name, const char *base, long pid) {
   struct stat st;
-  if (lstat(full, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) return 0;
-  if (S_empty_dir(full)) return 1;
-  char *mark = lit_xasprintf("%s/%s", full, S_STAGE_MARK);
-  int ok = 0;
-  if (lstat(mark, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < 4096) {
+  if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) return 0;
+  int fd = S_open_same(pfd, name, &st);
+  if (fd < 0) return 0;
+  int ok = S_empty_dir(fd, ".");
+  if (!ok && fstatat(fd, S_STAGE_MARK, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_size < 4096) {
     lit_buf text = LIT_BUF_INIT;
     char *want = S_mark_text(base, pid);
-    ok = lit_read_file(mark, &text) == 0 && text.len == strlen(want) && memcmp(text.data, want, text.len) == 0;
+    ok = S_read_at(fd, S_STAGE_MARK, &text) == 0 && text.len == strlen(want) && memcmp(text.data, want, text.len) == 0;
     free(want);
     lit_buf_free(&text);
   }
-  free(mark);
+  close(fd);
   if (ok) return 1;
   lit_diags *quiet = lit_diags_new();
   const lit_tree none = LIT_TREE_INIT; /* only digests vouch */
-  ok = S_check_owned(&none, full, NULL, 0, quiet) == 0;
+  ok = S_check_owned(&none, pfd, name, name, NULL, 0, quiet) == 0;
   lit_diags_free(quiet);
   return ok;
 }
@@ -389,8 +492,8 @@ static int S_leftover_name(const char *n, const char *base, long *pid, int *old)
  * copy whose target is missing (killed between two renames) is put back,
  * the rest removed, each only if lit can vouch for it; the others are
  * reported (d may be NULL: quiet) and left alone. */
-static void S_clean_leftovers(const char *parent, const char *base, const char *target, lit_diags *d) {
-  DIR *dh = opendir(parent);
+static void S_clean_leftovers(int pfd, const char *parent, const char *base, const char *target, lit_diags *d) {
+  DIR *dh = S_opendir_at(pfd, ".");
   if (!dh) return;
   struct dirent *e;
   while ((e = readdir(dh))) {
@@ -400,28 +503,28 @@ static void S_clean_leftovers(const char *parent, const char *base, const char *
     if (!S_leftover_name(n, base, &pid, &old) || pid == (long)getpid() || S_alive(pid)) continue;
     char *full = lit_xasprintf("%s/%s", parent, n);
     struct stat st;
-    if (!S_vouched(full, base, pid)) {
+    if (!S_vouched(pfd, n, base, pid)) {
       if (d)
         lit_diag(d, LIT_WARNING, full, 0, 0,
                  "is named like a leftover of a lit run that was killed, but lit cannot tell that it made it (%s): "
                  "left as it is; %s",
-                 lstat(full, &st) != 0    ? "it cannot be read"
-                 : S_ISLNK(st.st_mode)    ? "it is a symbolic link"
-                 : !S_ISDIR(st.st_mode)   ? "it is not a folder"
-                 : st.st_uid != geteuid() ? "another user owns it"
-                                          : "it holds files lit's manifest does not vouch for",
+                 fstatat(pfd, n, &st, AT_SYMLINK_NOFOLLOW) != 0 ? "it cannot be read"
+                 : S_ISLNK(st.st_mode)                          ? "it is a symbolic link"
+                 : !S_ISDIR(st.st_mode)                         ? "it is not a folder"
+                 : st.st_uid != geteuid()                       ? "another user owns it"
+                                                                : "it holds files lit's manifest does not vouch for",
                  old ? "if it is the old copy of the output, move it back into place by hand, else remove it"
                      : "remove it or move it elsewhere");
     } else if (!old) {
-      S_remove_tree(full); /* a stage, or the old copy an exchange left: the output is in place */
-    } else if (lstat(target, &st) != 0) {
+      S_remove_at(pfd, n); /* a stage, or the old copy an exchange left: the output is in place */
+    } else if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       /* killed between the two renames: the old copy goes back; if it
        * cannot, it stays (it may be the only copy of the output) */
-      if (rename(full, target) != 0 && d)
+      if (renameat(pfd, n, pfd, base) != 0 && d)
         lit_diag(d, LIT_WARNING, full, 0, 0, "the old copy of %s, which is missing, cannot be put back: %s", target,
                  strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
-      S_remove_tree(full); /* the new output is in place */
+      S_remove_at(pfd, n); /* the new output is in place */
     } else if (d) {
       lit_diag(d, LIT_WARNING, full, 0, 0,
                "is the old copy of %s, which is now not a folder: left as it is; move it back into place by hand, or "
@@ -436,10 +539,10 @@ static void S_clean_leftovers(const char *parent, const char *base, const char *
 /* Clears the way for this process's own staging or old-copy name: one
  * there already (a dead run's, whose process number this one now has) is
  * removed if lit can vouch for it, else refused. 0 or -1 reported. */
-static int S_clear_own(const char *path, const char *base, lit_diags *d) {
+static int S_clear_own(int pfd, const char *name, const char *path, const char *base, lit_diags *d) {
   struct stat st;
-  if (lstat(path, &st) != 0) return 0;
-  if (S_vouched(path, base, (long)getpid()) && S_remove_tree(path) == 0) return 0;
+  if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+  if (S_vouched(pfd, name, base, (long)getpid()) && S_remove_at(pfd, name) == 0) return 0;
   lit_diag(d, LIT_ERROR, path, 0, 0,
            "is in the way of lit's own staging folder, and lit cannot tell that it made it: move it elsewhere and run "
            "lit again");
@@ -462,69 +565,83 @@ static char *S_manifest(const lit_tree *t) {
   return lit_buf_detach(&b);
 }
 
-/* Writes the tree and its manifest into the new folder stage, the marker
- * that vouches for a half-written stage first (S_clean_leftovers); the
- * caller removes the marker (S_unmark) before the stage goes into place.
- * 0 or -1. */
-static int S_write_stage(const lit_tree *t, const char *stage, const char *base, lit_diags *d) {
+/* Writes the tree and its manifest into a new folder, the entry sname of
+ * folder pfd (stage is its path, for messages), through descriptors: the
+ * marker that vouches for a half-written stage first (S_clean_leftovers);
+ * the caller removes the marker (S_unmark) before the stage goes into
+ * place. 0 or -1. */
+static int S_write_stage(const lit_tree *t, int pfd, const char *sname, const char *stage, const char *base,
+                         lit_diags *d) {
   int err = lit_fault_step();
-  if (err || mkdir(stage, 0755) != 0) {
+  if (err || mkdirat(pfd, sname, 0755) != 0) {
     lit_diag(d, LIT_ERROR, stage, 0, 0, "cannot create the staging folder: %s", strerror(err ? err : errno));
     return -1;
   }
+  /* just made, and this user's parent: what the stage's files go into */
+  int sfd = openat(pfd, sname, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   char *mark = lit_xasprintf("%s/%s", stage, S_STAGE_MARK), *text = S_mark_text(base, (long)getpid());
-  err = S_write(mark, text, strlen(text), 0);
+  err = sfd < 0 ? errno : S_write_at(sfd, S_STAGE_MARK, text, strlen(text), 0);
   if (err) lit_diag(d, LIT_ERROR, mark, 0, 0, "cannot write: %s", strerror(err));
   free(mark);
   free(text);
-  if (err) return -1;
-  for (size_t i = 0; i < t->n; i++) {
-    char *full = lit_xasprintf("%s/%s", stage, t->files[i].path);
-    err = lit_make_parents(full);
-    if (!err) err = S_write(full, t->files[i].data, t->files[i].len, t->files[i].exec);
-    if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
-    free(full);
-    if (err) return -1;
+  for (size_t i = 0; !err && i < t->n; i++) {
+    err = S_write_at(sfd, t->files[i].path, t->files[i].data, t->files[i].len, t->files[i].exec);
+    if (err) {
+      char *full = lit_xasprintf("%s/%s", stage, t->files[i].path);
+      lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
+      free(full);
+    }
   }
-  char *man = S_manifest(t);
-  char *full = lit_xasprintf("%s/%s", stage, LIT_TREE_MANIFEST);
-  err = S_write(full, man, strlen(man), 0);
-  if (err) lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
-  free(full);
-  free(man);
+  if (!err) {
+    char *man = S_manifest(t);
+    err = S_write_at(sfd, LIT_TREE_MANIFEST, man, strlen(man), 0);
+    if (err) {
+      char *full = lit_xasprintf("%s/%s", stage, LIT_TREE_MANIFEST);
+      lit_diag(d, LIT_ERROR, full, 0, 0, "cannot write: %s", strerror(err));
+      free(full);
+    }
+    free(man);
+  }
+  if (sfd >= 0) close(sfd);
   return err ? -1 : 0;
 }
 
-/* Removes the stage's marker: what goes into place holds only the tree and
- * its manifest (a stage killed after this is vouched for by them). 0 or -1
- * reported. */
-static int S_unmark(const char *stage, lit_diags *d) {
-  char *mark = lit_xasprintf("%s/%s", stage, S_STAGE_MARK);
-  int err = unlink(mark) == 0 ? 0 : errno;
-  if (err) lit_diag(d, LIT_ERROR, mark, 0, 0, "cannot remove: %s", strerror(err));
-  free(mark);
+/* Removes the marker of the stage sname in folder pfd (stage its path):
+ * what goes into place holds only the tree and its manifest (a stage
+ * killed after this is vouched for by them). 0 or -1 reported. */
+static int S_unmark(int pfd, const char *sname, const char *stage, lit_diags *d) {
+  int sfd = openat(pfd, sname, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int err = sfd >= 0 && unlinkat(sfd, S_STAGE_MARK, 0) == 0 ? 0 : errno;
+  if (sfd >= 0) close(sfd);
+  if (err) {
+    char *mark = lit_xasprintf("%s/%s", stage, S_STAGE_MARK);
+    lit_diag(d, LIT_ERROR, mark, 0, 0, "cannot remove: %s", strerror(err));
+    free(mark);
+  }
   return err ? -1 : 0;
 }
 
-/* Swaps stage and an existing target: afterwards stage holds the old copy.
- * 0, or -1 reported with target as it was. */
-static int S_swap(const char *stage, const char *target, const char *old, lit_diags *d) {
+/* Swaps the stage and an existing target, entries sname and base of folder
+ * pfd (target its path, for messages): afterwards sname holds the old
+ * copy; oname is the name the old copy is moved aside to without an
+ * atomic exchange. 0, or -1 reported with target as it was. */
+static int S_swap(int pfd, const char *sname, const char *base, const char *oname, const char *target, lit_diags *d) {
   int err = lit_fault_step();
 #if defined(RENAME_EXCHANGE) && !defined(LIT_NO_RENAME_EXCHANGE) /* the second for the tests of the other path */
-  if (!err && renameat2(AT_FDCWD, stage, AT_FDCWD, target, RENAME_EXCHANGE) == 0) return 0;
+  if (!err && renameat2(pfd, sname, pfd, base, RENAME_EXCHANGE) == 0) return 0;
   if (!err && errno != EINVAL && errno != ENOSYS) err = errno;
 #endif
   /* No atomic exchange here: two renames, the old copy first moved aside
    * (a run killed between them is put back by the next one). */
-  if (!err && rename(target, old) != 0) {
+  if (!err && renameat(pfd, base, pfd, oname) != 0) {
     err = errno;
   } else if (!err) {
     err = lit_fault_step();
-    if (!err && rename(stage, target) != 0) err = errno;
+    if (!err && renameat(pfd, sname, pfd, base) != 0) err = errno;
     if (err)
-      rename(old, target); /* the old copy back in place */
-    else if (rename(old, stage) != 0)
-      S_remove_tree(old); /* else it stays hidden, for the next run to remove */
+      renameat(pfd, oname, pfd, base); /* the old copy back in place */
+    else if (renameat(pfd, oname, pfd, sname) != 0)
+      S_remove_at(pfd, oname); /* else it stays hidden, for the next run to remove */
   }
   if (err) lit_diag(d, LIT_ERROR, target, 0, 0, "cannot swap the new folder into place: %s", strerror(err));
   return err ? -1 : 0;
@@ -555,7 +672,11 @@ void lit_tree_recover(const char *dir, lit_diags *d) {
   char *parent;
   const char *base;
   char *target = S_target(dir, &parent, &base);
-  if (base[0]) S_clean_leftovers(parent, base, target, d);
+  int pfd = base[0] ? open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (pfd >= 0) {
+    S_clean_leftovers(pfd, parent, base, target, d);
+    close(pfd);
+  }
   free(parent);
   free(target);
 }
@@ -599,51 +720,62 @@ static int S_check_names(const lit_tree *t, const char *target, lit_diags *d) {
   return r;
 }
 
+void (*lit_tree_test_hook)(void) = NULL;
+
 int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int flags, lit_diags *d) {
   char *parent;
   const char *base;
   char *target = S_target(dir, &parent, &base);
   char *stage = lit_xasprintf("%s/.%s.lit-new-%ld", parent, base, (long)getpid());
   char *old = lit_xasprintf("%s/.%s.lit-old-%ld", parent, base, (long)getpid());
-  int status = -1;
+  /* the same names inside the parent, for the *at calls on pfd */
+  const char *sname = stage + strlen(parent) + 1, *oname = old + strlen(parent) + 1;
+  int status = -1, pfd = -1;
   struct stat st;
   if (!base[0]) {
     lit_diag(d, LIT_ERROR, target, 0, 0, "is the root folder: refusing to replace it; pick an empty or new folder");
     goto out;
   }
   if (S_check_names(t, target, d) != 0) goto out;
-  S_clean_leftovers(parent, base, target, d);
-  if (S_check_owned(t, target, guard, flags & LIT_TREE_REPLACE_EDITS, d) != 0) goto out;
-  if (S_clear_own(stage, base, d) != 0 || S_clear_own(old, base, d) != 0) goto out;
   char *parents = lit_xasprintf("%s/", parent);
   int made = lit_make_parents(parents);
   free(parents);
+  /* The parent is resolved once, here, and every later step goes through
+   * it by name: a folder on its path swapped for a link after the check
+   * cannot move the stage, the swap or the delete to a folder lit never
+   * looked at. */
+  if (!made) pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (!made && pfd < 0) made = errno;
   if (made != 0) {
     lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(made));
     goto out;
   }
-  if (S_write_stage(t, stage, base, d) != 0 || S_unmark(stage, d) != 0) {
-    S_remove_tree(stage); /* this run's own, made just now */
+  S_clean_leftovers(pfd, parent, base, target, d);
+  if (S_check_owned(t, pfd, base, target, guard, flags & LIT_TREE_REPLACE_EDITS, d) != 0) goto out;
+  if (lit_tree_test_hook) lit_tree_test_hook();
+  if (S_clear_own(pfd, sname, stage, base, d) != 0 || S_clear_own(pfd, oname, old, base, d) != 0) goto out;
+  if (S_write_stage(t, pfd, sname, stage, base, d) != 0 || S_unmark(pfd, sname, stage, d) != 0) {
+    S_remove_at(pfd, sname); /* this run's own, made just now */
     goto out;
   }
-  if (lstat(target, &st) != 0) {
+  if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     /* The target appears whole, by one rename. */
     int err = lit_fault_step();
-    if (err || rename(stage, target) != 0) {
+    if (err || renameat(pfd, sname, pfd, base) != 0) {
       lit_diag(d, LIT_ERROR, target, 0, 0, "cannot move the new folder into place: %s", strerror(err ? err : errno));
-      S_remove_tree(stage);
+      S_remove_at(pfd, sname);
       goto out;
     }
     status = 0;
     goto out;
   }
-  if (S_swap(stage, target, old, d) != 0) {
-    S_remove_tree(stage);
+  if (S_swap(pfd, sname, base, oname, target, d) != 0) {
+    S_remove_at(pfd, sname);
     goto out;
   }
   /* stage now holds the old copy. */
   int err = lit_fault_step();
-  if (err || S_remove_tree(stage) != 0) {
+  if (err || S_remove_at(pfd, sname) != 0) {
     lit_diag(d, LIT_ERROR, stage, 0, 0,
              "the new %s is in place, but its old copy cannot be removed from here: %s; remove it (the next run "
              "tries again)",
@@ -652,6 +784,7 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
   }
   status = 0;
 out:
+  if (pfd >= 0) close(pfd);
   free(parent);
   free(target);
   free(stage);
@@ -675,7 +808,7 @@ int lit_tree_check_parent(const char *dir, lit_diags *d) {
     int old;
     if (tag && tag > n + 1) {
       char *base = lit_xstrndup(n + 1, (size_t)(tag - n - 1));
-      int vouched = S_leftover_name(n, base, &pid, &old) && S_vouched(sub, base, pid);
+      int vouched = S_leftover_name(n, base, &pid, &old) && S_vouched(AT_FDCWD, sub, base, pid);
       free(base);
       if (vouched) {
         free(sub);

@@ -67,6 +67,10 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
  * changed since is replaced too (lit skill install --force); a file lit
  * did not write still stops the install. */
 enum { LIT_TREE_REPLACE_EDITS = 1 };
+/* For the tests only: called once in lit_tree_install, after the check of
+ * what dir holds and before the first write (NULL, the default: nothing),
+ * so that a test can change the folders on dir's path in between. */
+extern void (*lit_tree_test_hook)(void);
 /* 0 if dir is missing, empty, or a folder lit wrote: it holds a manifest
  * and nothing the manifest does not name. Else -1, with the reason (or each
  * foreign file) reported. A folder an earlier version wrote, without a

@@ -502,6 +502,54 @@ START_TEST(test_tree_leftovers_listed) {
 }
 END_TEST
 
+/* The folder the hook of test_tree_install_swapped_parent works in. */
+static const char *S_hook_dir;
+
+/* After the install checked what a/out holds: a (the folder above out)
+ * becomes a link to x, where out is someone else's folder. */
+static void S_swap_parent(void) {
+  char *a = lit_xasprintf("%s/a", S_hook_dir), *real = lit_xasprintf("%s/a.real", S_hook_dir);
+  ck_assert_int_eq(rename(a, real), 0);
+  ck_assert_int_eq(symlink("x", a), 0);
+  free(a);
+  free(real);
+}
+
+/* The install goes through the parent it resolved before its check: a
+ * folder on the path swapped for a link after the check leads neither the
+ * stage, the swap nor the delete into the folder it now points to, where
+ * an out lit never approved would be replaced and deleted. */
+START_TEST(test_tree_install_swapped_parent) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/a/out", dir), *x = lit_xasprintf("%s/x", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  ck_write(dir, "x/out/precious.txt", "keep");
+  lit_tree t2 = LIT_TREE_INIT;
+  lit_tree_add(&t2, "a.html", lit_xstrdup("A2"), 2);
+  S_hook_dir = dir;
+  lit_tree_test_hook = S_swap_parent;
+  int r = lit_tree_install(&t2, out, "a.html", 0, d);
+  lit_tree_test_hook = NULL;
+  ck_assert_int_eq(r, 0);
+  char *kept = ck_read(dir, "x/out/precious.txt");
+  ck_assert_str_eq(kept, "keep");
+  free(kept);
+  char *a = ck_read(dir, "a.real/out/a.html");
+  ck_assert_str_eq(a, "A2");
+  free(a);
+  S_assert_no_staging(x, dir);
+  lit_tree_free(&t);
+  lit_tree_free(&t2);
+  lit_diags_free(d);
+  free(out);
+  free(x);
+  ck_rmtree(dir);
+}
+END_TEST
+
 Suite *tree_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
@@ -515,6 +563,7 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_leftovers_listed);
   tcase_add_test(tc, test_tree_read_refuses_links);
   tcase_add_test(tc, test_tree_install_refuses_newline_names);
+  tcase_add_test(tc, test_tree_install_swapped_parent);
   suite_add_tcase(s, tc);
   return s;
 }
