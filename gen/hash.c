@@ -63,14 +63,7 @@ int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]) {
   int open_err = 0;
   FILE *f = lit_open_regular(path, &st, &open_err); /* a FIFO would wait for a writer */
   if (!f) return open_err;
-  lit_hasher *h = lit_hasher_new();
-  char *chunk = lit_xmalloc(1 << 20);
-  size_t n;
-  while ((n = fread(chunk, 1, 1 << 20, f)) > 0)
-    lit_hasher_update(h, chunk, n);
-  int err = ferror(f) ? (errno ? errno : EIO) : 0;
+  int err = lit_hash_fd(fileno(f), hex); /* nothing read through f yet: its buffer is empty */
   fclose(f);
-  free(chunk);
-  lit_hasher_finish(h, hex);
   return err;
 }
