@@ -497,6 +497,7 @@ BwdArgs make_bwd_args(const AttentionBackwardParams& p) {
   a.dq_acc = p.deterministic ? nullptr : p.workspace + 2 * vec;
   a.scale = p.fwd.scale;
   a.stagger = false;
+  a.tile_fastest = false;
   return a;
 }
 
@@ -546,10 +547,10 @@ cudaError_t finish_dq(const AttentionBackwardParams& p, const BwdArgs& a, cudaSt
   return cudaGetLastError();
 }
 
-// Forms 0 and 5 on a GPU of compute capability 9.0, in a build that
+// Forms 0 and 5 to 7 on a GPU of compute capability 9.0, in a build that
 // carries the sm_90a kernel: the Hopper dK/dV kernel.
 bool hopper_runs(int head_dim, const DeviceInfo& d) {
-  return (g_kv_form == 0 || g_kv_form == 5) && d.cc == 90 && attn_bwd::hopper_compiled() &&
+  return (g_kv_form == 0 || g_kv_form >= 5) && d.cc == 90 && attn_bwd::hopper_compiled() &&
          d.smem_optin >= attn_bwd::hopper_smem_bytes(head_dim);
 }
 
@@ -564,7 +565,9 @@ cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) 
   err = current_device_info(&d);
   if (err != cudaSuccess) return err;
   if (hopper_runs(HD, *d)) {
-    err = attn_bwd::hopper_kv_launch(p, a, g_kv_form == 5, stream);
+    BwdArgs ha = a;
+    ha.tile_fastest = g_kv_form == 7;
+    err = attn_bwd::hopper_kv_launch(p, ha, g_kv_form, stream);
   } else {
     // The wide forms where a block may have their shared memory, else the 4-warp form.
     const int form = d->smem_optin >= kKVSmem<HD, kWideWarps> ? g_kv_form : 4;

@@ -77,9 +77,11 @@ cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t st
 // CTAs of one head do not add into the same dQ rows at once (without the
 // causal mask they would all start at tile 0). Forms 1 to 3 run on
 // a device whose blocks may have their shared memory (145 KB at head_dim
-// 128, 81 KB at 64), else form 4 does. 5: the Hopper kernel with the
-// other order of each iteration's dQ product and its dV and dK (bf16;
-// form 0 elsewhere), where the Hopper kernel runs, else form 4.
+// 128, 81 KB at 64), else form 4 does. 5 to 7: the Hopper kernel with
+// the other order of each iteration's dQ product and its dV and dK (5),
+// with dQ added by atomics instead of TMA reductions (6), both bf16 only
+// (form 0 elsewhere), or with the key tile fastest in the causal grid
+// (7); where the Hopper kernel runs, else form 4.
 void attention_backward_set_tuning(int form);
 
 // Whether a backward at this head_dim (64 or 128) runs the Hopper dK/dV

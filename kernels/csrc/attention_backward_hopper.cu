@@ -3,7 +3,7 @@
 // The attention backward's dK/dV kernel on Hopper (sm_90a): a producer
 // warpgroup streams Q and dO tiles through a TMA
 // ring; two consumer warpgroups, 64 keys each, compute S^T, dP^T, dV, dK
-// and dQ with wgmma and add dQ into the fp32 workspace with atomics.
+// and dQ with wgmma and add dQ into the fp32 workspace by bulk reductions.
 // Compiled for sm_90a only; elsewhere the kernel is a stub that is never
 // launched.
 #include "attention_backward.h"
@@ -22,6 +22,10 @@ constexpr int kConsumers = 2;         // 64 keys each
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kProducerRegs = 24, kConsumerRegs = 240;
 constexpr int kStages = 2;  // of Q and dO: every stage feeds five products
+// How a CTA adds its dQ into the fp32 workspace: not at all (the
+// deterministic dQ kernel computes it), by atomics, or by the copy
+// engine's reduction of a box in shared memory.
+constexpr int kDqNone = 0, kDqAtomic = 1, kDqReduce = 2;
 static_assert(128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
               "setmaxnreg asks for more registers than an SM has");
 
@@ -32,6 +36,7 @@ struct alignas(1024) BwdSmem {
   uint8_t q[kStages][kBlk * HD * 2];  // HD / 64 boxes of 64 queries
   uint8_t dout[kStages][kBlk * HD * 2];
   uint8_t ds[2][kBlk * kKeys * 2];  // dS: 64 queries x 128 keys, a box of 64 keys a warpgroup
+  float dq[kConsumers][kBlk * (HD / kConsumers + 8)];  // a warpgroup's dQ rows (kDqPitch)
 };
 template <int HD>
 constexpr int kSmemBytes = sizeof(BwdSmem<HD>) + 1024;  // + the alignment slack
@@ -87,7 +92,42 @@ __device__ __forceinline__ void add_dq(const attn_bwd::BwdArgs& a, const float (
   }
 }
 
-template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, bool DQ_FIRST>
+// The completed dQ of this warpgroup's COLS columns, times the scale,
+// added into rows m0 .. of head h of the fp32 workspace by bulk
+// reductions: each warp its 16 rows, staged in `rows` (kDqPitch<COLS>
+// floats a row), a row a lane.
+template <int COLS>
+constexpr int kDqPitch = COLS + 8;  // floats: a store's 8 rows in distinct banks
+
+template <int HD, int COLS>
+__device__ __forceinline__ void reduce_dq(const attn_bwd::BwdArgs& a, float* rows, const float (&dq)[COLS / 2],
+                                          int b, int h, int m0, int col0, int warp, int lane) {
+  float* mine = rows + warp * 16 * kDqPitch<COLS>;
+  if (lane < 16) hopper::store_wait_read();  // the copy engine has read this lane's last row
+  __syncwarp();
+  // Row lane / 4 (+ 8) of the warp's 16 holds columns 8 j + 2 (lane % 4) (+ 1).
+  const uint32_t base = smem_u32(mine) + ((lane / 4) * kDqPitch<COLS> + 2 * (lane % 4)) * 4;
+  #pragma unroll
+  for (int j = 0; j < COLS / 8; ++j) {
+  #pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(base + (8 * r * kDqPitch<COLS> + 8 * j) * 4),
+                   "f"(dq[4 * j + 2 * r] * a.scale), "f"(dq[4 * j + 2 * r + 1] * a.scale)
+                   : "memory");
+    }
+  }
+  hopper::fence_async_shared();
+  __syncwarp();
+  const int row = m0 + 16 * warp + lane;
+  if (lane < 16 && row < a.f.seq_q) {
+    float* dst = a.dq_acc + ((static_cast<int64_t>(b) * a.f.q_heads + h) * a.f.seq_q + row) * HD + col0;
+    ptx::cp_reduce_async_bulk(ptx::space_global, ptx::space_shared, ptx::op_add, dst,
+                              mine + lane * kDqPitch<COLS>, COLS * 4);
+    hopper::store_commit();
+  }
+}
+
+template <typename T, int HD, bool CAUSAL, int DQ, bool DQ_FIRST>
 __global__ void __launch_bounds__(kThreads, 1)
     attn_bwd_hopper_kernel(const __grid_constant__ CUtensorMap map_q,
                            const __grid_constant__ CUtensorMap map_k,
@@ -102,7 +142,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   BwdSmem<HD>& buf = *reinterpret_cast<BwdSmem<HD>*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   const attn::AttnArgs& f = a.f;
-  const int n0 = blockIdx.x * kKeys, kvh = blockIdx.y, b = blockIdx.z;
+  const int tiles = (f.seq_k + kKeys - 1) / kKeys, heads = f.q_heads / f.group * f.batch;
+  const bool heavy_first = CAUSAL && !a.tile_fastest;
+  const int tile = heavy_first ? blockIdx.x / heads : blockIdx.x % tiles;
+  const int hb = heavy_first ? blockIdx.x % heads : blockIdx.x / tiles;  // kv head, then batch entry
+  const int n0 = tile * kKeys, kvh = hb % (f.q_heads / f.group), b = hb / (f.q_heads / f.group);
   // Query tiles to visit: causal, from the first that sees key n0.
   const int m_first = CAUSAL ? max(0, n0 - f.diag) / kBlk : 0;
   const int m_count = max(0, f.m_blocks - m_first);
@@ -167,9 +211,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   // tile's first row are recomputed then: two registers fewer to carry).
   constexpr int kCols = HD / kConsumers;
   const int col0 = cw * kCols;
+  // dQ of iteration i, complete in registers, into the workspace.
+  auto write_dq = [&](const float (&q)[kCols / 2], int i) {
+    if constexpr (DQ == kDqReduce) {
+      reduce_dq<HD, kCols>(a, buf.dq[cw], q, b, head_of(i), tile_of(i), col0, warp, lane);
+    } else {
+      add_dq<HD, kCols>(a, q, b, head_of(i), tile_of(i), col0, warp, lane);
+    }
+  };
   if (n_iter > 0) {
     hopper::wait(&kv_bar, 0);
-    if constexpr (ATOMIC_DQ) {
+    if constexpr (DQ != kDqNone) {
       uint4* z = reinterpret_cast<uint4*>(buf.ds[1] + cw * kBlk * 128);
       for (int i = threadIdx.x % 128; i < kBlk * 128 / 16; i += 128) z[i] = make_uint4(0, 0, 0, 0);
       hopper::fence_async_shared();
@@ -242,7 +294,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Declared here, not before the loop: the products' operand lists
     // read and write it, so one outside would be live across iterations.
     float dq[kCols / 2];
-    if constexpr (ATOMIC_DQ && DQ_FIRST) {
+    if constexpr (DQ != kDqNone && DQ_FIRST) {
       ds_wait(cw, it - 1);
       issue_dq<T, kCols>(dq, buf.ds[(it - 1) & 1], buf.k, col0);
     }
@@ -263,7 +315,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       hopper::wgmma_rs_tn<T, HD>(dk, dsp[kk], hopper::desc_sw128_mn(buf.q[st] + kk * 16 * 128, kBlk * 128), 1);
     }
     hopper::wgmma_commit();
-    if constexpr (ATOMIC_DQ) {
+    if constexpr (DQ != kDqNone) {
       if constexpr (!DQ_FIRST) {
         ds_wait(cw, it - 1);
         issue_dq<T, kCols>(dq, buf.ds[(it - 1) & 1], buf.k, col0);
@@ -273,21 +325,24 @@ __global__ void __launch_bounds__(kThreads, 1)
       hopper::wgmma_wait<DQ_FIRST ? 1 : 0>();
       hopper::fence_operands(dq);
       ds_signal(cw, it);
-      if (it > 0) add_dq<HD, kCols>(a, dq, b, head_of(it - 1), tile_of(it - 1), col0, warp, lane);
+      if (it > 0) write_dq(dq, it - 1);
     }
     hopper::wgmma_wait<0>();
     ring.release(st, lane);
     hopper::fence_operands(dv);
     hopper::fence_operands(dk);
   }
-  if constexpr (ATOMIC_DQ) {
+  if constexpr (DQ != kDqNone) {
     if (n_iter > 0) {
       float dq[kCols / 2];
       ds_wait(cw, n_iter - 1);
       issue_dq<T, kCols>(dq, buf.ds[(n_iter - 1) & 1], buf.k, col0);
       hopper::wgmma_wait<0>();
       hopper::fence_operands(dq);
-      add_dq<HD, kCols>(a, dq, b, head_of(n_iter - 1), tile_of(n_iter - 1), col0, warp, lane);
+      write_dq(dq, n_iter - 1);
+      if constexpr (DQ == kDqReduce) {  // the reductions done before the CTA's shared memory goes
+        if (lane < 16) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+      }
     }
   }
   T* dkp = static_cast<T*>(a.dk) + b * a.dk_stride[0] + kvh * a.dk_stride[1];
@@ -321,9 +376,9 @@ cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, in
   return hopper::make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
 }
 
-template <typename T, int HD, bool CAUSAL, bool ATOMIC_DQ, bool DQ_FIRST = true>
+template <typename T, int HD, bool CAUSAL, int DQ, bool DQ_FIRST = true>
 cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, cudaStream_t stream) {
-  auto kernel = attn_bwd_hopper_kernel<T, HD, CAUSAL, ATOMIC_DQ, DQ_FIRST>;
+  auto kernel = attn_bwd_hopper_kernel<T, HD, CAUSAL, DQ, DQ_FIRST>;
   cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD>);
   if (err != cudaSuccess) return err;
   const AttentionParams& fp = p.fwd;
@@ -333,44 +388,47 @@ cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a,
   if (err == cudaSuccess) err = make_map(&mv, fp.dtype, fp.v, fp.batch, fp.kv_heads, fp.seq_k, HD, fp.v_stride, kKeys);
   if (err == cudaSuccess) err = make_map(&mdo, fp.dtype, p.dout, fp.batch, fp.q_heads, fp.seq_q, HD, p.do_stride, kBlk);
   if (err != cudaSuccess) return err;
-  const dim3 grid((fp.seq_k + kKeys - 1) / kKeys, fp.kv_heads, fp.batch);
-  kernel<<<grid, kThreads, kSmemBytes<HD>, stream>>>(mq, mk, mv, mdo, a);
+  const int64_t ctas = static_cast<int64_t>((fp.seq_k + kKeys - 1) / kKeys) * fp.kv_heads * fp.batch;
+  if (ctas > INT32_MAX) return cudaErrorInvalidValue;
+  kernel<<<static_cast<unsigned>(ctas), kThreads, kSmemBytes<HD>, stream>>>(mq, mk, mv, mdo, a);
   return cudaGetLastError();
 }
 
 // The order of the dQ product: first, but at head_dim 128 without the
 // causal mask, where that order makes ptxas serialize the products (too
-// few registers) and dQ last measured faster. other_order (form 5, bf16
-// only) takes the other one, to be measured.
+// few registers) and dQ last measured faster. The variants the rule does
+// not take (bf16 only) are kept to be measured: the other order (form 5),
+// dQ by atomics (form 6).
 template <typename T, int HD, bool CAUSAL>
-cudaError_t launch_order(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, bool other_order,
+cudaError_t launch_order(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, int form,
                          cudaStream_t stream) {
   constexpr bool kFirst = CAUSAL || HD == 64;
-  if (a.dq_acc == nullptr) return launch<T, HD, CAUSAL, false>(p, a, stream);  // no dQ product
+  if (a.dq_acc == nullptr) return launch<T, HD, CAUSAL, kDqNone>(p, a, stream);  // no dQ product
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (other_order) return launch<T, HD, CAUSAL, true, !kFirst>(p, a, stream);
+    if (form == 5) return launch<T, HD, CAUSAL, kDqReduce, !kFirst>(p, a, stream);
+    if (form == 6) return launch<T, HD, CAUSAL, kDqAtomic, kFirst>(p, a, stream);
   }
-  return launch<T, HD, CAUSAL, true, kFirst>(p, a, stream);
+  return launch<T, HD, CAUSAL, kDqReduce, kFirst>(p, a, stream);
 }
 
 template <typename T>
-cudaError_t launch_typed(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, bool other_order,
+cudaError_t launch_typed(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, int form,
                          cudaStream_t stream) {
   if (p.fwd.head_dim == 64) {
-    return p.fwd.causal ? launch_order<T, 64, true>(p, a, other_order, stream)
-                        : launch_order<T, 64, false>(p, a, other_order, stream);
+    return p.fwd.causal ? launch_order<T, 64, true>(p, a, form, stream)
+                        : launch_order<T, 64, false>(p, a, form, stream);
   }
-  return p.fwd.causal ? launch_order<T, 128, true>(p, a, other_order, stream)
-                      : launch_order<T, 128, false>(p, a, other_order, stream);
+  return p.fwd.causal ? launch_order<T, 128, true>(p, a, form, stream)
+                      : launch_order<T, 128, false>(p, a, form, stream);
 }
 
 }  // namespace
 
 namespace attn_bwd {
 
-cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, bool other_order,
+cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, int form,
                              cudaStream_t stream) {
-  return LIT_DISPATCH_16BIT(p.fwd.dtype, [&] { return launch_typed<scalar_t>(p, a, other_order, stream); });
+  return LIT_DISPATCH_16BIT(p.fwd.dtype, [&] { return launch_typed<scalar_t>(p, a, form, stream); });
 }
 
 bool hopper_compiled() {
@@ -379,7 +437,7 @@ bool hopper_compiled() {
     (void)cudaGetLastError();
     return false;
   }
-  const auto kernel = attn_bwd_hopper_kernel<__nv_bfloat16, 128, false, true, true>;
+  const auto kernel = attn_bwd_hopper_kernel<__nv_bfloat16, 128, false, kDqReduce, true>;
   return hopper::sm90a_kernel_compiled(reinterpret_cast<const void*>(kernel), device, 1);
 }
 

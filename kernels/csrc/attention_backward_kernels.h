@@ -34,15 +34,16 @@ struct BwdArgs {
   int seq_q_pad;
   float scale;
   bool stagger;  // the dK/dV kernel's CTA x starts its walk at iteration x (form 3)
+  bool tile_fastest;  // the Hopper kernel's causal grid in the key-tile-fastest order (form 7)
 };
 
 // The Hopper dK/dV kernel over the key tiles of `p`, with dQ added into
 // a.dq_acc by atomics when it is set (else the deterministic dQ kernel
 // follows it). The preprocessing has filled a.lse2 and a.dvec (and zeroed
 // a.dq_acc); the caller launches the conversion or the dQ kernel after it.
-// other_order: the order of the dQ product the rule does not take, kept
-// to be measured (form 5).
-cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, bool other_order,
+// form: the tuning hook's; 5 and 6 take the variants the rule does not
+// (the other order of the dQ product, dQ by atomics), kept to be measured.
+cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, int form,
                              cudaStream_t stream);
 
 // Whether this build carries the real sm_90a kernel (not the stub every

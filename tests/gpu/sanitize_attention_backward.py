@@ -13,7 +13,7 @@ from lit_testing import Sanitized
 run = Sanitized("sanitize_attention_backward")
 r, check = run.rand, run.check
 
-for form in (0, 1, 2, 3, 4, 5):  # the dK/dV kernel's forms (the tuning hook; 0 the default: Hopper on sm_90)
+for form in (0, 1, 2, 3, 4, 5, 6, 7):  # the dK/dV kernel's forms (the tuning hook; 0 the default: Hopper on sm_90)
     lk.ops._attention_backward_tuning(form)
     for d in (64, 128):
         for sq, sk, causal in ((200, 200, True), (70, 150, True), (150, 70, True), (129, 100, False)):

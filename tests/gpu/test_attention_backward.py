@@ -276,7 +276,7 @@ def kv_form():
     lk.ops._attention_backward_tuning(0)
 
 
-@pytest.mark.parametrize("form", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("form", [1, 2, 3, 4, 5, 6, 7])
 @pytest.mark.parametrize("deterministic", [False, True])
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
@@ -287,8 +287,9 @@ def test_kv_forms(b, hq, hkv, sq, sk, causal, head_dim, deterministic, form, kv_
     """The mma.sync dK/dV forms (8 warps, 128 keys a CTA; form 2 with whole
     64-query steps at head_dim 64; form 3 with a staggered walk over the
     query tiles; form 4 with 4 warps and 64 keys, the default below compute
-    capability 9.0; form 5, the Hopper kernel with the other order of its
-    dQ product, where it runs) forced through the tuning hook: partial key tiles,
+    capability 9.0; forms 5 to 7, the Hopper kernel with the other order of
+    its dQ product, with dQ by atomics, and with the key tile fastest in the
+    causal grid, where it runs) forced through the tuning hook: partial key tiles,
     seq_q != seq_k, grouped heads, dq by atomics and not."""
     q, k, v, dout = inputs(b, hq, hkv, sq, sk, head_dim, torch.bfloat16)
     kv_form(form)
@@ -317,7 +318,7 @@ def test_default_is_hopper_on_sm90(head_dim):
 
 
 def test_kv_form_hook_rejects():
-    for form in (-1, 6):
+    for form in (-1, 8):
         with pytest.raises(RuntimeError, match="form must be 0"):
             lk.ops._attention_backward_tuning(form)
 
