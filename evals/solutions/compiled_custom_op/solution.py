@@ -35,12 +35,12 @@ template <> struct Pack<4> { using T = uint2; };
 template <> struct Pack<2> { using T = unsigned; };
 template <> struct Pack<1> { using T = unsigned short; };
 
-constexpr int THREADS = 256, U = 4;  // U vectors in flight a thread: all loads issued before any math
+constexpr int kThreads = 256, kVecs = 4;  // kVecs vectors in flight a thread: every load issued before any math
 
 // x[head, head + V * nv) as nv vectors of V elements, x and y both aligned
 // there; block 0 also does the < V elements before and after.
 template <class E, int V>
-__global__ void __launch_bounds__(THREADS) gelu_kernel(const unsigned short* __restrict__ x,
+__global__ void __launch_bounds__(kThreads) gelu_kernel(const unsigned short* __restrict__ x,
                                                        unsigned short* __restrict__ y, long long n, int head,
                                                        long long nv) {
   using P = typename Pack<V>::T;
@@ -50,17 +50,17 @@ __global__ void __launch_bounds__(THREADS) gelu_kernel(const unsigned short* __r
   };
   const P* xv = reinterpret_cast<const P*>(x + head);
   P* yv = reinterpret_cast<P*>(y + head);
-  const long long first = (long long)blockIdx.x * (THREADS * U) + threadIdx.x;
-  Vec a[U];
+  const long long first = (long long)blockIdx.x * (kThreads * kVecs) + threadIdx.x;
+  Vec a[kVecs];
 #pragma unroll
-  for (int k = 0; k < U; ++k)
-    if (first + k * THREADS < nv) a[k].p = __ldg(xv + first + k * THREADS);
+  for (int k = 0; k < kVecs; ++k)
+    if (first + k * kThreads < nv) a[k].p = __ldg(xv + first + k * kThreads);
 #pragma unroll
-  for (int k = 0; k < U; ++k) {
-    if (first + k * THREADS < nv) {
+  for (int k = 0; k < kVecs; ++k) {
+    if (first + k * kThreads < nv) {
 #pragma unroll
       for (int j = 0; j < V; ++j) a[k].h[j] = gelu1<E>(a[k].h[j]);
-      yv[first + k * THREADS] = a[k].p;
+      yv[first + k * kThreads] = a[k].p;
     }
   }
   if (blockIdx.x == 0) {
@@ -80,15 +80,15 @@ static void launch(const unsigned short* x, unsigned short* y, long long n, cuda
   // elements before x's first boundary of that width are peeled off.
   const size_t d = (reinterpret_cast<size_t>(x) - reinterpret_cast<size_t>(y)) & 15;
   const int v = d == 0 ? 8 : (d & 7) == 0 ? 4 : (d & 3) == 0 ? 2 : 1;
-  const size_t bytes = 2 * v;
-  const int head = (int)std::min<long long>((long long)((bytes - (reinterpret_cast<size_t>(x) & (bytes - 1))) & (bytes - 1)) / 2, n);
+  const size_t bytes = 2 * v, off = reinterpret_cast<size_t>(x) & (bytes - 1);
+  const int head = (int)std::min<long long>((long long)((bytes - off) & (bytes - 1)) / 2, n);
   const long long nv = (n - head) / v;
-  const unsigned blocks = (unsigned)std::max<long long>(1, (nv + THREADS * U - 1) / (THREADS * U));
+  const unsigned blocks = (unsigned)std::max<long long>(1, (nv + kThreads * kVecs - 1) / (kThreads * kVecs));
   switch (v) {
-    case 8: gelu_kernel<E, 8><<<blocks, THREADS, 0, stream>>>(x, y, n, head, nv); break;
-    case 4: gelu_kernel<E, 4><<<blocks, THREADS, 0, stream>>>(x, y, n, head, nv); break;
-    case 2: gelu_kernel<E, 2><<<blocks, THREADS, 0, stream>>>(x, y, n, head, nv); break;
-    default: gelu_kernel<E, 1><<<blocks, THREADS, 0, stream>>>(x, y, n, head, nv);
+    case 8: gelu_kernel<E, 8><<<blocks, kThreads, 0, stream>>>(x, y, n, head, nv); break;
+    case 4: gelu_kernel<E, 4><<<blocks, kThreads, 0, stream>>>(x, y, n, head, nv); break;
+    case 2: gelu_kernel<E, 2><<<blocks, kThreads, 0, stream>>>(x, y, n, head, nv); break;
+    default: gelu_kernel<E, 1><<<blocks, kThreads, 0, stream>>>(x, y, n, head, nv);
   }
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }

@@ -2,8 +2,8 @@
 # Edit that document, not this file: `make tangle` rewrites it.
 # The starter's bugs: (1) both of its loops stop at the last whole 8-element
 # vector, so the hidden % 8 tail elements are left out of the sum and never
-# written (they keep whatever torch::empty_like held), and for hidden < 8
-# nothing at all is; (2) it loads 16-byte vectors from every row, but a row
+# written (the output keeps whatever the memory torch::empty_like returned
+# held there), and for hidden < 8 nothing at all is; (2) it loads 16-byte vectors from every row, but a row
 # starts 16 bytes aligned only when hidden % 8 == 0 (at hidden 4100 row 1
 # starts at byte 8200): a misaligned-address fault; (3) it refuses a
 # row-strided x and reads weight as if contiguous, whatever its stride. Its
@@ -123,7 +123,7 @@ struct Split {
   }
 };
 
-constexpr int NV = 4;  // chunks a thread holds: the row stays in registers between the sum and the scaling
+constexpr int kChunks = 4;  // chunks a thread holds: the row stays in registers between the sum and the scaling
 
 // g threads (a multiple of 32) a row, blockDim.x / g rows a block: one read
 // of x, loads all issued before the reduction.
@@ -141,9 +141,9 @@ __global__ void __launch_bounds__(512) rms_resident(const unsigned short* __rest
   const int nn = live ? n : 0;
   const Split p(xr, nn);
   const int wphase = (int)(reinterpret_cast<size_t>(w + p.head) & 15);
-  uint4 v[NV], wv[NV];
+  uint4 v[kChunks], wv[kChunks];
 #pragma unroll
-  for (int k = 0; k < NV; ++k) {
+  for (int k = 0; k < kChunks; ++k) {
     const int c = t + k * g;
     v[k] = wv[k] = make_uint4(0u, 0u, 0u, 0u);  // zero bits are 0.0: an absent chunk adds nothing
     if (c < p.nb) {
@@ -165,11 +165,11 @@ __global__ void __launch_bounds__(512) rms_resident(const unsigned short* __rest
   }
   float s = ex * ex;
 #pragma unroll
-  for (int k = 0; k < NV; ++k) s += sumsq8<E>(v[k]);
+  for (int k = 0; k < kChunks; ++k) s += sumsq8<E>(v[k]);
   s = row_sum(s, g, local * (g >> 5));
   const float rs = rsqrtf(s * inv_n + eps);
 #pragma unroll
-  for (int k = 0; k < NV; ++k) {
+  for (int k = 0; k < kChunks; ++k) {
     const int c = t + k * g;
     if (c < p.nb) reinterpret_cast<uint4*>(yr + p.head)[c] = scale8<E>(v[k], wv[k], rs);
   }
@@ -211,9 +211,10 @@ static void launch(const at::Tensor& x, const at::Tensor& w, at::Tensor& y, bool
   const auto* wp = static_cast<const unsigned short*>(w.data_ptr());
   auto* yp = static_cast<unsigned short*>(y.data_ptr());
   const float inv_n = 1.f / n, eps = 1e-6f;
-  // The fewest warps a row that hold it in NV chunks a thread: a warp for a
-  // short row (four rows a block), up to 16 for a long one; longer rows loop.
-  const int g = 32 * std::max(1, ((n >> 3) + 32 * NV - 1) / (32 * NV));
+  // The fewest warps a row that hold it in kChunks chunks a thread: a warp
+  // for a short row (four rows a block), up to 16 for a long one; longer
+  // rows loop.
+  const int g = 32 * std::max(1, ((n >> 3) + 32 * kChunks - 1) / (32 * kChunks));
   if (vec && g <= 512) {
     const int per = g <= 64 ? 128 / g : 1;  // rows a block
     rms_resident<E><<<(unsigned)((rows + per - 1) / per), g * per, 0, stream>>>(xp, sx, wp, yp, (int)rows, n, g,
