@@ -15,14 +15,16 @@
 # fewer than 8 elements before and after it go one by one; the row stays in
 # registers between the sum of squares and the scaling (one read of x); the
 # sum is reduced by warp shuffles, across warps through shared memory.
+import inspect
+
 from torch.utils.cpp_extension import load_inline
 
 _CUDA = r"""
-#include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
 
 // 16-bit values travel as raw bits, two to a 32-bit word; each dtype says
 // how they become floats and back (a pair in one conversion).
@@ -204,27 +206,46 @@ __global__ void __launch_bounds__(1024) rms_looped(const unsigned short* __restr
 }
 
 template <class E>
-static void launch(const at::Tensor& x, const at::Tensor& w, at::Tensor& y, bool vec, cudaStream_t stream) {
-  const long long rows = x.size(0), sx = x.stride(0);
-  const int n = (int)x.size(1);
-  const auto* xp = static_cast<const unsigned short*>(x.data_ptr());
-  const auto* wp = static_cast<const unsigned short*>(w.data_ptr());
-  auto* yp = static_cast<unsigned short*>(y.data_ptr());
+static void launch(const unsigned short* x, long long sx, const unsigned short* w, unsigned short* y, long long rows,
+                   int n, cudaStream_t stream) {
   const float inv_n = 1.f / n, eps = 1e-6f;
+  // One split serves x's row and y's when both rows start at the same offset
+  // from a 16-byte boundary; else every element goes one by one.
+  const bool vec = ((reinterpret_cast<size_t>(x) - reinterpret_cast<size_t>(y)) & 15) == 0 &&
+                   (rows == 1 || ((sx - n) & 7) == 0);
   // The fewest warps a row that hold it in kChunks chunks a thread: a warp
   // for a short row (four rows a block), up to 16 for a long one; longer
   // rows loop.
   const int g = 32 * std::max(1, ((n >> 3) + 32 * kChunks - 1) / (32 * kChunks));
   if (vec && g <= 512) {
     const int per = g <= 64 ? 128 / g : 1;  // rows a block
-    rms_resident<E><<<(unsigned)((rows + per - 1) / per), g * per, 0, stream>>>(xp, sx, wp, yp, (int)rows, n, g,
-                                                                                inv_n, eps);
+    rms_resident<E><<<(unsigned)((rows + per - 1) / per), g * per, 0, stream>>>(x, sx, w, y, (int)rows, n, g, inv_n,
+                                                                                eps);
   } else {
     const int gl = std::min(1024, std::max(32, ((n >> 3) + 31) / 32 * 32));
-    rms_looped<E><<<(unsigned)rows, gl, 0, stream>>>(xp, sx, wp, yp, n, vec, inv_n, eps);
+    rms_looped<E><<<(unsigned)rows, gl, 0, stream>>>(x, sx, w, y, n, vec, inv_n, eps);
   }
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
+
+// x: rows of n elements, sx apart; w: n elements; y: rows * n elements.
+cudaError_t rms_norm_launch(const void* x, long long sx, const void* w, void* y, long long rows, int n, bool bf16,
+                            cudaStream_t stream) {
+  const auto* xp = static_cast<const unsigned short*>(x);
+  const auto* wp = static_cast<const unsigned short*>(w);
+  auto* yp = static_cast<unsigned short*>(y);
+  if (bf16) launch<Bf16>(xp, sx, wp, yp, rows, n, stream);
+  else launch<Fp16>(xp, sx, wp, yp, rows, n, stream);
+  return cudaGetLastError();
+}
+"""
+
+_CPP = r"""
+#include <torch/extension.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+cudaError_t rms_norm_launch(const void* x, long long sx, const void* w, void* y, long long rows, int n, bool bf16,
+                            cudaStream_t stream);
 
 at::Tensor rms_norm(at::Tensor x, at::Tensor w) {
   TORCH_CHECK(x.is_cuda() && x.dim() == 2, "rms_norm: x must be a 2-d CUDA tensor");
@@ -236,20 +257,21 @@ at::Tensor rms_norm(at::Tensor x, at::Tensor w) {
   if (x.stride(1) != 1) x = x.contiguous();  // rows may be strided; a row's elements must be adjacent
   w = w.contiguous();                        // a copy only for a strided weight
   auto y = at::empty({x.size(0), x.size(1)}, x.options());
-  if (x.numel() == 0) return y;
-  // One split serves x's row and y's when both rows start at the same offset
-  // from a 16-byte boundary; else every element goes one by one.
-  const size_t xa = reinterpret_cast<size_t>(x.data_ptr()), ya = reinterpret_cast<size_t>(y.data_ptr());
-  const bool vec = ((xa - ya) & 15) == 0 && (x.size(0) == 1 || ((x.stride(0) - x.size(1)) & 7) == 0);
-  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();  // the caller's stream, as every ATen op
-  if (x.scalar_type() == at::kBFloat16) launch<Bf16>(x, w, y, vec, stream);
-  else launch<Fp16>(x, w, y, vec, stream);
+  if (y.numel() == 0) return y;
+  // On the caller's stream, as every ATen op (at::cuda::getCurrentCUDAStream).
+  const cudaError_t err = rms_norm_launch(x.data_ptr(), x.stride(0), w.data_ptr(), y.data_ptr(), x.size(0),
+                                          (int)x.size(1), x.scalar_type() == at::kBFloat16,
+                                          at::cuda::getCurrentCUDAStream());
+  TORCH_CHECK(err == cudaSuccess, "rms_norm: ", cudaGetErrorString(err));
   return y;
 }
 """
 
-_ext = load_inline(name="evals_solution_rms_norm", cpp_sources="at::Tensor rms_norm(at::Tensor x, at::Tensor w);",
-                   cuda_sources=_CUDA, functions=["rms_norm"], extra_cflags=["-O3"], extra_cuda_cflags=["-O3"])
+# Without the implicit torch headers the .cu is plain CUDA, quick to compile;
+# a torch too old for the switch adds them, which only costs time.
+_lean = {"no_implicit_headers": True} if "no_implicit_headers" in inspect.signature(load_inline).parameters else {}
+_ext = load_inline(name="evals_solution_rms_norm", cpp_sources=_CPP, cuda_sources=_CUDA, functions=["rms_norm"],
+                   extra_cflags=["-O3"], extra_cuda_cflags=["-O3"], **_lean)
 
 
 def rms_norm(x, weight):
