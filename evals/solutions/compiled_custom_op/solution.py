@@ -12,6 +12,7 @@ _CUDA = r"""
 
 #include <algorithm>
 
+// 16-bit values travel as raw bits; each dtype says how they become floats and back.
 struct Bf16 {
   static __device__ __forceinline__ float f(unsigned short h) { return __uint_as_float((unsigned)h << 16); }
   static __device__ __forceinline__ unsigned short h(float v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
