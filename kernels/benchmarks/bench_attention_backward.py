@@ -36,8 +36,8 @@ BACKENDS = {"sdpa_cudnn": SDPBackend.CUDNN_ATTENTION, "sdpa_fa2": SDPBackend.FLA
 # 128 keys a CTA, 2 is 1 with whole 64-query steps, which exists at head_dim
 # 64 only; 3 is 1 with each CTA starting at its own query tile; 4 has 4 warps
 # and 64 keys (the mma.sync default elsewhere); 5 to 7 are the Hopper kernel
-# with the other order of the dQ product, with dQ by atomics, and with the
-# key tile fastest in the causal grid.
+# with the other order of the dQ product, with dQ by bulk reductions, and
+# with the other order of the grid.
 FORMS = {"lit_form1": 1, "lit_form2": 2, "lit_form3": 3, "lit_form4": 4, "lit_form5": 5, "lit_form6": 6,
          "lit_form7": 7}
 

@@ -79,9 +79,10 @@ cudaError_t attention_backward(const AttentionBackwardParams& p, cudaStream_t st
 // a device whose blocks may have their shared memory (145 KB at head_dim
 // 128, 81 KB at 64), else form 4 does. 5 to 7: the Hopper kernel with
 // the other order of each iteration's dQ product and its dV and dK (5),
-// with dQ added by atomics instead of TMA reductions (6), both bf16 only
-// (form 0 elsewhere), or with the key tile fastest in the causal grid
-// (7); where the Hopper kernel runs, else form 4.
+// with dQ added by bulk reductions instead of atomics (6), both bf16
+// only (form 0 elsewhere), or with the other order of the grid (7:
+// heaviest key tiles first where the rule takes the key tile fastest,
+// and the reverse); where the Hopper kernel runs, else form 4.
 void attention_backward_set_tuning(int form);
 
 // Whether a backward at this head_dim (64 or 128) runs the Hopper dK/dV

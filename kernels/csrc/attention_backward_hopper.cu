@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   const attn::AttnArgs& f = a.f;
   const int tiles = (f.seq_k + kKeys - 1) / kKeys, heads = f.q_heads / f.group * f.batch;
-  const bool heavy_first = CAUSAL && !a.tile_fastest;
+  const bool heavy_first = CAUSAL && a.heavy_first;
   const int tile = heavy_first ? blockIdx.x / heads : blockIdx.x % tiles;
   const int hb = heavy_first ? blockIdx.x % heads : blockIdx.x / tiles;  // kv head, then batch entry
   const int n0 = tile * kKeys, kvh = hb % (f.q_heads / f.group), b = hb / (f.q_heads / f.group);
@@ -398,17 +398,17 @@ cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a,
 // causal mask, where that order makes ptxas serialize the products (too
 // few registers) and dQ last measured faster. The variants the rule does
 // not take (bf16 only) are kept to be measured: the other order (form 5),
-// dQ by atomics (form 6).
+// dQ by bulk reductions (form 6).
 template <typename T, int HD, bool CAUSAL>
 cudaError_t launch_order(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, int form,
                          cudaStream_t stream) {
   constexpr bool kFirst = CAUSAL || HD == 64;
   if (a.dq_acc == nullptr) return launch<T, HD, CAUSAL, kDqNone>(p, a, stream);  // no dQ product
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (form == 5) return launch<T, HD, CAUSAL, kDqReduce, !kFirst>(p, a, stream);
-    if (form == 6) return launch<T, HD, CAUSAL, kDqAtomic, kFirst>(p, a, stream);
+    if (form == 5) return launch<T, HD, CAUSAL, kDqAtomic, !kFirst>(p, a, stream);
+    if (form == 6) return launch<T, HD, CAUSAL, kDqReduce, kFirst>(p, a, stream);
   }
-  return launch<T, HD, CAUSAL, kDqReduce, kFirst>(p, a, stream);
+  return launch<T, HD, CAUSAL, kDqAtomic, kFirst>(p, a, stream);
 }
 
 template <typename T>
@@ -437,11 +437,26 @@ bool hopper_compiled() {
     (void)cudaGetLastError();
     return false;
   }
-  const auto kernel = attn_bwd_hopper_kernel<__nv_bfloat16, 128, false, kDqReduce, true>;
+  const auto kernel = attn_bwd_hopper_kernel<__nv_bfloat16, 128, false, kDqAtomic, true>;
   return hopper::sm90a_kernel_compiled(reinterpret_cast<const void*>(kernel), device, 1);
 }
 
 int hopper_smem_bytes(int head_dim) { return head_dim == 64 ? kSmemBytes<64> : kSmemBytes<128>; }
+
+bool hopper_heavy_first(const AttentionBackwardParams& p, int sm_count) {
+  const AttentionParams& fp = p.fwd;
+  if (!fp.causal || sm_count <= 0) return false;
+  // Query tiles each key tile of one K/V head visits (the kernel's m_first);
+  // every head and group multiplies both sides alike.
+  const int64_t m_blocks = (fp.seq_q + kBlk - 1) / kBlk, diag = fp.seq_k - fp.seq_q;
+  int64_t total = 0, heaviest = 0;
+  for (int64_t n0 = 0; n0 < fp.seq_k; n0 += kKeys) {
+    const int64_t visits = m_blocks - std::max<int64_t>(0, n0 - diag) / kBlk;
+    total += std::max<int64_t>(0, visits);
+    heaviest = std::max(heaviest, visits);
+  }
+  return 2 * heaviest * sm_count >= total * fp.kv_heads * fp.batch;
+}
 
 }  // namespace attn_bwd
 }  // namespace lit

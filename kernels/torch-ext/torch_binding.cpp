@@ -2339,7 +2339,8 @@ void attention_backward_tuning(int64_t form) {
               "on compute capability 9.0, else form 4), 1 (8 warps, 128 keys), 2 (form 1 with "
               "whole 64-query steps at head_dim 64), 3 (form 1, each CTA starting at its own "
               "query tile), 4 (4 warps, 64 keys), 5 (the Hopper kernel, the other dQ order), 6 "
-              "(the Hopper kernel, dQ by atomics) or 7 (the Hopper kernel, key tile fastest), got ",
+              "(the Hopper kernel, dQ by bulk reductions) or 7 (the Hopper kernel, the other grid "
+              "order), got ",
               form);
   lit::attention_backward_set_tuning(static_cast<int>(form));
 }

@@ -1,11 +1,14 @@
 """Run the attention backward once on small shapes (partial tiles, causal
 with seq_q != seq_k both ways, grouped heads, both head dims, dq by atomics
-and deterministic, each form of the dK/dV kernel) for compute-sanitizer:
+and deterministic, each form of the dK/dV kernel, or the forms named) for
+compute-sanitizer:
 
-    compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_attention_backward.py
-    compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_attention_backward.py
+    compute-sanitizer --tool memcheck --error-exitcode 1 python3 sanitize_attention_backward.py [FORM ...]
+    compute-sanitizer --tool racecheck --error-exitcode 1 python3 sanitize_attention_backward.py [FORM ...]
 
 Exits non-zero if a gradient is not finite (unwritten poisoned memory)."""
+
+import sys
 
 import lit_kernels as lk
 from lit_testing import Sanitized
@@ -13,7 +16,10 @@ from lit_testing import Sanitized
 run = Sanitized("sanitize_attention_backward")
 r, check = run.rand, run.check
 
-for form in (0, 1, 2, 3, 4, 5, 6, 7):  # the dK/dV kernel's forms (the tuning hook; 0 the default: Hopper on sm_90)
+# The dK/dV kernel's forms (the tuning hook; 0 the default: Hopper on sm_90),
+# or those named on the command line.
+FORMS = [int(x) for x in sys.argv[1:]] or [0, 1, 2, 3, 4, 5, 6, 7]
+for form in FORMS:
     lk.ops._attention_backward_tuning(form)
     for d in (64, 128):
         for sq, sk, causal in ((200, 200, True), (70, 150, True), (150, 70, True), (129, 100, False)):
