@@ -36,11 +36,14 @@ struct alignas(1024) BwdSmem {
   uint8_t q[kStages][kBlk * HD * 2];  // HD / 64 boxes of 64 queries
   uint8_t dout[kStages][kBlk * HD * 2];
   uint8_t ds[2][kBlk * kKeys * 2];  // dS: 64 queries x 128 keys, a box of 64 keys a warpgroup
-  float dq[kConsumers][kBlk * (HD / kConsumers + 8)];  // a warpgroup's dQ rows (kDqPitch)
 };
+// dQ by bulk reductions (form 6) stages each warpgroup's rows after the
+// tiles, HD / 2 + 8 floats a row.
 template <int HD>
-constexpr int kSmemBytes = sizeof(BwdSmem<HD>) + 1024;  // + the alignment slack
-static_assert(kSmemBytes<128> + 128 <= 227 * 1024, "the tiles exceed a CTA's shared memory");
+constexpr int kDqRowsBytes = kConsumers * kBlk * (HD / kConsumers + 8) * 4;
+template <int HD, int DQ>
+constexpr int kSmemBytes = sizeof(BwdSmem<HD>) + 1024 + (DQ == kDqReduce ? kDqRowsBytes<HD> : 0);  // + slack
+static_assert(kSmemBytes<128, kDqReduce> + 128 <= 227 * 1024, "the tiles exceed a CTA's shared memory");
 
 // dS^T (fp32 fragment, keys x queries) of warpgroup cw into its box of a
 // dS buffer, queries x keys, and the fence that lets wgmma read it.
@@ -127,7 +130,7 @@ __device__ __forceinline__ void reduce_dq(const attn_bwd::BwdArgs& a, float* row
   }
 }
 
-template <typename T, int HD, bool CAUSAL, int DQ, bool DQ_FIRST>
+template <typename T, int HD, bool CAUSAL, int DQ, bool DQ_FIRST, bool HEAVY_FIRST>
 __global__ void __launch_bounds__(kThreads, 1)
     attn_bwd_hopper_kernel(const __grid_constant__ CUtensorMap map_q,
                            const __grid_constant__ CUtensorMap map_k,
@@ -142,11 +145,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   BwdSmem<HD>& buf = *reinterpret_cast<BwdSmem<HD>*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   const attn::AttnArgs& f = a.f;
-  const int tiles = (f.seq_k + kKeys - 1) / kKeys, heads = f.q_heads / f.group * f.batch;
-  const bool heavy_first = CAUSAL && a.heavy_first;
-  const int tile = heavy_first ? blockIdx.x / heads : blockIdx.x % tiles;
-  const int hb = heavy_first ? blockIdx.x % heads : blockIdx.x / tiles;  // kv head, then batch entry
-  const int n0 = tile * kKeys, kvh = hb % (f.q_heads / f.group), b = hb / (f.q_heads / f.group);
+  const int n0 = (HEAVY_FIRST ? blockIdx.z : blockIdx.x) * kKeys;
+  const int kvh = HEAVY_FIRST ? blockIdx.x : blockIdx.y, b = HEAVY_FIRST ? blockIdx.y : blockIdx.z;
   // Query tiles to visit: causal, from the first that sees key n0.
   const int m_first = CAUSAL ? max(0, n0 - f.diag) / kBlk : 0;
   const int m_count = max(0, f.m_blocks - m_first);
@@ -214,7 +214,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // dQ of iteration i, complete in registers, into the workspace.
   auto write_dq = [&](const float (&q)[kCols / 2], int i) {
     if constexpr (DQ == kDqReduce) {
-      reduce_dq<HD, kCols>(a, buf.dq[cw], q, b, head_of(i), tile_of(i), col0, warp, lane);
+      float* rows = reinterpret_cast<float*>(&buf + 1) + cw * kBlk * kDqPitch<kCols>;
+      reduce_dq<HD, kCols>(a, rows, q, b, head_of(i), tile_of(i), col0, warp, lane);
     } else {
       add_dq<HD, kCols>(a, q, b, head_of(i), tile_of(i), col0, warp, lane);
     }
@@ -378,8 +379,11 @@ cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, in
 
 template <typename T, int HD, bool CAUSAL, int DQ, bool DQ_FIRST = true>
 cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, cudaStream_t stream) {
-  auto kernel = attn_bwd_hopper_kernel<T, HD, CAUSAL, DQ, DQ_FIRST>;
-  cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD>);
+  // The heaviest key tiles first (causal only: without the mask the orders are alike).
+  const bool heavy = CAUSAL && a.heavy_first;
+  auto kernel = heavy ? attn_bwd_hopper_kernel<T, HD, CAUSAL, DQ, DQ_FIRST, CAUSAL>
+                      : attn_bwd_hopper_kernel<T, HD, CAUSAL, DQ, DQ_FIRST, false>;
+  cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD, DQ>);
   if (err != cudaSuccess) return err;
   const AttentionParams& fp = p.fwd;
   CUtensorMap mq, mk, mv, mdo;
@@ -388,9 +392,9 @@ cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a,
   if (err == cudaSuccess) err = make_map(&mv, fp.dtype, fp.v, fp.batch, fp.kv_heads, fp.seq_k, HD, fp.v_stride, kKeys);
   if (err == cudaSuccess) err = make_map(&mdo, fp.dtype, p.dout, fp.batch, fp.q_heads, fp.seq_q, HD, p.do_stride, kBlk);
   if (err != cudaSuccess) return err;
-  const int64_t ctas = static_cast<int64_t>((fp.seq_k + kKeys - 1) / kKeys) * fp.kv_heads * fp.batch;
-  if (ctas > INT32_MAX) return cudaErrorInvalidValue;
-  kernel<<<static_cast<unsigned>(ctas), kThreads, kSmemBytes<HD>, stream>>>(mq, mk, mv, mdo, a);
+  const unsigned tiles = (fp.seq_k + kKeys - 1) / kKeys;
+  const dim3 grid = heavy ? dim3(fp.kv_heads, fp.batch, tiles) : dim3(tiles, fp.kv_heads, fp.batch);
+  kernel<<<grid, kThreads, kSmemBytes<HD, DQ>, stream>>>(mq, mk, mv, mdo, a);
   return cudaGetLastError();
 }
 
@@ -437,15 +441,18 @@ bool hopper_compiled() {
     (void)cudaGetLastError();
     return false;
   }
-  const auto kernel = attn_bwd_hopper_kernel<__nv_bfloat16, 128, false, kDqAtomic, true>;
+  const auto kernel = attn_bwd_hopper_kernel<__nv_bfloat16, 128, false, kDqAtomic, true, false>;
   return hopper::sm90a_kernel_compiled(reinterpret_cast<const void*>(kernel), device, 1);
 }
 
-int hopper_smem_bytes(int head_dim) { return head_dim == 64 ? kSmemBytes<64> : kSmemBytes<128>; }
+int hopper_smem_bytes(int head_dim) {  // the rule's kernels (dQ by atomics)
+  return head_dim == 64 ? kSmemBytes<64, kDqAtomic> : kSmemBytes<128, kDqAtomic>;
+}
 
 bool hopper_heavy_first(const AttentionBackwardParams& p, int sm_count) {
   const AttentionParams& fp = p.fwd;
-  if (!fp.causal || sm_count <= 0) return false;
+  // gridDim.z (65,535 at most) counts the key tiles in that order.
+  if (!fp.causal || sm_count <= 0 || (fp.seq_k + kKeys - 1) / kKeys > 65535) return false;
   // Query tiles each key tile of one K/V head visits (the kernel's m_first);
   // every head and group multiplies both sides alike.
   const int64_t m_blocks = (fp.seq_q + kBlk - 1) / kBlk, diag = fp.seq_k - fp.seq_q;

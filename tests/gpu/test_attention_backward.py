@@ -288,8 +288,8 @@ def test_kv_forms(b, hq, hkv, sq, sk, causal, head_dim, deterministic, form, kv_
     64-query steps at head_dim 64; form 3 with a staggered walk over the
     query tiles; form 4 with 4 warps and 64 keys, the default below compute
     capability 9.0; forms 5 to 7, the Hopper kernel with the other order of
-    its dQ product, with dQ by atomics, and with the key tile fastest in the
-    causal grid, where it runs) forced through the tuning hook: partial key tiles,
+    its dQ product, with dQ by bulk reductions, and with the other order of
+    its grid, where it runs) forced through the tuning hook: partial key tiles,
     seq_q != seq_k, grouped heads, dq by atomics and not."""
     q, k, v, dout = inputs(b, hq, hkv, sq, sk, head_dim, torch.bfloat16)
     kv_form(form)
