@@ -64,17 +64,57 @@ def reference(q, k, v, dout, causal, group):
     out = F.scaled_dot_product_attention(qf, ke, ve, is_causal=causal)
     return torch.autograd.grad(out, (qf, kf, vf), dout.float())
 
+# --orders: the Hopper kernel's two grid orders (form 0, the rule's; form 7,
+# the other) at causal shapes from one wave deep in work to sixteen.
+ORDER_CASES = [
+    ("qwen3_b1_2k", 1, 32, 8, 2048), ("qwen3_b1_4k", 1, 32, 8, 4096), ("qwen3_b1_8k", 1, 32, 8, 8192),
+    ("qwen3_b2_4k", 2, 32, 8, 4096), ("qwen3_b2_8k", 2, 32, 8, 8192), ("llama_b1_2k", 1, 32, 32, 2048),
+    ("llama_b1_4k", 1, 32, 32, 4096), ("llama_b2_2k", 2, 32, 32, 2048), ("llama_b4_2k", 4, 32, 32, 2048),
+]
+
+
+def order_sweep(lk, bench, form):
+    """The backward alone, head_dim 128, bf16, causal, in both grid orders."""
+    sm_count = torch.cuda.get_device_properties(0).multi_processor_count
+    for name, b, hq, hkv, s in ORDER_CASES:
+        q, k, v = (torch.randn(b, h, s, 128, device="cuda", dtype=torch.bfloat16).requires_grad_()
+                   for h in (hq, hkv, hkv))
+        dout = torch.randn(b, hq, s, 128, device="cuda", dtype=torch.bfloat16)
+        out = lk.attention(q, k, v, causal=True)
+
+        def grad():
+            return torch.autograd.grad(out, (q, k, v), dout, retain_graph=True)
+        entries = [{"impl": impl, "fn": form.wrap(grad, fm)} for impl, fm in (("lit", 0), ("lit_form7", 7))]
+        flops = 2.5 * 4.0 * b * hq * s * s * 128 * 0.5
+        nbytes = 2 * (4 * b * hq * s * 128 + 4 * b * hkv * s * 128)
+        recs = bench.measure_set(group="order", shape=(b, hq, hkv, s, 128), dtype=torch.bfloat16,
+                                 entries=entries, nbytes=nbytes, graph=False)
+        for rec in recs.values():
+            rec.update({"case": name, "causal": True, "sm_count": sm_count})
+            if "ms" in rec:
+                rec["tflops"] = flops / (rec["ms"] * 1e-3) / 1e12
+        line = " ".join(f"{i}={r.get('tflops', float('nan')):.0f}" for i, r in recs.items())
+        print(f"# {name} order TFLOP/s {line}", flush=True)
+        q = k = v = dout = out = entries = None
+        bench.write()
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="attention_backward_bench.json")
     ap.add_argument("--quick", action="store_true", help="the first case only")
+    ap.add_argument("--orders", action="store_true", help="the Hopper kernel's grid orders only")
     args = ap.parse_args()
 
     lk = load_package()
     bench = Bench(args.out, op="attention_backward")
     dtype = torch.bfloat16
     form = TuningHook(lk.ops._attention_backward_tuning)
+    if args.orders:
+        order_sweep(lk, bench, form)
+        form.set(0)
+        bench.write()
+        return 0
     for name, b, hq, hkv, s, d, causal in CASES[:1] if args.quick else CASES:
         group = hq // hkv
         q = torch.randn(b, hq, s, d, device="cuda", dtype=dtype).requires_grad_()

@@ -462,7 +462,7 @@ bool hopper_heavy_first(const AttentionBackwardParams& p, int sm_count) {
     total += std::max<int64_t>(0, visits);
     heaviest = std::max(heaviest, visits);
   }
-  return 2 * heaviest * sm_count >= total * fp.kv_heads * fp.batch;
+  return 3 * heaviest * sm_count >= total * fp.kv_heads * fp.batch;
 }
 
 }  // namespace attn_bwd

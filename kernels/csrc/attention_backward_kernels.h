@@ -54,7 +54,7 @@ int hopper_smem_bytes(int head_dim);
 
 // Whether the Hopper kernel's grid takes the key tiles with the most query
 // tiles first (under the causal mask, where the heaviest CTA carries at
-// least half of an SM's share of the work) rather than the key tile
+// least a third of an SM's share of the work) rather than the key tile
 // fastest.
 bool hopper_heavy_first(const AttentionBackwardParams& p, int sm_count);
 
