@@ -5,7 +5,7 @@ planted submission through GpuChecker, then a scripted agent through the
 runner with --checker gpu; writes a results file
 (references/evaluating-agents-checker.md).
 
-    python3 -m evals.device_check --out evals_h100.json [--only NAME,...]
+    python3 -m evals.device_check --out evals_h200.json [--only NAME,...]
 """
 import argparse
 import json

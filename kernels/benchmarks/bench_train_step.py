@@ -7,7 +7,7 @@ SDPA and with the package's attention (attn_implementation); bf16 weights
 with fp32 master weights in AdamW, batch 4 x 4096 tokens. Time a step,
 peak memory, and the loss of every step.
 
-    python3 kernels/benchmarks/bench_train_step.py --out references/results/train_step_h100.json
+    python3 kernels/benchmarks/bench_train_step.py --out references/results/train_step_h200.json
 """
 import argparse
 import gc

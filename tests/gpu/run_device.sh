@@ -514,7 +514,7 @@ phase_sanitize() {
 # through the runner with --checker gpu; needs torch, Triton and
 # compute-sanitizer, not the package, so nothing is built. ONLY (names,
 # comma-separated) runs a subset. Writes $OUT/evals_$TAG.json (committed as
-# references/results/evals_h100.json) and $OUT/evals_$TAG.txt.
+# references/results/evals_h200.json) and $OUT/evals_$TAG.txt.
 phase_evals() {
   . tests/gpu/device_common.sh
   record_env "compute-sanitizer: $(command -v compute-sanitizer || echo none)"
