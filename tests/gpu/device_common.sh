@@ -57,16 +57,18 @@ suite() {
   cp "$LOGS/tests_$name.txt" "$OUT/tests_${name}_$TAG.txt"
 }
 
-# sanitize SCRIPT CAP: compute-sanitizer memcheck, then racecheck, on
-# tests/gpu/SCRIPT.py, each within CAP seconds (or what is left); the logs
-# are copied to $OUT/SCRIPT_TOOL_$TAG.txt
+# sanitize SCRIPT CAP [ARG...]: compute-sanitizer memcheck, then racecheck,
+# on tests/gpu/SCRIPT.py ARG..., each within CAP seconds (or what is left);
+# the logs are copied to $OUT/SCRIPT[_ARGS]_TOOL_$TAG.txt
 sanitize() {
+  local script=$1 cap=$2; shift 2
+  local name=$script${1:+_$(echo "$*" | tr ' ' '_')}
   for tool in memcheck racecheck; do
-    local L; L=$(limit "$2")
-    if (( L < 20 )); then echo "$1 $tool skipped"; continue; fi
-    timeout "$L" compute-sanitizer --tool $tool --error-exitcode 9 python3 "tests/gpu/$1.py" \
-      > "$LOGS/${1}_$tool.txt" 2>&1
-    echo "$1 $tool rc=$? ($(el)s)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/${1}_$tool.txt" | tail -1
-    cp "$LOGS/${1}_$tool.txt" "$OUT/${1}_${tool}_$TAG.txt"
+    local L; L=$(limit "$cap")
+    if (( L < 20 )); then echo "$name $tool skipped"; continue; fi
+    timeout "$L" compute-sanitizer --tool $tool --error-exitcode 9 python3 "tests/gpu/$script.py" "$@" \
+      > "$LOGS/${name}_$tool.txt" 2>&1
+    echo "$name $tool rc=$? ($(el)s)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/${name}_$tool.txt" | tail -1
+    cp "$LOGS/${name}_$tool.txt" "$OUT/${name}_${tool}_$TAG.txt"
   done
 }
