@@ -1016,6 +1016,62 @@ static void S_check_real_paths(lit_project *p, lit_diags *d) {
   free(real);
 }
 
+/* Spellings that differ only in ASCII letter case are one file on a file
+ * system that ignores case (the default on macOS and Windows): a clone
+ * there would have the two blocks overwrite each other, and the record
+ * would list two files where one exists. So they are refused wherever the
+ * project is, for the files the blocks write and against the documents
+ * and the record. Only ASCII letters are folded; other folding is the
+ * file system's own and not predictable from here. */
+static char *S_fold(const char *path) {
+  char *f = lit_xstrdup(path);
+  for (char *c = f; *c; c++)
+    if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+  return f;
+}
+
+static void S_check_case_folding(lit_project *p, lit_diags *d) {
+  lit_index seen = LIT_INDEX_INIT;
+  char **folded = lit_xcalloc(p->nfiles, sizeof *folded);
+  for (size_t i = 0; i < p->nfiles; i++) {
+    const lit_block *b = p->files[i].block;
+    folded[i] = S_fold(p->files[i].path);
+    size_t k;
+    if (lit_index_get(&seen, folded[i], strlen(folded[i]), &k)) {
+      const lit_block *o = p->files[k].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "cannot write '%s': it differs from '%s', which another block writes, only in letter case; where "
+               "the file system ignores case (macOS, Windows) they are one file; rename one",
+               p->files[i].path, p->files[k].path);
+      lit_diag(d, LIT_NOTE, o->doc->src.path, o->line, o->file_col, "'%s' is written here", p->files[k].path);
+    } else {
+      lit_index_put(&seen, folded[i], i);
+    }
+  }
+  const char *others[] = {p->record_path, p->journal_path};
+  size_t nothers = sizeof others / sizeof *others;
+  for (size_t i = 0; i < p->ndocs + nothers; i++) {
+    const char *path = i < p->ndocs ? p->docs[i]->src.path : others[i - p->ndocs];
+    char *f = S_fold(path);
+    size_t k;
+    /* The same spelling is S_check_files_not_docs's and S_register_block's. */
+    if (lit_index_get(&seen, f, strlen(f), &k) && strcmp(p->files[k].path, path) != 0) {
+      const lit_block *b = p->files[k].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "cannot write '%s': it differs from %s '%s' only in letter case; where the file system ignores case "
+               "(macOS, Windows) lit would overwrite it; rename the file",
+               p->files[k].path,
+               i < p->ndocs ? "the document" : i == p->ndocs ? "the record of generated files" : "the record's journal",
+               path);
+    }
+    free(f);
+  }
+  lit_index_free(&seen);
+  for (size_t i = 0; i < p->nfiles; i++)
+    free(folded[i]);
+  free(folded);
+}
+
 /* A path cannot be a file and a folder at once: "kernels/d.c" written by
  * one block and "kernels/d.c/e.c" by another would fail at the rename, after
  * the other files were staged. Reported here, with both blocks, instead. */
@@ -1369,6 +1425,7 @@ static lit_project *S_load(const char *root, const char *entry, const S_memory *
   S_check_file_folders(p, d);
   S_check_files_not_docs(p, d);
   S_check_real_paths(p, d);
+  S_check_case_folding(p, d);
   size_t lookups = S_resolve(p, like, d);
   /* References that are some of an acyclic project's, chunk for chunk,
    * make no cycle: only a new one can. */
