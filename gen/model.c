@@ -1048,6 +1048,20 @@ static void S_check_case_folding(lit_project *p, lit_diags *d) {
       lit_index_put(&seen, folded[i], i);
     }
   }
+  /* A file whose folded path is another's folder, folded ("out/sub" and
+   * "out/Sub/x.c"): the exact spelling is S_check_file_folders's. */
+  for (size_t i = 0; i < p->nfiles; i++)
+    for (const char *s = strchr(folded[i], '/'); s; s = strchr(s + 1, '/')) {
+      size_t len = (size_t)(s - folded[i]), k;
+      if (!lit_index_get(&seen, folded[i], len, &k) || S_written(p, p->files[i].path, len, &k)) continue;
+      const lit_block *b = p->files[i].block, *o = p->files[k].block;
+      lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
+               "cannot write '%s': its folder '%.*s' differs from '%s', a file another block writes, only in "
+               "letter case; where the file system ignores case (macOS, Windows) it cannot be both",
+               p->files[i].path, (int)len, p->files[i].path, p->files[k].path);
+      lit_diag(d, LIT_NOTE, o->doc->src.path, o->line, o->file_col, "'%s' is written here", p->files[k].path);
+      break;
+    }
   const char *others[] = {p->record_path, p->journal_path};
   size_t nothers = sizeof others / sizeof *others;
   for (size_t i = 0; i < p->ndocs + nothers; i++) {
