@@ -1066,6 +1066,9 @@ static void S_check_case_folding(lit_project *p, lit_diags *d) {
   size_t nothers = sizeof others / sizeof *others;
   for (size_t i = 0; i < p->ndocs + nothers; i++) {
     const char *path = i < p->ndocs ? p->docs[i]->src.path : others[i - p->ndocs];
+    const char *what = i < p->ndocs    ? "the document"
+                       : i == p->ndocs ? "the record of generated files"
+                                       : "the record's journal";
     char *f = S_fold(path);
     size_t k;
     /* The same spelling is S_check_files_not_docs's and S_register_block's. */
@@ -1074,9 +1077,7 @@ static void S_check_case_folding(lit_project *p, lit_diags *d) {
       lit_diag(d, LIT_ERROR, b->doc->src.path, b->line, b->file_col,
                "cannot write '%s': it differs from %s '%s' only in letter case; where the file system ignores case "
                "(macOS, Windows) lit would overwrite it; rename the file",
-               p->files[k].path,
-               i < p->ndocs ? "the document" : i == p->ndocs ? "the record of generated files" : "the record's journal",
-               path);
+               p->files[k].path, what, path);
     }
     free(f);
   }
