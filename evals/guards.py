@@ -3,7 +3,8 @@
 """The GPU checker's decisions that need no GPU: the dtypes, inputs and
 shapes a task is judged at, the peers' source, the verdict of a case's
 trials and of each guard, the order of the timing's rounds, the speed
-verdict and the share of the hardware limit. Standard library only (references/evaluating-agents-checker.md)."""
+verdict, the share of the hardware limit and the verdict of an
+integration check. Standard library only (references/evaluating-agents-checker.md)."""
 import ast
 import math
 import re
@@ -193,3 +194,16 @@ def interleaved(names, rounds, measure, fatal=()):
             except Exception as e:
                 errors[name] = f"{type(e).__name__}: {e}"[:300]
     return medians, errors
+
+
+def integration_verdict(name, reply):
+    """(ok, notes) from the worker's reply to the integration check `name`:
+    each failure a note "integration NAME: what failed". A check that raised,
+    or answered without its list of failures, fails too."""
+    if not reply.get("ok"):
+        failures = [f"the check raised {reply.get('error', 'an error')}"]
+    elif not isinstance(reply.get("failures"), list):
+        failures = ["the check gave no answer"]
+    else:
+        failures = [str(f) for f in reply["failures"]]
+    return not failures, [f"integration {name}: {f}" for f in failures]

@@ -222,6 +222,9 @@ class Judge:
                         break
                 if not correct:
                     break
+            if correct and self.task["check"].get("integration"):
+                correct, ns = self.integration(self.task["check"]["integration"])
+                v["notes"] += ns
             if correct:
                 dt = guards.dtype_choices(self.task)[0]
                 prof = self.ask({"op": "profile", "plan": guards.input_plan(self.task, guards.small_shape(self.task),
@@ -248,6 +251,13 @@ class Judge:
             v["correct"] = v["fast"] = False
             v["notes"].append(f"the checker stopped: {type(e).__name__}: {e}"[:1000])
         return self.finish(v)
+
+    def integration(self, name):
+        """(ok, notes) of the task's integration check, run by the worker."""
+        tol = self.task["check"]["tolerance"]
+        reply = self.ask({"op": "integration", "name": name, "tolerance": tol.get("bfloat16", min(tol.values()))})
+        self.log(reply.get("trace", "") if not reply["ok"] else f"integration {name}: {reply.get('measured')}")
+        return guards.integration_verdict(name, reply)
 
     def prepare_peers(self):
         import torch

@@ -18,6 +18,7 @@ DTYPES = ("bfloat16", "float16", "float32", "int32", "int64")
 FLOATS = ("bfloat16", "float16", "float32")
 INTS = ("int32", "int64")
 MODES = ("eager", "fullgraph", "cuda-graph")  # how the checker calls the function (check.modes)
+INTEGRATION = ("gemma-model", "kernel-builder")  # the checks check.integration may name (the worker's registry)
 FAST = ("faster", "no-slower")  # beat the better peer, or stay within 5% of it (no-kernel tasks)
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -184,6 +185,9 @@ def validate(task, name):
     modes = check.get("modes", ["eager"])
     if not isinstance(modes, list) or "eager" not in modes or any(m not in MODES for m in modes):
         bad(f"check.modes must list eager and any of {', '.join(MODES[1:])}")
+    if "integration" in check and check["integration"] not in INTEGRATION:
+        bad(f"check.integration = {check['integration']!r} in {os.path.join(task.get('dir', name), 'task.toml')} "
+            f"is not a check the worker has ({', '.join(INTEGRATION)})")
     starter = os.path.join(task.get("dir", ""), "starter")
     if task.get("group") == "diagnosis" and not os.path.isdir(starter):
         bad("a diagnosis task needs a starter/ folder with the code to diagnose")
