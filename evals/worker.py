@@ -5,6 +5,7 @@ process, from a temporary folder that holds a copy of the work folder and
 this file, and imports nothing of the checker. The judge talks to it over
 two pipes (see references/evaluating-agents-checker.md). Standalone: the
 standard library and torch only."""
+import copy
 import importlib
 import json
 import os
@@ -211,19 +212,35 @@ def model_inventory_changes(before, after, target=RMSNORM):
     return changes
 
 
-def gemma_failures(changes, errs, tol, most=5):
+def logits_failure(d, tol):
+    """Why patched logits are wrong, or None. d: relative L2 distances
+    patched-unpatched (same mode), patched-fp32 and unpatched-fp32. As
+    transformers-injection.md judges a patched model: two right bfloat16
+    models can be as far apart as their two distances from float32, so the
+    bound is that noise, with tol as its floor; and the patched model must
+    be no further from float32 than the unpatched one (a margin for the
+    order of rounding)."""
+    bf16 = d["unpatched_vs_fp32"]
+    bound = max(tol, 2.25 * bf16)
+    if not d["vs_unpatched"] <= bound:  # NaN too
+        return (f"logits differ from the unpatched model's by {d['vs_unpatched']:.3g} (relative L2) > {bound:.3g} "
+                f"(the larger of {tol:g} and 2.25 x the unpatched model's {bf16:.3g} from float32)")
+    if not d["vs_fp32"] <= 1.25 * bf16 + 1e-3:
+        return (f"logits are {d['vs_fp32']:.3g} from the float32 model's (relative L2), the unpatched model's "
+                f"{bf16:.3g}")
+    return None
+
+
+def gemma_failures(changes, dists, tol, most=5):
     """The gemma-model check's failures: the inventory's changes (the first
-    `most`), then each mode's logits error (a float, or what went wrong
-    as text) against tol; a mode not compared fails."""
+    `most`), then each mode's logits (their distances, or what went wrong
+    as text); a mode not compared fails."""
     out = changes[:most] + ([f"and {len(changes) - most} more changes"] if len(changes) > most else [])
     for mode in ("eager", "compiled"):
-        e = errs.get(mode)
-        if e is None:
-            out.append(f"logits not compared ({mode})")
-        elif isinstance(e, str):
-            out.append(f"{e} ({mode})")
-        elif not e <= tol:  # NaN too
-            out.append(f"logits differ from the unpatched model's by {e:.3g} > {tol:g} ({mode})")
+        d = dists.get(mode)
+        why = "logits not compared" if d is None else d if isinstance(d, str) else logits_failure(d, tol)
+        if why:
+            out.append(f"{why} ({mode})")
     return out
 
 
@@ -249,15 +266,11 @@ def module_inventory(model, before=None):
     return inv
 
 
-def relative_error(out, ref):
-    """The cases' metric: the largest error over the largest magnitude of ref
-    (inf for a NaN the reference does not hold, or another shape)."""
+def rel_l2(out, ref):
+    """||out - ref|| / ||ref||, in float64 (inf for another shape; NaN stays NaN)."""
     if tuple(out.shape) != tuple(ref.shape):
         return float("inf")
-    d = (out.double() - ref.double()).abs()
-    if bool(d.isnan().any()):
-        return float("inf")
-    return float(d.max()) / max(float(ref.double().abs().max()), 1e-30)
+    return float((out.double() - ref.double()).norm() / ref.double().norm().clamp_min(1e-30))
 
 
 def gemma_model(module, tol, home=None):
@@ -297,6 +310,7 @@ def gemma_model(module, tol, home=None):
         torch._dynamo.reset()  # a fresh compile: no graph of the model before the patch reused
         return logits(torch.compile(model, fullgraph=True))
 
+    ref32 = logits(copy.deepcopy(model).float())  # the same weights in float32, eager
     want = {"eager": logits(model)}
     try:
         want["compiled"] = compiled()
@@ -309,16 +323,18 @@ def gemma_model(module, tol, home=None):
     except Exception as e:
         return {"failures": [f"patch_model raised {type(e).__name__}: {e}"[:600]]}
     changes = model_inventory_changes(before, module_inventory(model, before))
-    errs = {}
+    dists = {}
     for mode, run in (("eager", lambda: logits(model)), ("compiled", compiled)):
         try:
-            errs[mode] = relative_error(run(), want[mode])
+            out = run()
+            dists[mode] = {"vs_unpatched": rel_l2(out, want[mode]), "vs_fp32": rel_l2(out, ref32),
+                           "unpatched_vs_fp32": rel_l2(want[mode], ref32)}
         except Exception as e:
             what = "raised" if mode == "eager" else "does not compile with fullgraph=True"
-            errs[mode] = f"the patched model {what}: {type(e).__name__}: {e}"[:600]
+            dists[mode] = f"the patched model {what}: {type(e).__name__}: {e}"[:600]
     torch._dynamo.reset()
-    return {"failures": gemma_failures(changes, errs, tol),
-            "measured": {k: e for k, e in errs.items() if not isinstance(e, str)}}
+    return {"failures": gemma_failures(changes, dists, tol),
+            "measured": {k: d for k, d in dists.items() if not isinstance(d, str)}}
 
 
 PACKAGE, PROJECT_NAME, EDITION = "act_kernels", "act-kernels", 5

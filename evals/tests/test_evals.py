@@ -775,16 +775,26 @@ def only_the_gemma_norms_forwards_may_change():
         assert any(word in c for c in changes), (word, changes)
 
 
+def dist(vs_unpatched, vs_fp32, unpatched_vs_fp32=4e-3):
+    return {"vs_unpatched": vs_unpatched, "vs_fp32": vs_fp32, "unpatched_vs_fp32": unpatched_vs_fp32}
+
+
 @test
 def the_gemma_check_compares_both_modes_logits():
-    assert worker.gemma_failures([], {"eager": 2e-3, "compiled": 4e-3}, 1e-2) == []
-    f = worker.gemma_failures([], {"eager": 2e-3, "compiled": 0.031}, 1e-2)
-    assert f == ["logits differ from the unpatched model's by 0.031 > 0.01 (compiled)"], f
-    f = worker.gemma_failures(["x"], {"eager": float("nan"), "compiled": "the patched model does not compile"}, 1e-2)
-    assert f == ["x", "logits differ from the unpatched model's by nan > 0.01 (eager)",
-                 "the patched model does not compile (compiled)"], f
-    assert worker.gemma_failures([], {"eager": 0.0}, 1e-2) == ["logits not compared (compiled)"]
-    f = worker.gemma_failures([f"change {i}" for i in range(8)], {"eager": 0.0, "compiled": 0.0}, 1e-2)
+    right = dist(2e-3, 4.5e-3)
+    assert worker.gemma_failures([], {"eager": right, "compiled": right}, 1e-2) == []
+    # a noisier model: 2.25 times its own bf16 distance from fp32 is the bound, above the floor
+    assert worker.logits_failure(dist(0.03, 0.02, 0.02), 1e-2) is None
+    f = worker.gemma_failures([], {"eager": right, "compiled": dist(0.031, 0.03)}, 1e-2)
+    assert f == ["logits differ from the unpatched model's by 0.031 (relative L2) > 0.01 (the larger of 0.01 and "
+                 "2.25 x the unpatched model's 0.004 from float32) (compiled)"], f
+    f = worker.gemma_failures([], {"eager": dist(8e-3, 9e-3), "compiled": right}, 1e-2)  # close, but worse
+    assert len(f) == 1 and f[0].startswith("logits are 0.009 from the float32 model's") and "(eager)" in f[0], f
+    f = worker.gemma_failures(["x"], {"eager": dist(float("nan"), float("nan")),
+                                      "compiled": "the patched model does not compile"}, 1e-2)
+    assert f[0] == "x" and "by nan" in f[1] and f[2] == "the patched model does not compile (compiled)", f
+    assert worker.gemma_failures([], {"eager": right}, 1e-2) == ["logits not compared (compiled)"]
+    f = worker.gemma_failures([f"change {i}" for i in range(8)], {"eager": right, "compiled": right}, 1e-2)
     assert len(f) == 6 and f[-1] == "and 3 more changes", f
 
 
