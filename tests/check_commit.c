@@ -1170,13 +1170,7 @@ static int S_entries(const char *full) {
 
 /* proj/out/sub becomes a symbolic link to dir/outside (the folder that was
  * there moves to proj/out/real): a swap after the project was checked. */
-static void S_swap_out(const char *dir) {
-  char *sub = lit_xasprintf("%s/proj/out/sub", dir), *real = lit_xasprintf("%s/proj/out/real", dir);
-  ck_assert_int_eq(rename(sub, real), 0);
-  ck_assert_int_eq(symlink("../../outside", sub), 0);
-  free(sub);
-  free(real);
-}
+static void S_swap_out(const char *dir) { ck_swap_for_link(dir, "proj/out/sub", "proj/out/real", "../../outside"); }
 
 /* The run reaches every target through its folder resolved beneath the
  * root: a folder swapped for a link leading out, after the copy in it was

@@ -98,6 +98,16 @@ static inline void ck_write(const char *dir, const char *rel, const char *text) 
   free(full);
 }
 
+/* dir/rel moves to dir/aside and a symbolic link to target takes its
+ * place: a folder swapped for a link while lit works. */
+static inline void ck_swap_for_link(const char *dir, const char *rel, const char *aside, const char *target) {
+  char *from = lit_xasprintf("%s/%s", dir, rel), *to = lit_xasprintf("%s/%s", dir, aside);
+  ck_assert_int_eq(rename(from, to), 0);
+  ck_assert_int_eq(symlink(target, from), 0);
+  free(from);
+  free(to);
+}
+
 /* Contents of dir/rel, or NULL if it cannot be read; the caller frees it. */
 static inline char *ck_read(const char *dir, const char *rel) {
   char *full = lit_xasprintf("%s/%s", dir, rel);

@@ -507,13 +507,7 @@ static const char *S_hook_dir;
 
 /* After the install checked what a/out holds: a (the folder above out)
  * becomes a link to x, where out is someone else's folder. */
-static void S_swap_parent(void) {
-  char *a = lit_xasprintf("%s/a", S_hook_dir), *real = lit_xasprintf("%s/a.real", S_hook_dir);
-  ck_assert_int_eq(rename(a, real), 0);
-  ck_assert_int_eq(symlink("x", a), 0);
-  free(a);
-  free(real);
-}
+static void S_swap_parent(void) { ck_swap_for_link(S_hook_dir, "a", "a.real", "x"); }
 
 /* The install goes through the parent it resolved before its check: a
  * folder on the path swapped for a link after the check leads neither the

@@ -497,7 +497,6 @@ BwdArgs make_bwd_args(const AttentionBackwardParams& p) {
   a.dq_acc = p.deterministic ? nullptr : p.workspace + 2 * vec;
   a.scale = p.fwd.scale;
   a.stagger = false;
-  a.heavy_first = false;
   return a;
 }
 
@@ -565,9 +564,7 @@ cudaError_t launch_typed(const AttentionBackwardParams& p, cudaStream_t stream) 
   err = current_device_info(&d);
   if (err != cudaSuccess) return err;
   if (hopper_runs(HD, *d)) {
-    BwdArgs ha = a;
-    ha.heavy_first = attn_bwd::hopper_heavy_first(p, d->sm_count) != (g_kv_form == 7);
-    err = attn_bwd::hopper_kv_launch(p, ha, g_kv_form, stream);
+    err = attn_bwd::hopper_kv_launch(p, a, g_kv_form, d->sm_count, stream);
   } else {
     // The wide forms where a block may have their shared memory, else the 4-warp form.
     const int form = d->smem_optin >= kKVSmem<HD, kWideWarps> ? g_kv_form : 4;

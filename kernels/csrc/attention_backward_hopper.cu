@@ -3,7 +3,7 @@
 // The attention backward's dK/dV kernel on Hopper (sm_90a): a producer
 // warpgroup streams Q and dO tiles through a TMA
 // ring; two consumer warpgroups, 64 keys each, compute S^T, dP^T, dV, dK
-// and dQ with wgmma and add dQ into the fp32 workspace by bulk reductions.
+// and dQ with wgmma and add dQ into the fp32 workspace with atomics.
 // Compiled for sm_90a only; elsewhere the kernel is a stub that is never
 // launched.
 #include "attention_backward.h"
@@ -24,7 +24,7 @@ constexpr int kProducerRegs = 24, kConsumerRegs = 240;
 constexpr int kStages = 2;  // of Q and dO: every stage feeds five products
 // How a CTA adds its dQ into the fp32 workspace: not at all (the
 // deterministic dQ kernel computes it), by atomics, or by the copy
-// engine's reduction of a box in shared memory.
+// engine's reductions of rows staged in shared memory.
 constexpr int kDqNone = 0, kDqAtomic = 1, kDqReduce = 2;
 static_assert(128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
               "setmaxnreg asks for more registers than an SM has");
@@ -377,10 +377,30 @@ cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, in
   return hopper::make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
 }
 
+// Whether the grid takes the key tiles with the most query tiles first:
+// under the causal mask, where the heaviest CTA carries at least a third of
+// an SM's share of the work.
+bool heavy_first_pays(const AttentionBackwardParams& p, int sm_count) {
+  const AttentionParams& fp = p.fwd;
+  if (!fp.causal || sm_count <= 0) return false;
+  // Query tiles each key tile of one K/V head visits (the kernel's m_first);
+  // every head and group multiplies both sides alike.
+  const int64_t m_blocks = (fp.seq_q + kBlk - 1) / kBlk, diag = fp.seq_k - fp.seq_q;
+  int64_t total = 0, heaviest = 0;
+  for (int64_t n0 = 0; n0 < fp.seq_k; n0 += kKeys) {
+    const int64_t visits = m_blocks - std::max<int64_t>(0, n0 - diag) / kBlk;
+    total += std::max<int64_t>(0, visits);
+    heaviest = std::max(heaviest, visits);
+  }
+  return 3 * heaviest * sm_count >= total * fp.kv_heads * fp.batch;
+}
+
+// heavy: the heaviest key tiles first (causal only: without the mask the
+// orders are alike).
 template <typename T, int HD, bool CAUSAL, int DQ, bool DQ_FIRST = true>
-cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, cudaStream_t stream) {
-  // The heaviest key tiles first (causal only: without the mask the orders are alike).
-  const bool heavy = CAUSAL && a.heavy_first;
+cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, bool heavy,
+                   cudaStream_t stream) {
+  heavy = heavy && CAUSAL;
   auto kernel = heavy ? attn_bwd_hopper_kernel<T, HD, CAUSAL, DQ, DQ_FIRST, CAUSAL>
                       : attn_bwd_hopper_kernel<T, HD, CAUSAL, DQ, DQ_FIRST, false>;
   cudaError_t err = allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD, DQ>);
@@ -404,35 +424,38 @@ cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a,
 // not take (bf16 only) are kept to be measured: the other order (form 5),
 // dQ by bulk reductions (form 6).
 template <typename T, int HD, bool CAUSAL>
-cudaError_t launch_order(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, int form,
+cudaError_t launch_order(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, int form, bool heavy,
                          cudaStream_t stream) {
   constexpr bool kFirst = CAUSAL || HD == 64;
-  if (a.dq_acc == nullptr) return launch<T, HD, CAUSAL, kDqNone>(p, a, stream);  // no dQ product
+  if (a.dq_acc == nullptr) return launch<T, HD, CAUSAL, kDqNone>(p, a, heavy, stream);  // no dQ product
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    if (form == 5) return launch<T, HD, CAUSAL, kDqAtomic, !kFirst>(p, a, stream);
-    if (form == 6) return launch<T, HD, CAUSAL, kDqReduce, kFirst>(p, a, stream);
+    if (form == 5) return launch<T, HD, CAUSAL, kDqAtomic, !kFirst>(p, a, heavy, stream);
+    if (form == 6) return launch<T, HD, CAUSAL, kDqReduce, kFirst>(p, a, heavy, stream);
   }
-  return launch<T, HD, CAUSAL, kDqAtomic, kFirst>(p, a, stream);
+  return launch<T, HD, CAUSAL, kDqAtomic, kFirst>(p, a, heavy, stream);
 }
 
 template <typename T>
-cudaError_t launch_typed(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, int form,
+cudaError_t launch_typed(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a, int form, bool heavy,
                          cudaStream_t stream) {
   if (p.fwd.head_dim == 64) {
-    return p.fwd.causal ? launch_order<T, 64, true>(p, a, form, stream)
-                        : launch_order<T, 64, false>(p, a, form, stream);
+    return p.fwd.causal ? launch_order<T, 64, true>(p, a, form, heavy, stream)
+                        : launch_order<T, 64, false>(p, a, form, heavy, stream);
   }
-  return p.fwd.causal ? launch_order<T, 128, true>(p, a, form, stream)
-                      : launch_order<T, 128, false>(p, a, form, stream);
+  return p.fwd.causal ? launch_order<T, 128, true>(p, a, form, heavy, stream)
+                      : launch_order<T, 128, false>(p, a, form, heavy, stream);
 }
 
 }  // namespace
 
 namespace attn_bwd {
 
-cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, int form,
+cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, int form, int sm_count,
                              cudaStream_t stream) {
-  return LIT_DISPATCH_16BIT(p.fwd.dtype, [&] { return launch_typed<scalar_t>(p, a, form, stream); });
+  // Form 7 takes the other order; gridDim.z (65,535 at most) counts the key
+  // tiles in the heavy-first one.
+  const bool heavy = (heavy_first_pays(p, sm_count) != (form == 7)) && (p.fwd.seq_k + kKeys - 1) / kKeys <= 65535;
+  return LIT_DISPATCH_16BIT(p.fwd.dtype, [&] { return launch_typed<scalar_t>(p, a, form, heavy, stream); });
 }
 
 bool hopper_compiled() {
@@ -447,22 +470,6 @@ bool hopper_compiled() {
 
 int hopper_smem_bytes(int head_dim) {  // the rule's kernels (dQ by atomics)
   return head_dim == 64 ? kSmemBytes<64, kDqAtomic> : kSmemBytes<128, kDqAtomic>;
-}
-
-bool hopper_heavy_first(const AttentionBackwardParams& p, int sm_count) {
-  const AttentionParams& fp = p.fwd;
-  // gridDim.z (65,535 at most) counts the key tiles in that order.
-  if (!fp.causal || sm_count <= 0 || (fp.seq_k + kKeys - 1) / kKeys > 65535) return false;
-  // Query tiles each key tile of one K/V head visits (the kernel's m_first);
-  // every head and group multiplies both sides alike.
-  const int64_t m_blocks = (fp.seq_q + kBlk - 1) / kBlk, diag = fp.seq_k - fp.seq_q;
-  int64_t total = 0, heaviest = 0;
-  for (int64_t n0 = 0; n0 < fp.seq_k; n0 += kKeys) {
-    const int64_t visits = m_blocks - std::max<int64_t>(0, n0 - diag) / kBlk;
-    total += std::max<int64_t>(0, visits);
-    heaviest = std::max(heaviest, visits);
-  }
-  return 3 * heaviest * sm_count >= total * fp.kv_heads * fp.batch;
 }
 
 }  // namespace attn_bwd

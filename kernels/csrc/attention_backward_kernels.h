@@ -34,29 +34,23 @@ struct BwdArgs {
   int seq_q_pad;
   float scale;
   bool stagger;  // the dK/dV kernel's CTA x starts its walk at iteration x (form 3)
-  bool heavy_first;  // the Hopper kernel's grid: key tiles with the most query tiles first
 };
 
 // The Hopper dK/dV kernel over the key tiles of `p`, with dQ added into
 // a.dq_acc by atomics when it is set (else the deterministic dQ kernel
 // follows it). The preprocessing has filled a.lse2 and a.dvec (and zeroed
 // a.dq_acc); the caller launches the conversion or the dQ kernel after it.
-// form: the tuning hook's; 5 and 6 take the variants the rule does not
-// (the other order of the dQ product, dQ by bulk reductions), kept to be
-// measured; a.heavy_first is the caller's (hopper_heavy_first, or form 7).
-cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, int form,
+// form: the tuning hook's; 5 to 7 take the variants the rule does not
+// (the other order of the dQ product, dQ by bulk reductions, the other
+// order of the grid), kept to be measured. sm_count: the device's, which
+// the grid's order is chosen for.
+cudaError_t hopper_kv_launch(const AttentionBackwardParams& p, const BwdArgs& a, int form, int sm_count,
                              cudaStream_t stream);
 
 // Whether this build carries the real sm_90a kernel (not the stub every
 // other target compiles to), and the shared memory a block of it needs.
 bool hopper_compiled();
 int hopper_smem_bytes(int head_dim);
-
-// Whether the Hopper kernel's grid takes the key tiles with the most query
-// tiles first (under the causal mask, where the heaviest CTA carries at
-// least a third of an SM's share of the work) rather than the key tile
-// fastest.
-bool hopper_heavy_first(const AttentionBackwardParams& p, int sm_count);
 
 }  // namespace attn_bwd
 }  // namespace lit
