@@ -27,7 +27,8 @@ SOLUTIONS = [("kv_cache_append", "kv_cache_append", True, True),
              ("silu_mul_rowscale", "silu_mul_rowscale", False, True),
              ("compiled_custom_op", "compiled_custom_op", False, True),
              ("rmsnorm_odd_sizes", "rmsnorm_odd_sizes", False, True),
-             ("linear_bias", "linear_bias", False, True)]
+             ("linear_bias", "linear_bias", False, True),
+             ("gemma_rmsnorm_patch", "gemma_rmsnorm_patch", False, True)]
 # (name, task, the guard that must fire or NOT_FAST, memcheck)
 NOT_FAST = "not-fast"  # correct, timed, and not fast: its trick did not reach the peers
 PLANTED = [("cached_answers", "silu_mul_rowscale", "cached-answers", False),
@@ -36,7 +37,8 @@ PLANTED = [("cached_answers", "silu_mul_rowscale", "cached-answers", False),
            ("no_kernel", "bias_gelu", "no-kernel", False),
            ("reads_past_rows", "rmsnorm_odd_sizes", "out-of-shape-reads", False),
            ("oob_write", "bias_gelu", "memcheck", True),
-           ("slows_peers", "silu_mul_rowscale", NOT_FAST, False)]
+           ("slows_peers", "silu_mul_rowscale", NOT_FAST, False),
+           ("patches_class", "gemma_rmsnorm_patch", "integration", False)]
 AGENT_TASK = "silu_mul_rowscale"
 
 

@@ -11,7 +11,8 @@ import re
 
 from .taskdef import FLOATS, evaluate
 
-GUARDS = ("cached-answers", "reference-isolation", "timing-stream", "no-kernel", "out-of-shape-reads", "memcheck")
+GUARDS = ("cached-answers", "reference-isolation", "timing-stream", "no-kernel", "out-of-shape-reads", "memcheck",
+          "integration")
 
 
 ELEM = {"bfloat16": 2, "float16": 2, "float32": 4, "int32": 4, "int64": 8}

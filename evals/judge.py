@@ -225,6 +225,7 @@ class Judge:
             if correct and self.task["check"].get("integration"):
                 correct, ns = self.integration(self.task["check"]["integration"])
                 v["notes"] += ns
+                v["guards"] += [] if correct else ["integration"]
             if correct:
                 dt = guards.dtype_choices(self.task)[0]
                 prof = self.ask({"op": "profile", "plan": guards.input_plan(self.task, guards.small_shape(self.task),

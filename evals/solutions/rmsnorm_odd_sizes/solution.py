@@ -87,14 +87,19 @@ __device__ __forceinline__ float sumsq8(uint4 v) {
   return s;
 }
 
-template <class E>
+// The factor a weight value scales by: the weight itself, or Gemma's
+// (1 + weight) when kOnePlus.
+template <bool kOnePlus>
+__device__ __forceinline__ float factor(float w) { return kOnePlus ? 1.f + w : w; }
+
+template <class E, bool kOnePlus>
 __device__ __forceinline__ uint4 scale8(uint4 v, uint4 w, float r) {
   unsigned u[4] = {v.x, v.y, v.z, v.w};
   const unsigned q[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const float2 a = E::f2(u[j]), b = E::f2(q[j]);
-    u[j] = E::h2(a.x * r * b.x, a.y * r * b.y);
+    u[j] = E::h2(a.x * r * factor<kOnePlus>(b.x), a.y * r * factor<kOnePlus>(b.y));
   }
   return make_uint4(u[0], u[1], u[2], u[3]);
 }
@@ -131,7 +136,7 @@ constexpr int kChunks = 4;  // chunks a thread holds: the row stays in registers
 // of x, its loads all issued before the reduction. The weight, which every
 // row reads and so stays in cache, is loaded after it: fewer registers held
 // across the reduction, more rows in flight.
-template <class E>
+template <class E, bool kOnePlus>
 __global__ void __launch_bounds__(512) rms_resident(const unsigned short* __restrict__ x, long long sx,
                                                      const unsigned short* __restrict__ w,
                                                      unsigned short* __restrict__ y, int rows, int n, int g,
@@ -169,15 +174,16 @@ __global__ void __launch_bounds__(512) rms_resident(const unsigned short* __rest
   for (int k = 0; k < kChunks; ++k) {
     const int c = t + k * g;
     if (c < p.nb)
-      reinterpret_cast<uint4*>(yr + p.head)[c] = scale8<E>(v[k], load_weight8(w + p.head + 8 * c, wphase), rs);
+      reinterpret_cast<uint4*>(yr + p.head)[c] =
+          scale8<E, kOnePlus>(v[k], load_weight8(w + p.head + 8 * c, wphase), rs);
   }
-  if (e >= 0) yr[e] = E::h(ex * rs * E::f(__ldg(w + e)));
+  if (e >= 0) yr[e] = E::h(ex * rs * factor<kOnePlus>(E::f(__ldg(w + e))));
 }
 
 // One row a block, re-read for the scaling (the second read mostly hits
 // L2): rows too long for the registers, and x and y rows that do not share
 // their 16-byte boundaries (vec false: every element goes one by one).
-template <class E>
+template <class E, bool kOnePlus>
 __global__ void __launch_bounds__(1024) rms_looped(const unsigned short* __restrict__ x, long long sx,
                                                    const unsigned short* __restrict__ w,
                                                    unsigned short* __restrict__ y, int n, bool vec, float inv_n,
@@ -195,16 +201,19 @@ __global__ void __launch_bounds__(1024) rms_looped(const unsigned short* __restr
   for (int i = p.tail + t; i < n; i += g) s = fmaf(E::f(__ldg(xr + i)), E::f(__ldg(xr + i)), s);
   s = row_sum(s, g, 0);
   const float rs = rsqrtf(s * inv_n + eps);
-  for (int i = t; i < p.head; i += g) yr[i] = E::h(E::f(__ldg(xr + i)) * rs * E::f(__ldg(w + i)));
+  for (int i = t; i < p.head; i += g)
+    yr[i] = E::h(E::f(__ldg(xr + i)) * rs * factor<kOnePlus>(E::f(__ldg(w + i))));
   for (int c = t; c < p.nb; c += g)
-    reinterpret_cast<uint4*>(yr + p.head)[c] = scale8<E>(__ldg(xv + c), load_weight8(w + p.head + 8 * c, wphase), rs);
-  for (int i = p.tail + t; i < n; i += g) yr[i] = E::h(E::f(__ldg(xr + i)) * rs * E::f(__ldg(w + i)));
+    reinterpret_cast<uint4*>(yr + p.head)[c] =
+        scale8<E, kOnePlus>(__ldg(xv + c), load_weight8(w + p.head + 8 * c, wphase), rs);
+  for (int i = p.tail + t; i < n; i += g)
+    yr[i] = E::h(E::f(__ldg(xr + i)) * rs * factor<kOnePlus>(E::f(__ldg(w + i))));
 }
 
-template <class E>
+template <class E, bool kOnePlus>
 static void launch(const unsigned short* x, long long sx, const unsigned short* w, unsigned short* y, long long rows,
-                   int n, cudaStream_t stream) {
-  const float inv_n = 1.f / n, eps = 1e-6f;
+                   int n, float eps, cudaStream_t stream) {
+  const float inv_n = 1.f / n;
   // One split serves x's row and y's when both rows start at the same offset
   // from a 16-byte boundary; else every element goes one by one.
   const bool vec = ((reinterpret_cast<size_t>(x) - reinterpret_cast<size_t>(y)) & 15) == 0 &&
@@ -215,22 +224,28 @@ static void launch(const unsigned short* x, long long sx, const unsigned short* 
   const int g = 32 * std::max(1, ((n >> 3) + 32 * kChunks - 1) / (32 * kChunks));
   if (vec && g <= 512) {
     const int per = g <= 64 ? 128 / g : 1;  // rows a block
-    rms_resident<E><<<(unsigned)((rows + per - 1) / per), g * per, 0, stream>>>(x, sx, w, y, (int)rows, n, g, inv_n,
-                                                                                eps);
+    rms_resident<E, kOnePlus><<<(unsigned)((rows + per - 1) / per), g * per, 0, stream>>>(x, sx, w, y, (int)rows, n, g,
+                                                                                          inv_n, eps);
   } else {
     const int gl = std::min(1024, std::max(32, ((n >> 3) + 31) / 32 * 32));
-    rms_looped<E><<<(unsigned)rows, gl, 0, stream>>>(x, sx, w, y, n, vec, inv_n, eps);
+    rms_looped<E, kOnePlus><<<(unsigned)rows, gl, 0, stream>>>(x, sx, w, y, n, vec, inv_n, eps);
   }
 }
 
 // x: rows of n elements, sx apart; w: n elements; y: rows * n elements.
-cudaError_t rms_norm_launch(const void* x, long long sx, const void* w, void* y, long long rows, int n, bool bf16,
-                            cudaStream_t stream) {
+// one_plus: scale by (1 + w), as Gemma's norm does, instead of w.
+cudaError_t rms_norm_launch(const void* x, long long sx, const void* w, void* y, long long rows, int n, float eps,
+                            bool one_plus, bool bf16, cudaStream_t stream) {
   const auto* xp = static_cast<const unsigned short*>(x);
   const auto* wp = static_cast<const unsigned short*>(w);
   auto* yp = static_cast<unsigned short*>(y);
-  if (bf16) launch<Bf16>(xp, sx, wp, yp, rows, n, stream);
-  else launch<Fp16>(xp, sx, wp, yp, rows, n, stream);
+  if (bf16) {
+    if (one_plus) launch<Bf16, true>(xp, sx, wp, yp, rows, n, eps, stream);
+    else launch<Bf16, false>(xp, sx, wp, yp, rows, n, eps, stream);
+  } else {
+    if (one_plus) launch<Fp16, true>(xp, sx, wp, yp, rows, n, eps, stream);
+    else launch<Fp16, false>(xp, sx, wp, yp, rows, n, eps, stream);
+  }
   return cudaGetLastError();
 }
 """
@@ -240,10 +255,10 @@ _CPP = r"""
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
-cudaError_t rms_norm_launch(const void* x, long long sx, const void* w, void* y, long long rows, int n, bool bf16,
-                            cudaStream_t stream);
+cudaError_t rms_norm_launch(const void* x, long long sx, const void* w, void* y, long long rows, int n, float eps,
+                            bool one_plus, bool bf16, cudaStream_t stream);
 
-at::Tensor rms_norm(at::Tensor x, at::Tensor w) {
+at::Tensor rms_norm(at::Tensor x, at::Tensor w, double eps, bool one_plus) {
   TORCH_CHECK(x.is_cuda() && x.dim() == 2, "rms_norm: x must be a 2-d CUDA tensor");
   TORCH_CHECK(x.scalar_type() == at::kBFloat16 || x.scalar_type() == at::kHalf, "rms_norm: bfloat16 or float16 only");
   TORCH_CHECK(w.dim() == 1 && w.size(0) == x.size(1) && w.scalar_type() == x.scalar_type() && w.device() == x.device(),
@@ -256,7 +271,7 @@ at::Tensor rms_norm(at::Tensor x, at::Tensor w) {
   if (y.numel() == 0) return y;
   // On the caller's stream, as every ATen op (at::cuda::getCurrentCUDAStream).
   const cudaError_t err = rms_norm_launch(x.data_ptr(), x.stride(0), w.data_ptr(), y.data_ptr(), x.size(0),
-                                          (int)x.size(1), x.scalar_type() == at::kBFloat16,
+                                          (int)x.size(1), (float)eps, one_plus, x.scalar_type() == at::kBFloat16,
                                           at::cuda::getCurrentCUDAStream());
   TORCH_CHECK(err == cudaSuccess, "rms_norm: ", cudaGetErrorString(err));
   return y;
@@ -266,9 +281,10 @@ at::Tensor rms_norm(at::Tensor x, at::Tensor w) {
 # Without the implicit torch headers the .cu is plain CUDA, quick to compile;
 # a torch too old for the switch adds them, which only costs time.
 _lean = {"no_implicit_headers": True} if "no_implicit_headers" in inspect.signature(load_inline).parameters else {}
+
 _ext = load_inline(name="evals_solution_rms_norm", cpp_sources=_CPP, cuda_sources=_CUDA, functions=["rms_norm"],
                    extra_cflags=["-O3"], extra_cuda_cflags=["-O3"], **_lean)
 
 
 def rms_norm(x, weight):
-    return _ext.rms_norm(x, weight)
+    return _ext.rms_norm(x, weight, 1e-6, False)
