@@ -24,7 +24,7 @@ LAYERS, BATCH, SEQ = 4, 4, 4096
 WARMUP, TIMED = 4, 46
 
 
-def build(lk, patched, rotary=True, attention="sdpa"):
+def build(lk, patched, rotary=True, attention="sdpa", recompute=True):
     from transformers import Qwen3Config, Qwen3ForCausalLM
     torch.manual_seed(0)
     cfg = Qwen3Config(hidden_size=4096, intermediate_size=12288, num_attention_heads=32, num_key_value_heads=8,
@@ -33,7 +33,7 @@ def build(lk, patched, rotary=True, attention="sdpa"):
                       num_hidden_layers=LAYERS)
     cfg._attn_implementation = attention
     model = Qwen3ForCausalLM(cfg).to("cuda", torch.bfloat16).train()
-    counts = lk.training.patch_for_training(model, rotary=rotary) if patched else {}
+    counts = lk.training.patch_for_training(model, rotary=rotary, recompute=recompute) if patched else {}
     return model, counts
 
 
@@ -58,8 +58,10 @@ class MasterAdamW:
             p.grad = None
 
 
-def run(lk, patched, batch, attention="sdpa"):
-    model, counts = build(lk, patched, attention=attention)
+def run(lk, patched, batch, attention="sdpa", recompute=True):
+    from torch._dynamo.utils import counters
+    counters.clear()
+    model, counts = build(lk, patched, attention=attention, recompute=recompute)
     opt = MasterAdamW(model.parameters(), lr=1e-4)
     compiled = torch.compile(model)
 
@@ -81,7 +83,8 @@ def run(lk, patched, batch, attention="sdpa"):
     ms = start.elapsed_time(end) / TIMED
     out = {"ms_per_step": ms, "tokens_per_s": BATCH * SEQ / (ms * 1e-3),
            "peak_gib": torch.cuda.max_memory_allocated() / 2**30,
-           "losses": [float(x) for x in losses], "counts": counts}
+           "losses": [float(x) for x in losses], "counts": counts,
+           "graph_breaks": sum(counters["graph_break"].values())}
     model = opt = compiled = step = None
     gc.collect()
     torch._dynamo.reset()
@@ -102,12 +105,15 @@ def main():
     # lit_attention: the patched model with the package's attention, forward
     # and backward, through attn_implementation (attention-integrations.md).
     lit_attention = lk.integrations.register_transformers()
-    for name, patched, attention in (("stock", False, "sdpa"), ("lit", True, "sdpa"),
-                                     ("lit_attention", True, lit_attention)):
-        data["runs"][name] = run(lk, patched, batch, attention)
+    # lit_attention_saved: the same without recompute (the layers keep the
+    # package's ops' outputs), for what the recomputation costs and saves.
+    for name, patched, attention, recompute in (("stock", False, "sdpa", False), ("lit", True, "sdpa", True),
+                                                ("lit_attention", True, lit_attention, True),
+                                                ("lit_attention_saved", True, lit_attention, False)):
+        data["runs"][name] = run(lk, patched, batch, attention, recompute)
         r = data["runs"][name]
         print(f"# {name}: {r['ms_per_step']:.1f} ms/step, peak {r['peak_gib']:.2f} GiB, "
-              f"loss {r['losses'][0]:.4f} -> {r['losses'][-1]:.4f}", flush=True)
+              f"loss {r['losses'][0]:.4f} -> {r['losses'][-1]:.4f}, graph breaks {r['graph_breaks']}", flush=True)
     s, p = data["runs"]["stock"]["losses"], data["runs"]["lit"]["losses"]
     data["max_rel_loss_diff"] = max(abs(a - b) / abs(a) for a, b in zip(s, p))
     la = data["runs"]["lit_attention"]["losses"]

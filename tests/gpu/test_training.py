@@ -69,7 +69,7 @@ def test_matches_stock(family, dtype):
     model = build(family, dtype)
     counts = L.training.patch_for_training(model)
     norms = 2 * LAYERS + 1 + (2 * LAYERS if family == "qwen3" else 0)
-    assert counts == {"rms_norm": norms, "mlp": LAYERS, "rope": LAYERS, "loss": 1}, counts
+    assert counts == {"rms_norm": norms, "mlp": LAYERS, "rope": LAYERS, "loss": 1, "recompute": LAYERS}, counts
     assert_close(loss_and_grads(model, ids, labels), stock, dtype, f"{family} eager")
 
 
@@ -86,6 +86,38 @@ def test_compiled_matches_eager(family):
     # named_parameters of the compiled wrapper carry a prefix
     compiled = (compiled[0], {n.removeprefix("_orig_mod."): g for n, g in compiled[1].items()})
     assert_close(compiled, eager, torch.float32, f"{family} compiled")
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen3"])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_recompute_keeps_less_and_changes_nothing(family, compiled):
+    """recompute=True: the same loss and gradients as recompute=False, and
+    less kept between the forward and the backward (the outputs of the
+    norms, the activation and the rotation are recomputed)."""
+    requires_cuda()
+    L = lit()
+    g = torch.Generator(device="cuda").manual_seed(5)
+    ids = torch.randint(0, 1000, (4, 512), device="cuda", generator=g)
+    runs = {}
+    for recompute in (False, True):
+        torch._dynamo.reset()
+        model = build(family, torch.float32)
+        assert L.training.patch_for_training(model, recompute=recompute)["recompute"] == (LAYERS if recompute else 0)
+        run = torch.compile(model) if compiled else model
+        loss_and_grads(run, ids, ids)  # the compile, and every lazy allocation, before the measured step
+        model.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        loss = run(input_ids=ids, labels=ids, use_cache=False).loss
+        torch.cuda.synchronize()
+        kept = torch.cuda.memory_allocated() - before
+        loss.backward()
+        grads = {n.removeprefix("_orig_mod."): p.grad.detach().clone() for n, p in run.named_parameters()}
+        runs[recompute] = (loss.detach(), grads, kept)
+    (l0, g0, k0), (l1, g1, k1) = runs[False], runs[True]
+    assert_close((l1, g1), (l0, g0), torch.float32, f"{family} recompute")
+    # the recomputed outputs are over a third of what a layer keeps without it
+    assert k1 < 0.8 * k0, f"kept {k1 / 2**20:.1f} MiB with recompute, {k0 / 2**20:.1f} MiB without"
 
 
 def test_num_items_in_batch():

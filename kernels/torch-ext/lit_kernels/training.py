@@ -9,16 +9,23 @@ from typing import Dict
 import torch
 import torch.nn.functional as F
 
-from . import act_and_mul, linear_cross_entropy, rms_norm, rope
+from . import act_and_mul, linear_cross_entropy, ops, rms_norm, rope
 
 # model_type -> what the family's modules are called
 FAMILIES = {
-    "llama": {"norm": "LlamaRMSNorm", "mlp": "LlamaMLP", "attention": "LlamaAttention"},
-    "mistral": {"norm": "MistralRMSNorm", "mlp": "MistralMLP", "attention": "MistralAttention"},
-    "qwen2": {"norm": "Qwen2RMSNorm", "mlp": "Qwen2MLP", "attention": "Qwen2Attention"},
-    "qwen3": {"norm": "Qwen3RMSNorm", "mlp": "Qwen3MLP", "attention": "Qwen3Attention"},
+    "llama": {"norm": "LlamaRMSNorm", "mlp": "LlamaMLP", "attention": "LlamaAttention",
+              "layer": "LlamaDecoderLayer"},
+    "mistral": {"norm": "MistralRMSNorm", "mlp": "MistralMLP", "attention": "MistralAttention",
+                "layer": "MistralDecoderLayer"},
+    "qwen2": {"norm": "Qwen2RMSNorm", "mlp": "Qwen2MLP", "attention": "Qwen2Attention",
+              "layer": "Qwen2DecoderLayer"},
+    "qwen3": {"norm": "Qwen3RMSNorm", "mlp": "Qwen3MLP", "attention": "Qwen3Attention",
+              "layer": "Qwen3DecoderLayer"},
 }
 IGNORE_INDEX = -100  # transformers' label for "no loss here"
+# The package's memory-bound ops whose outputs the backward recomputes
+# (recompute=True) instead of keeping them from the forward.
+RECOMPUTED = ("rms_norm", "act_and_mul", "rope")
 
 
 def _patch_norm(norm) -> None:
@@ -46,6 +53,9 @@ def _patch_attention(attn) -> None:
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
     head_dim = attn.head_dim
     q_norm, k_norm = getattr(attn, "q_norm", None), getattr(attn, "k_norm", None)
+    # looked up here, not in the forward: the compiler traces a dict lookup,
+    # and a module lookup inside a checkpointed layer would stop its tracing
+    eager_attention = inspect.getmodule(type(attn)).eager_attention_forward
 
     def forward(hidden_states, position_embeddings=None, attention_mask=None, past_key_values=None, **kwargs):
         input_shape = hidden_states.shape[:-1]
@@ -68,7 +78,7 @@ def _patch_attention(attn) -> None:
         if past_key_values is not None:
             cache_kwargs = {"cache_position": kwargs["cache_position"]} if "cache_position" in kwargs else None
             k, v = past_key_values.update(k, v, attn.layer_idx, cache_kwargs)
-        attention = inspect.getmodule(type(attn)).eager_attention_forward
+        attention = eager_attention
         if attn.config._attn_implementation != "eager":
             attention = ALL_ATTENTION_FUNCTIONS[attn.config._attn_implementation]
         out, weights = attention(attn, q, k, v, attention_mask,
@@ -111,11 +121,56 @@ def _patch_loss(model) -> None:
     model.forward = forward
 
 
+# aten's matrix products and attention: saved, never run twice
+_SAVED_ATEN = ("mm", "addmm", "bmm", "baddbmm", "_scaled_mm", "_scaled_dot_product_flash_attention",
+               "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+               "_flash_attention_forward", "_efficient_attention_forward")
+
+
+def _recompute_contexts():
+    """Selective checkpointing's two contexts. Recomputed in the backward:
+    the package's ops in RECOMPUTED and aten's other deterministic ops (the
+    adds, copies and casts between them). Saved: aten's matrix products and
+    attention, random ops, and every other op (the package's attention
+    among them), which this policy does not know to be cheap."""
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    cheap = {getattr(ops, name).default for name in RECOMPUTED}
+    saved = {getattr(torch.ops.aten, name).default for name in _SAVED_ATEN if hasattr(torch.ops.aten, name)}
+
+    def policy(ctx, op, *args, **kwargs):
+        if op in cheap:
+            return CheckpointPolicy.MUST_RECOMPUTE
+        if op.namespace == "aten" and op not in saved and torch.Tag.nondeterministic_seeded not in op.tags:
+            return CheckpointPolicy.PREFER_RECOMPUTE
+        return CheckpointPolicy.MUST_SAVE
+
+    return create_selective_checkpoint_contexts(policy)
+
+
+def _patch_layer(layer) -> None:
+    """The decoder layer's forward under a selective checkpoint (while a
+    gradient is being recorded): the outputs of the package's memory-bound
+    ops are recomputed in the backward, as the compiler does for the stock
+    model's pointwise ops, which it can see into and the package's it
+    cannot."""
+    from torch.utils.checkpoint import checkpoint
+    inner = layer.forward  # the class's, or another patch's
+
+    def forward(*args, **kwargs):
+        if not torch.is_grad_enabled():
+            return inner(*args, **kwargs)
+        # nothing recomputed draws random numbers (dropout's output is saved): no RNG state to stash
+        return checkpoint(inner, *args, use_reentrant=False, context_fn=_recompute_contexts,
+                          preserve_rng_state=False, **kwargs)
+
+    layer.forward = forward
+
+
 def patch_for_training(model, norms: bool = True, mlp: bool = True, rotary: bool = True,
-                       loss: bool = True) -> Dict[str, int]:
+                       loss: bool = True, recompute: bool = True) -> Dict[str, int]:
     """Patches a LLaMA, Mistral, Qwen2 or Qwen3 causal LM for training through
-    the package's ops; returns the number of norms, MLPs, rotary attentions
-    and losses patched."""
+    the package's ops; returns the number of norms, MLPs, rotary attentions,
+    losses and recomputing layers patched."""
     kind = getattr(model.config, "model_type", None)
     if kind not in FAMILIES:
         raise ValueError(f"patch_for_training: model_type {kind!r} is not one of {sorted(FAMILIES)}; "
@@ -124,6 +179,7 @@ def patch_for_training(model, norms: bool = True, mlp: bool = True, rotary: bool
     norm_modules = [m for m in model.modules() if norms and type(m).__name__ == names["norm"]]
     mlp_modules = [m for m in model.modules() if mlp and type(m).__name__ == names["mlp"]]
     attn_modules = [m for m in model.modules() if rotary and type(m).__name__ == names["attention"]]
+    layers = [m for m in model.modules() if recompute and type(m).__name__ == names["layer"]]
     for m in mlp_modules:  # every check before the first patch: a refusal leaves the model as it was
         if m.config.hidden_act != "silu":
             raise ValueError(f"patch_for_training: {names['mlp']} uses {m.config.hidden_act!r}, not silu")
@@ -137,10 +193,16 @@ def patch_for_training(model, norms: bool = True, mlp: bool = True, rotary: bool
         _patch_mlp(m)
     for m in attn_modules:
         _patch_attention(m)
+    for m in layers:
+        _patch_layer(m)
+    import torch._dynamo
+    if layers and hasattr(torch._dynamo.config, "_experimental_support_context_fn_in_torch_utils_checkpoint"):
+        # releases that still gate a checkpoint's context_fn under torch.compile
+        torch._dynamo.config._experimental_support_context_fn_in_torch_utils_checkpoint = True
     if loss:
         _patch_loss(model)
     return {"rms_norm": len(norm_modules), "mlp": len(mlp_modules), "rope": len(attn_modules),
-            "loss": int(loss)}
+            "loss": int(loss), "recompute": len(layers)}
 
 
 def unpatch_for_training(model) -> None:
