@@ -5,7 +5,7 @@ planted submission through GpuChecker, then a scripted agent through the
 runner with --checker gpu; writes a results file
 (references/evaluating-agents-checker.md).
 
-    python3 -m evals.device_check --out evals_h200.json [--only NAME,...]
+    python3 -m evals.device_check --out evals_h200.json [--only NAME,...] [--merge EARLIER.json]
 """
 import argparse
 import json
@@ -89,18 +89,41 @@ def scripted_agent(log):
                      for r in runs], "seconds": round(time.monotonic() - t0, 1), "as_expected": ok}
 
 
+def merged(base, new):
+    """An earlier run's results with this run's entries in place of theirs
+    (by name; new names after the others), this run's agent if it ran one,
+    and the names and environment of what this run judged again."""
+    out = dict(base)
+    for key in ("solutions", "planted"):
+        mine = {e["name"]: e for e in new[key]}
+        out[key] = [mine.pop(e["name"], e) for e in base[key]] + list(mine.values())
+    if new["agent"] is not None:
+        out["agent"] = new["agent"]
+    again = [e["name"] for e in new["solutions"] + new["planted"]] + (["agent"] if new["agent"] else [])
+    out["rejudged"] = {"names": again, "env": new["env"]}
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m evals.device_check")
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", help="comma-separated names (solutions, planted, agent)")
+    ap.add_argument("--merge", help="an earlier run's results: what --only leaves out is kept from it")
     args = ap.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     tasks = {t["name"]: t for t in taskdef.load_all()[0]}
     res = {"version": 1, "env": env(), "solutions": [], "planted": [], "agent": None}
+    base = None
+    if args.merge:
+        with open(args.merge) as f:
+            base = json.load(f)
+
+    def whole():
+        return res if base is None else merged(base, res)
 
     def save():
         with open(args.out, "w") as f:
-            json.dump(res, f, indent=1, default=str)
+            json.dump(whole(), f, indent=1, default=str)
             f.write("\n")
 
     def log(s):
@@ -135,9 +158,10 @@ def main(argv=None):
         res["agent"] = scripted_agent(log)
         log(f"scripted agent: {res['agent']['runs']} as_expected={res['agent']['as_expected']}")
     save()
-    bad = [s["name"] for s in res["solutions"] if not s["as_expected"]] + \
-          [p["name"] for p in res["planted"] if not p["caught"]] + \
-          (["agent"] if res["agent"] and not res["agent"]["as_expected"] else [])
+    w = whole()
+    bad = [s["name"] for s in w["solutions"] if not s["as_expected"]] + \
+          [p["name"] for p in w["planted"] if not p["caught"]] + \
+          (["agent"] if w["agent"] and not w["agent"]["as_expected"] else [])
     log("all as expected" if not bad else f"not as expected: {', '.join(bad)}")
     return 1 if bad else 0
 

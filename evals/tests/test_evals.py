@@ -688,6 +688,20 @@ def every_planted_submission_names_a_guard_and_a_task():
 
 
 @test
+def a_partial_run_merges_into_an_earlier_one():
+    dc = importlib.import_module("evals.device_check")
+    base = {"version": 1, "env": {"gpu": "A"}, "agent": {"as_expected": True},
+            "solutions": [{"name": "s1", "v": 1}, {"name": "s2", "v": 1}], "planted": [{"name": "p1", "v": 1}]}
+    new = {"version": 1, "env": {"gpu": "B"}, "agent": None,
+           "solutions": [{"name": "s2", "v": 2}, {"name": "s3", "v": 2}], "planted": []}
+    m = dc.merged(base, new)
+    assert m["solutions"] == [{"name": "s1", "v": 1}, {"name": "s2", "v": 2}, {"name": "s3", "v": 2}]
+    assert m["planted"] == base["planted"] and m["agent"] == base["agent"] and m["env"] == {"gpu": "A"}
+    assert m["rejudged"] == {"names": ["s2", "s3"], "env": {"gpu": "B"}}
+    assert base["solutions"][1]["v"] == 1  # the earlier run's record is not changed
+
+
+@test
 def layouts_pad_with_nan_when_torch_is_here():
     try:
         import torch

@@ -92,12 +92,12 @@ __device__ __forceinline__ uint4 scale8(uint4 v, uint4 w, float r) {
   return make_uint4(u[0], u[1], u[2], u[3]);
 }
 
-// The sum over a row's g threads (g a multiple of 32): shuffles within each
-// warp, then the row's warp sums through shared memory, added in one order.
+// The sum over a row's g threads (16, or a multiple of 32): shuffles within
+// the row's lanes (half a warp, or each warp), then the row's warp sums
+// through shared memory, added in one order.
 __device__ __forceinline__ float row_sum(float s, int g, int first_warp) {
-#pragma unroll
-  for (int o = 16; o; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-  if (g == 32) return s;
+  for (int o = (g < 32 ? g : 32) >> 1; o; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+  if (g <= 32) return s;
   __shared__ float part[32];
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = s;
   __syncthreads();
@@ -206,10 +206,12 @@ static void launch(const unsigned short* x, long long sx, const unsigned short* 
   // from a 16-byte boundary; else every element goes one by one.
   const bool vec = ((reinterpret_cast<size_t>(x) - reinterpret_cast<size_t>(y)) & 15) == 0 &&
                    (rows == 1 || ((sx - n) & 7) == 0);
-  // The fewest warps a row that hold it in kChunks chunks a thread: a warp
-  // for a short row (four rows a block), up to 16 for a long one; longer
-  // rows loop.
-  const int g = 32 * std::max(1, ((n >> 3) + 32 * kChunks - 1) / (32 * kChunks));
+  // The fewest threads a row that hold it in kChunks chunks a thread: half
+  // a warp for a short row (eight rows a block; at a warp a row, a row of
+  // 256 would give each thread one load in flight), else the fewest warps,
+  // up to 16; longer rows loop.
+  const int chunks = n >> 3;
+  const int g = chunks <= 16 * kChunks ? 16 : 32 * std::max(1, (chunks + 32 * kChunks - 1) / (32 * kChunks));
   if (vec && g <= 512) {
     const int per = g <= 64 ? 128 / g : 1;  // rows a block
     rms_resident<E, kOnePlus><<<(unsigned)((rows + per - 1) / per), g * per, 0, stream>>>(x, sx, w, y, (int)rows, n, g,
