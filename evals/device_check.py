@@ -92,7 +92,8 @@ def scripted_agent(log):
 def merged(base, new):
     """An earlier run's results with this run's entries in place of theirs
     (by name; new names after the others), this run's agent if it ran one,
-    and the names and environment of what this run judged again."""
+    and, added to the earlier run's list of them, the names and environment
+    of what this run judged again."""
     out = dict(base)
     for key in ("solutions", "planted"):
         mine = {e["name"]: e for e in new[key]}
@@ -100,7 +101,7 @@ def merged(base, new):
     if new["agent"] is not None:
         out["agent"] = new["agent"]
     again = [e["name"] for e in new["solutions"] + new["planted"]] + (["agent"] if new["agent"] else [])
-    out["rejudged"] = {"names": again, "env": new["env"]}
+    out["rejudged"] = base.get("rejudged", []) + [{"names": again, "env": new["env"]}]
     return out
 
 

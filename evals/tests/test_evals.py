@@ -697,8 +697,10 @@ def a_partial_run_merges_into_an_earlier_one():
     m = dc.merged(base, new)
     assert m["solutions"] == [{"name": "s1", "v": 1}, {"name": "s2", "v": 2}, {"name": "s3", "v": 2}]
     assert m["planted"] == base["planted"] and m["agent"] == base["agent"] and m["env"] == {"gpu": "A"}
-    assert m["rejudged"] == {"names": ["s2", "s3"], "env": {"gpu": "B"}}
+    assert m["rejudged"] == [{"names": ["s2", "s3"], "env": {"gpu": "B"}}]
     assert base["solutions"][1]["v"] == 1  # the earlier run's record is not changed
+    again = dc.merged(m, dict(new, solutions=[], agent={"as_expected": False}))
+    assert again["rejudged"] == m["rejudged"] + [{"names": ["agent"], "env": {"gpu": "B"}}]
 
 
 @test
