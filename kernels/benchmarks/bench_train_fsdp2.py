@@ -24,7 +24,8 @@ from harness import env_info, load_package  # noqa: E402
 STEPS, TIMED_FROM = 8, 3
 LR = 1e-4
 # ROTARY: the norms, the MLPs and the loss are patched; the rotary patch
-# holds no parameters for FSDP2 to shard, and is left out of this check.
+# holds no parameters for FSDP2 to shard, and is left out of this check,
+# and so is recompute (a checkpoint around each layer; see the text).
 
 
 def global_batch():
@@ -56,7 +57,7 @@ def train(model, batch, opt_step, grad_sq, reduce=lambda t: t):
 
 
 def one_gpu(lk):
-    model, _ = build(lk, True, rotary=False)  # see ROTARY
+    model, _ = build(lk, True, rotary=False, recompute=False)  # see ROTARY
     opt = MasterAdamW(model.parameters(), LR)
 
     def grad_sq():
@@ -68,7 +69,7 @@ def one_gpu(lk):
 def fsdp2(lk):
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
     rank, world = dist.get_rank(), dist.get_world_size()
-    model, _ = build(lk, True, rotary=False)  # see ROTARY
+    model, _ = build(lk, True, rotary=False, recompute=False)  # see ROTARY
     model.float()  # fp32 parameters: the master copy FSDP2 shards; bf16 for compute
     mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     for layer in model.model.layers:
