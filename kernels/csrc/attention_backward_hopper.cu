@@ -366,17 +366,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, int heads, int rows,
-                     int cols, const int64_t (&stride)[3], int box_rows) {
-  const int64_t eb = dtype_size(dt);
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2] * eb),
-                                 static_cast<cuuint64_t>(stride[1] * eb),
-                                 static_cast<cuuint64_t>(stride[0] * eb)};
-  return hopper::make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
-}
-
 // Whether the grid takes the key tiles with the most query tiles first:
 // under the causal mask, where the heaviest CTA carries at least a third of
 // an SM's share of the work.
@@ -407,10 +396,14 @@ cudaError_t launch(const AttentionBackwardParams& p, const attn_bwd::BwdArgs& a,
   if (err != cudaSuccess) return err;
   const AttentionParams& fp = p.fwd;
   CUtensorMap mq, mk, mv, mdo;
-  err = make_map(&mq, fp.dtype, fp.q, fp.batch, fp.q_heads, fp.seq_q, HD, fp.q_stride, kBlk);
-  if (err == cudaSuccess) err = make_map(&mk, fp.dtype, fp.k, fp.batch, fp.kv_heads, fp.seq_k, HD, fp.k_stride, kKeys);
-  if (err == cudaSuccess) err = make_map(&mv, fp.dtype, fp.v, fp.batch, fp.kv_heads, fp.seq_k, HD, fp.v_stride, kKeys);
-  if (err == cudaSuccess) err = make_map(&mdo, fp.dtype, p.dout, fp.batch, fp.q_heads, fp.seq_q, HD, p.do_stride, kBlk);
+  using hopper::make_tensor_map_sw128;
+  err = make_tensor_map_sw128(&mq, fp.dtype, fp.q, fp.batch, fp.q_heads, fp.seq_q, HD, fp.q_stride, kBlk);
+  if (err == cudaSuccess)
+    err = make_tensor_map_sw128(&mk, fp.dtype, fp.k, fp.batch, fp.kv_heads, fp.seq_k, HD, fp.k_stride, kKeys);
+  if (err == cudaSuccess)
+    err = make_tensor_map_sw128(&mv, fp.dtype, fp.v, fp.batch, fp.kv_heads, fp.seq_k, HD, fp.v_stride, kKeys);
+  if (err == cudaSuccess)
+    err = make_tensor_map_sw128(&mdo, fp.dtype, p.dout, fp.batch, fp.q_heads, fp.seq_q, HD, p.do_stride, kBlk);
   if (err != cudaSuccess) return err;
   const unsigned tiles = (fp.seq_k + kKeys - 1) / kKeys;
   const dim3 grid = heavy ? dim3(fp.kv_heads, fp.batch, tiles) : dim3(tiles, fp.kv_heads, fp.batch);

@@ -415,20 +415,6 @@ __global__ void __launch_bounds__(HopperTile<HD>::kThreads, 1)
 #endif
 }
 
-// A 4-d tensor map over [batch, heads, rows, cols] (strides in elements,
-// cols contiguous) whose TMA boxes are box_rows x 128 bytes, stored with
-// the 128-byte swizzle. Rows and columns past the end arrive as zeros.
-cudaError_t make_map(CUtensorMap* map, DType dt, const void* base, int batch, int heads, int rows,
-                     int64_t cols, const int64_t (&stride)[3], int box_rows) {
-  const int64_t eb = dtype_size(dt);
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2] * eb),
-                                 static_cast<cuuint64_t>(stride[1] * eb),
-                                 static_cast<cuuint64_t>(stride[0] * eb)};
-  return hopper::make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
-}
-
 template <typename T, int HD, bool CAUSAL, int SCHED, int FORM = kFormDefault, typename OutT = T>
 cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
   constexpr bool kFp8 = std::is_same_v<T, __nv_fp8_e4m3>;
@@ -439,17 +425,17 @@ cudaError_t launch(const AttentionParams& p, cudaStream_t stream) {
       allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemBytes<HD, FORM, EB>);
   if (attr_err != cudaSuccess) return attr_err;
   CUtensorMap mq, mk, mv;
-  cudaError_t err =
-      make_map(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride, Tile::kBM);
+  using hopper::make_tensor_map_sw128;
+  cudaError_t err = make_tensor_map_sw128(&mq, p.dtype, p.q, p.batch, p.q_heads, p.seq_q, HD, p.q_stride, Tile::kBM);
   if (err == cudaSuccess) {
-    err = make_map(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride, Tile::kBN);
+    err = make_tensor_map_sw128(&mk, p.dtype, p.k, p.batch, p.kv_heads, p.seq_k, HD, p.k_stride, Tile::kBN);
   }
   if (err == cudaSuccess) {
     // FP8's V is transposed: HD rows of the padded keys, loaded whole.
-    err = kFp8 ? make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, HD,
-                          fp8_attention_padded_keys(p.seq_k), p.v_stride, HD)
-               : make_map(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride,
-                          Tile::kBN);
+    err = kFp8 ? make_tensor_map_sw128(&mv, p.dtype, p.v, p.batch, p.kv_heads, HD,
+                                       fp8_attention_padded_keys(p.seq_k), p.v_stride, HD)
+               : make_tensor_map_sw128(&mv, p.dtype, p.v, p.batch, p.kv_heads, p.seq_k, HD, p.v_stride,
+                                       Tile::kBN);
   }
   if (err != cudaSuccess) return err;
   const DeviceInfo* d = nullptr;

@@ -97,6 +97,19 @@ inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void*
   return make_tensor_map_sw128(map, dt, base, 2, dims, strides, box_rows);
 }
 
+// The 4-d case, attention's operands: [batch, heads, rows, cols], cols
+// contiguous, `stride` the element strides of batch, heads and rows. Rows
+// and columns past the end arrive as zeros.
+inline cudaError_t make_tensor_map_sw128(CUtensorMap* map, DType dt, const void* base, int batch, int heads,
+                                         int64_t rows, int64_t cols, const int64_t (&stride)[3], int box_rows) {
+  const int64_t eb = dtype_size(dt);
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(stride[2] * eb), static_cast<cuuint64_t>(stride[1] * eb),
+                                 static_cast<cuuint64_t>(stride[0] * eb)};
+  return make_tensor_map_sw128(map, dt, base, 4, dims, strides, box_rows);
+}
+
 // Rows of the activation operand one copy brings into a tile of
 // `tile_rows` rows: all of them, or, for a product of fewer rows, M
 // rounded up to the 8-row atom of the 128-byte swizzle. The copy engine

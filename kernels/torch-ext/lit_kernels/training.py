@@ -157,7 +157,9 @@ def _patch_layer(layer) -> None:
     inner = layer.forward  # the class's, or another patch's
 
     def forward(*args, **kwargs):
-        if not torch.is_grad_enabled():
+        # no gradient recorded, or transformers' own checkpointing of the whole
+        # layer already on (which recomputes everything): nothing to add
+        if not torch.is_grad_enabled() or getattr(layer, "gradient_checkpointing", False):
             return inner(*args, **kwargs)
         # nothing recomputed draws random numbers (dropout's output is saved): no RNG state to stash
         return checkpoint(inner, *args, use_reentrant=False, context_fn=_recompute_contexts,
