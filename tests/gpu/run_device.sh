@@ -512,15 +512,18 @@ phase_sanitize() {
 # on its reference solutions (correct, and fast where the task asks) and
 # planted submissions (each caught by its guard), then a scripted agent
 # through the runner with --checker gpu; needs torch, Triton and
-# compute-sanitizer, not the package, so nothing is built. ONLY (names,
-# comma-separated) runs a subset. Writes $OUT/evals_$TAG.json (committed as
-# references/results/evals_h200.json) and $OUT/evals_$TAG.txt.
+# compute-sanitizer, not the package, so nothing is built. The whole run
+# takes about nine minutes on an H200: give it a call of its own
+# (DEADLINE=590). ONLY (names, comma-separated) runs a subset; MERGE (an
+# earlier results file) keeps what ONLY leaves out from it. Writes
+# $OUT/evals_$TAG.json (committed as references/results/evals_h200.json)
+# and $OUT/evals_$TAG.txt.
 phase_evals() {
   . tests/gpu/device_common.sh
   record_env "compute-sanitizer: $(command -v compute-sanitizer || echo none)"
-  L=$(limit 500)
+  L=$(limit 580)
   timeout "$L" python3 -m evals.device_check --out "$OUT/evals_$TAG.json" ${ONLY:+--only "$ONLY"} \
-    > "$LOGS/evals.txt" 2>&1
+    ${MERGE:+--merge "$MERGE"} > "$LOGS/evals.txt" 2>&1
   echo "evals rc=$? ($(el)s)"; grep -E "^(solution|planted|scripted|all as|not as)" "$LOGS/evals.txt"
   cp "$LOGS/evals.txt" "$OUT/evals_$TAG.txt"
 }
