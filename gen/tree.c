@@ -722,6 +722,35 @@ static int S_check_names(const lit_tree *t, const char *target, lit_diags *d) {
 
 void (*lit_tree_test_hook)(void) = NULL;
 
+/* The old copy, now the entry sname of folder pfd after the swap, checked
+ * again before it is deleted whole: between the first check and the swap
+ * a file may have been saved into the folder (an editor, another
+ * terminal), or a folder of other work put in its place, and the check
+ * approved neither. If it is no longer all lit's, the swap is undone (the
+ * folder goes back under base, the new copy is removed) and the install
+ * fails with what it found. Only a process already holding a descriptor
+ * or a current folder inside the old copy can add to it after this, as
+ * its name is now lit's hidden one. 0, or -1 reported. */
+static int S_recheck_old(const lit_tree *t, int pfd, const char *sname, const char *base, const char *oname,
+                         const char *target, const char *guard, int replace_edits, lit_diags *d) {
+  lit_diags *found = lit_diags_new();
+  int r = S_check_owned(t, pfd, sname, target, guard, replace_edits, found);
+  if (r == 0) {
+    lit_diags_free(found);
+    return 0;
+  }
+  int back = S_swap(pfd, sname, base, oname, target, d) == 0;
+  if (back) S_remove_at(pfd, sname); /* the new copy, this run's own */
+  lit_diag(d, LIT_ERROR, target, 0, 0,
+           "changed while lit was replacing it (what it holds is no longer all lit's): %s; run lit again once "
+           "nothing else writes there",
+           back ? "put back as it was, nothing replaced"
+                : "it could not be put back, so lit's new copy is in its place and the folder is kept beside it");
+  lit_diags_append(d, found);
+  lit_diags_free(found);
+  return -1;
+}
+
 int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int flags, lit_diags *d) {
   char *parent;
   const char *base;
@@ -774,6 +803,7 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
     goto out;
   }
   /* stage now holds the old copy. */
+  if (S_recheck_old(t, pfd, sname, base, oname, target, guard, flags & LIT_TREE_REPLACE_EDITS, d) != 0) goto out;
   int err = lit_fault_step();
   if (err || S_remove_at(pfd, sname) != 0) {
     lit_diag(d, LIT_ERROR, stage, 0, 0,

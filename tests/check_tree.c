@@ -544,6 +544,55 @@ START_TEST(test_tree_install_swapped_parent) {
 }
 END_TEST
 
+/* After the install checked what out holds: someone saves a file there
+ * (an editor, a second terminal), or puts a folder of other work in
+ * out's place. */
+static void S_add_file(void) { ck_write(S_hook_dir, "out/notes.txt", "mine"); }
+static void S_replace_out(void) {
+  char *out = lit_xasprintf("%s/out", S_hook_dir), *aside = lit_xasprintf("%s/out.lit", S_hook_dir);
+  ck_assert_int_eq(rename(out, aside), 0);
+  free(out);
+  free(aside);
+  ck_write(S_hook_dir, "out/precious.txt", "keep");
+}
+
+/* What the check approved is what the swap moves aside and deletes: a
+ * file that appears in the folder between the two, or a folder of other
+ * work put in its place, is not deleted with lit's old copy; the install
+ * is undone and says why. */
+static void S_check_race(void (*hook)(void), const char *rel, const char *text) {
+  char *dir = ck_tempdir();
+  char *out = lit_xasprintf("%s/out", dir);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
+  ck_assert_int_eq(lit_tree_install(&t, out, "a.html", 0, d), 0);
+  lit_tree t2 = LIT_TREE_INIT;
+  lit_tree_add(&t2, "a.html", lit_xstrdup("A2"), 2);
+  S_hook_dir = dir;
+  lit_tree_test_hook = hook;
+  int r = lit_tree_install(&t2, out, "a.html", 0, d);
+  lit_tree_test_hook = NULL;
+  ck_assert_int_eq(r, -1);
+  ck_assert_uint_ge(lit_diags_count(d, LIT_ERROR), 1);
+  char *kept = ck_read(dir, rel);
+  ck_assert_ptr_nonnull(kept);
+  ck_assert_str_eq(kept, text);
+  free(kept);
+  S_assert_no_staging(dir, dir);
+  lit_tree_free(&t);
+  lit_tree_free(&t2);
+  lit_diags_free(d);
+  free(out);
+  ck_rmtree(dir);
+}
+
+START_TEST(test_tree_install_file_added_meanwhile) { S_check_race(S_add_file, "out/notes.txt", "mine"); }
+END_TEST
+
+START_TEST(test_tree_install_folder_replaced_meanwhile) { S_check_race(S_replace_out, "out/precious.txt", "keep"); }
+END_TEST
+
 Suite *tree_suite(void) {
   Suite *s = suite_create("tree");
   TCase *tc = tcase_create("core");
@@ -558,6 +607,8 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_read_refuses_links);
   tcase_add_test(tc, test_tree_install_refuses_newline_names);
   tcase_add_test(tc, test_tree_install_swapped_parent);
+  tcase_add_test(tc, test_tree_install_file_added_meanwhile);
+  tcase_add_test(tc, test_tree_install_folder_replaced_meanwhile);
   suite_add_tcase(s, tc);
   return s;
 }
