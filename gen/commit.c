@@ -1,5 +1,4 @@
-#define _XOPEN_SOURCE 700 /* link, fchmod, fsync, kill */
-#define _DEFAULT_SOURCE   /* flock, O_NOFOLLOW */
+#define _GNU_SOURCE /* link, fchmod, fsync, kill, flock, O_NOFOLLOW, renameat2 */
 #include "commit.h"
 
 #include <errno.h>
@@ -34,6 +33,7 @@ typedef struct {
    * only when it holds exactly this: what lit put there. */
   char hash[LIT_HASH_HEX + 1];
   lit_file_id was; /* the target as its writer read it (lit_commit_expect); unknown: not checked */
+  int absent;      /* its writer found no file there (lit_commit_expect_absent): one now is not lit's */
 } S_item;
 
 /* A name proves nothing: anyone can make a file called ".lit-tmp-123-0",
@@ -449,7 +449,7 @@ int lit_commit_open(lit_commit *c, const char *rel, int *fd) {
     return err;
   }
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
-  c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL, "", {0}};
+  c->items[c->n++] = (S_item){S_NEW, lit_xstrdup(rel), temp, NULL, "", {0}, 0};
   return 0;
 }
 
@@ -499,8 +499,17 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err) {
 
 int lit_commit_expect(lit_commit *c, const char *rel, const lit_file_id *was) {
   for (size_t i = c->n; i-- > 0;)
-    if (c->items[i].kind != S_REMOVE && strcmp(c->items[i].final, rel) == 0) {
+    if (strcmp(c->items[i].final, rel) == 0) {
       c->items[i].was = *was;
+      return 0;
+    }
+  return ENOENT;
+}
+
+int lit_commit_expect_absent(lit_commit *c, const char *rel) {
+  for (size_t i = c->n; i-- > 0;)
+    if (c->items[i].kind == S_NEW && strcmp(c->items[i].final, rel) == 0) {
+      c->items[i].absent = 1;
       return 0;
     }
   return ENOENT;
@@ -508,7 +517,7 @@ int lit_commit_expect(lit_commit *c, const char *rel, const lit_file_id *was) {
 
 void lit_commit_remove(lit_commit *c, const char *rel) {
   c->items = lit_grow(c->items, &c->cap, c->n + 1, sizeof(S_item));
-  c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL, "", {0}};
+  c->items[c->n++] = (S_item){S_REMOVE, lit_xstrdup(rel), NULL, NULL, "", {0}, 0};
 }
 
 int lit_commit_journal_error(const lit_commit *c) { return c->journal_err; }
@@ -642,6 +651,23 @@ static void S_report(lit_diags *d, const char *rel, const char *what, int err) {
   lit_diag(d, LIT_ERROR, rel, 0, 0, "cannot %s: %s; every file is left as it was", what, strerror(err));
 }
 
+/* Renames the staged copy temp over final, both in folder fd; where
+ * final must be new (its writer found none, and the plan too), never over
+ * a file made there since: renameat2's RENAME_NOREPLACE fails with EEXIST
+ * instead. A file system without it (EINVAL) gets a plain rename: the
+ * plan's check just before still stands. 0, or -1 and errno. */
+static int S_rename_into(int fd, const char *temp, const char *final, int must_be_new) {
+#ifdef RENAME_NOREPLACE
+  if (must_be_new) {
+    if (renameat2(fd, temp, fd, final, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+  }
+#else
+  (void)must_be_new;
+#endif
+  return renameat(fd, temp, fd, final);
+}
+
 /* Decides what each item does and writes the plan into the journal, ended
  * by "commit": from then on an undo puts back the old copies. 0, or -1
  * reported with nothing changed yet. */
@@ -659,6 +685,15 @@ static int S_plan(lit_commit *c, lit_diags *d) {
                S_ISDIR(st.st_mode)   ? "folder"
                : S_ISLNK(st.st_mode) ? "symbolic link"
                                      : "special file");
+      return -1;
+    }
+    if (it->absent && exists) {
+      /* Made since its writer looked: nothing vouches that it is lit's to
+       * replace (the writer would have refused it), and the old copy the
+       * commit would keep goes once the run is done. */
+      lit_diag(d, LIT_ERROR, it->final, 0, 0,
+               "this file appeared while lit ran (saved from an editor?), where lit found none; every file is "
+               "left as it was: run again to compare it");
       return -1;
     }
     if (it->kind == S_NEW && exists) it->kind = S_REPLACE;
@@ -715,8 +750,8 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     }
     struct stat st;
     if (err == ENOENT) {
-      err = 0; /* the target is gone already: there is nothing to keep */
-      changed = it->was.known;
+      err = 0;                                         /* the target is gone already: there is nothing to keep */
+      changed = it->was.known && it->kind != S_REMOVE; /* a file to remove that is gone loses nothing */
     } else if (!err) {
       /* the old copy's proof, noted before anything else can stop the run */
       err = fstatat(pfd, backup, &st, AT_SYMLINK_NOFOLLOW) != 0 ? errno : S_note_made(c, it->backup, &st, 1);
@@ -742,7 +777,7 @@ lit_status lit_commit_run(lit_commit *c, size_t *removed, lit_diags *d) {
     const int pfd = err ? -1 : S_parent_fd(c, it->final);
     if (it->kind != S_REMOVE) {
       if (!err && pfd < 0) err = errno;
-      if (!err && renameat(pfd, S_base(it->temp), pfd, final) != 0) err = errno;
+      if (!err && S_rename_into(pfd, S_base(it->temp), final, it->kind == S_NEW && it->absent) != 0) err = errno;
       what = "move the new content into place";
     } else {
       if (!err && pfd < 0 && errno != ENOENT) err = errno; /* no folder: the file is gone already */
@@ -957,11 +992,11 @@ static int S_journal_parse(char *text, S_journal *j) {
     } else {
       S_item it;
       if (strcmp(f[0], "new") == 0 && k == 3)
-        it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL, "", {0}};
+        it = (S_item){S_NEW, lit_xstrdup(f[2]), lit_xstrdup(f[1]), NULL, "", {0}, 0};
       else if (strcmp(f[0], "replace") == 0 && k == 4)
-        it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3]), "", {0}};
+        it = (S_item){S_REPLACE, lit_xstrdup(f[2]), lit_xstrdup(f[1]), lit_xstrdup(f[3]), "", {0}, 0};
       else if (strcmp(f[0], "remove") == 0 && k == 3)
-        it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2]), "", {0}};
+        it = (S_item){S_REMOVE, lit_xstrdup(f[1]), NULL, lit_xstrdup(f[2]), "", {0}, 0};
       else
         return -1;
       memcpy(it.hash, hash, strlen(hash) + 1);

@@ -55,11 +55,17 @@ int lit_commit_close(lit_commit *c, int fd, int exec, int write_err);
 /* Adds a file to remove. */
 void lit_commit_remove(lit_commit *c, const char *rel);
 /* The file a staged copy for rel replaces must still be the one `was`
- * describes when its old copy is kept (a document lit stitch read, which
- * an editor may have saved since): else the run stops, every file left as
- * it was. Call after the copy for rel has joined the commit; 0, or ENOENT
+ * describes when its old copy is kept (a document lit stitch read, or a
+ * generated file lit tangle hashed, which an editor may have saved since);
+ * so must a file lit_commit_remove removes: else the run stops, every file
+ * left as it was. Call after the copy for rel has joined the commit; 0, or ENOENT
  * when it has not. */
 int lit_commit_expect(lit_commit *c, const char *rel, const lit_file_id *was);
+/* The staged copy for rel is a new file: its writer found none there. A
+ * file there when the commit runs (saved meanwhile by someone else) stops
+ * the run, every file left as it was, rather than be replaced. Call after
+ * the copy has joined the commit; 0, or ENOENT when it has not. */
+int lit_commit_expect_absent(lit_commit *c, const char *rel);
 /* The errno that stopped the journal from being begun (the last open
  * failed because of it, not because of its own file), or 0. */
 int lit_commit_journal_error(const lit_commit *c);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -58,11 +59,15 @@ int lit_hash_fd(int fd, char hex[LIT_HASH_HEX + 1]) {
   return err;
 }
 
-int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]) {
+int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]) { return lit_hash_file_id(path, hex, NULL); }
+
+int lit_hash_file_id(const char *path, char hex[LIT_HASH_HEX + 1], lit_file_id *id) {
   struct stat st;
   int open_err = 0;
+  if (id) memset(id, 0, sizeof *id);
   FILE *f = lit_open_regular(path, &st, &open_err); /* a FIFO would wait for a writer */
   if (!f) return open_err;
+  if (id) lit_file_id_of(&st, id);       /* as opened: a save while it is read changes the time */
   int err = lit_hash_fd(fileno(f), hex); /* nothing read through f yet: its buffer is empty */
   fclose(f);
   return err;

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "util.h" /* lit_file_id */
+
 #define LIT_HASH_HEX 32
 
 /* Writes LIT_HASH_HEX lowercase hex digits and a NUL into hex. */
@@ -24,6 +26,10 @@ void lit_hasher_finish(lit_hasher *h, char hex[LIT_HASH_HEX + 1]);
 /* Hashes a whole file; returns 0, an errno, or LIT_ENOTREG for a FIFO, a
  * device or a socket (never waited on). */
 int lit_hash_file(const char *path, char hex[LIT_HASH_HEX + 1]);
+/* The same, and the file's identity when it was opened into *id (NULL:
+ * not wanted; unknown when it cannot be opened): what lit_commit_expect
+ * holds the file to when the commit replaces or removes it. */
+int lit_hash_file_id(const char *path, char hex[LIT_HASH_HEX + 1], lit_file_id *id);
 /* Hashes what is left to read on fd (the caller's: it stays open); returns 0
  * or an errno. */
 int lit_hash_fd(int fd, char hex[LIT_HASH_HEX + 1]);

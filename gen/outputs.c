@@ -154,7 +154,8 @@ static void S_file(S_run *r, const lit_file *f) {
   S_block_loc(f, &doc, &line, &col);
   char fresh[LIT_HASH_HEX + 1] = "", disk[LIT_HASH_HEX + 1] = ""; /* set on every path, even a failed stage */
   char *full = lit_path_join(r->p->root, f->path);
-  int read_err = lit_hash_file(full, disk);
+  lit_file_id was; /* the file compared: the commit replaces only that one */
+  int read_err = lit_hash_file_id(full, disk, &was);
   free(full);
   int exists = read_err == 0;
   if (read_err && read_err != ENOENT) {
@@ -169,6 +170,7 @@ static void S_file(S_run *r, const lit_file *f) {
       S_write_error(r->p, r->t, doc, line, col, f->path, err, d);
       r->failed = r->stopped = 1;
     } else {
+      lit_commit_expect_absent(r->t, f->path); /* a file saved there meanwhile is not lit's */
       r->st.written++;
     }
     lit_record_set(&r->next, f->path, fresh);
@@ -238,6 +240,7 @@ static void S_file(S_run *r, const lit_file *f) {
       S_write_error(r->p, r->t, doc, line, col, f->path, err, d);
       r->failed = r->stopped = 1;
     } else {
+      lit_commit_expect(r->t, f->path, &was); /* a save since it was compared is not lit's to replace */
       r->st.written++;
     }
   }
@@ -289,7 +292,8 @@ static void S_orphans(S_run *r) {
     }
     char *full = lit_path_join(p->root, e->path);
     char h[LIT_HASH_HEX + 1];
-    int err = lit_hash_file(full, h);
+    lit_file_id was;
+    int err = lit_hash_file_id(full, h, &was);
     if (err == ENOENT) {
       if (o->check) {
         lit_diag(d, LIT_ERROR, p->record_path, e->line, 1, "'%s' is in the record but no document writes it (run %s)",
@@ -309,6 +313,7 @@ static void S_orphans(S_run *r) {
         r->differs = 1;
       } else {
         lit_commit_remove(r->t, e->path);
+        lit_commit_expect(r->t, e->path, &was); /* removed only as compared: not an edit saved since */
         r->removed = lit_xrealloc(r->removed, (r->nremoved + 1) * sizeof(char *));
         r->removed[r->nremoved++] = lit_xstrdup(e->path);
       }
@@ -379,10 +384,13 @@ void lit_outputs_prune_dirs(const char *root, const char *rel, char *const *root
   free(dir);
 }
 
+void (*lit_outputs_test_hook)(void) = NULL;
+
 /* What the run comes to: under --check, the differences; else the commit. */
 static lit_status S_commit(S_run *r) {
   if (r->o->check) return r->failed && !r->differs ? LIT_FAILED : r->differs ? LIT_DIFFERS : LIT_OK;
   if (r->failed) return LIT_FAILED;
+  if (lit_outputs_test_hook) lit_outputs_test_hook();
   lit_status result = lit_commit_run(r->t, &r->st.removed, r->d);
   if (result != LIT_OK) {
     r->st.written = 0;

@@ -35,6 +35,10 @@ int lit_outputs_recover(const lit_project *p, lit_diags *d);
 /* Runs the transaction; reports through d. LIT_DIFFERS only under --check;
  * LIT_FAILED: nothing was written. */
 lit_status lit_outputs_run(const lit_project *p, const lit_outputs_opts *o, lit_outputs_stats *stats, lit_diags *d);
+/* For the tests only: called in lit_outputs_run after every file was
+ * compared with the disk and staged, just before the commit (NULL, the
+ * default: nothing), so that a test can save a file meanwhile. */
+extern void (*lit_outputs_test_hook)(void);
 
 /* Removes the folders that rel's removal left empty, from rel's own up to
  * but not including its output folder (one of roots), each through its

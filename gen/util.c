@@ -250,7 +250,7 @@ FILE *lit_open_regular(const char *path, struct stat *st, int *err) {
   return f;
 }
 
-static void S_file_id(const struct stat *st, lit_file_id *id) {
+void lit_file_id_of(const struct stat *st, lit_file_id *id) {
   id->dev = (unsigned long long)st->st_dev;
   id->ino = (unsigned long long)st->st_ino;
   id->size = (long long)st->st_size;
@@ -261,7 +261,7 @@ static void S_file_id(const struct stat *st, lit_file_id *id) {
 
 int lit_file_id_same(const lit_file_id *id, const struct stat *st) {
   lit_file_id now;
-  S_file_id(st, &now);
+  lit_file_id_of(st, &now);
   return id->known && now.dev == id->dev && now.ino == id->ino && now.size == id->size &&
          now.mtime_sec == id->mtime_sec && now.mtime_nsec == id->mtime_nsec;
 }
@@ -285,7 +285,7 @@ int lit_read_file_id(const char *path, lit_buf *out, lit_file_id *id) {
   if (id) memset(id, 0, sizeof *id);
   FILE *f = lit_open_regular(path, &st, &bad);
   if (!f) return bad;
-  if (id) S_file_id(&st, id);
+  if (id) lit_file_id_of(&st, id);
   /* One allocation of the file's size, then one read: large documents are
    * read at memory speed without regrowing the buffer. */
   if (st.st_size > 0) {

@@ -95,6 +95,8 @@ typedef struct {
 int lit_read_file_id(const char *path, lit_buf *out, lit_file_id *id);
 /* Whether st (an lstat or fstat) is the file id describes, unchanged. */
 struct stat;
+/* The identity of the file st (an lstat or fstat) describes, as it is now. */
+void lit_file_id_of(const struct stat *st, lit_file_id *id);
 int lit_file_id_same(const lit_file_id *id, const struct stat *st);
 /* Opens a regular file for reading (the caller fcloses it), its status in
  * *st; NULL with *err an errno, EISDIR, or LIT_ENOTREG for a FIFO, device

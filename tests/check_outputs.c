@@ -294,6 +294,59 @@ START_TEST(test_orphans) {
 }
 END_TEST
 
+/* The project folder the hooks below work in, and what they write where. */
+static const char *S_hook_dir, *S_hook_rel, *S_hook_text;
+
+/* After the run compared each file with the disk, before its commit: a
+ * file saved there meanwhile (an editor, a second terminal). */
+static void S_save_meanwhile(void) { ck_write(S_hook_dir, S_hook_rel, S_hook_text); }
+
+/* Runs lit tangle on dir with the hook writing text to rel: the run must
+ * fail, say that the file changed, and leave it as saved. */
+static void S_assert_saved_kept(char *dir, const char *rel, const char *text) {
+  S_hook_dir = dir;
+  S_hook_rel = rel;
+  S_hook_text = text;
+  lit_outputs_test_hook = S_save_meanwhile;
+  S_outcome r = S_run(dir, 0, 0);
+  lit_outputs_test_hook = NULL;
+  ck_assert_int_eq(r.result, LIT_FAILED);
+  ck_assert_msg(strstr(r.diags, rel) != NULL, "no message names %s: %s", rel, r.diags);
+  free(r.diags);
+  char *kept = ck_read(dir, rel);
+  ck_assert_ptr_nonnull(kept);
+  ck_assert_str_eq(kept, text);
+  free(kept);
+  ck_assert_int_eq(S_count_named(dir, ".lit-"), 0);
+}
+
+/* What the run compared is what the commit replaces or removes: a file
+ * that appears where lit found none, or a file saved after lit hashed it
+ * (one it replaces, or an orphan it removes), is someone else's work, and
+ * the commit stops with every file as it was rather than take it. */
+START_TEST(test_file_saved_during_run) {
+  char *dir = S_project();
+  S_assert_saved_kept(dir, "out/a.c", "mine\n"); /* a new file, made by someone else meanwhile */
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_FAILED); /* and then refused as not lit's, as ever */
+  free(r.diags);
+  char *path = lit_xasprintf("%s/out/a.c", dir);
+  ck_assert_int_eq(unlink(path), 0);
+  free(path);
+  r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
+  free(r.diags);
+  ck_write(dir, "index.md", INDEX_A "```{.c file=out/b.c}\nint b = 5;\n```\n");
+  S_assert_saved_kept(dir, "out/b.c", "edited meanwhile\n"); /* a stale file lit replaces */
+  r = S_run(dir, 0, 1);
+  ck_assert_int_eq(r.result, LIT_OK);
+  free(r.diags);
+  ck_write(dir, "index.md", INDEX_A); /* out/b.c is an orphan now */
+  S_assert_saved_kept(dir, "out/b.c", "edited too\n");
+  ck_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_failed_write) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 0, 0);
@@ -370,6 +423,7 @@ Suite *outputs_suite(void) {
   tcase_add_test(tc, test_failed_write);
   tcase_add_test(tc, test_failed_write_new_folders);
   tcase_add_test(tc, test_executable_script);
+  tcase_add_test(tc, test_file_saved_during_run);
   suite_add_tcase(s, tc);
   return s;
 }
