@@ -880,11 +880,20 @@ static int S_refuse_special(const char *path, const struct stat *st, lit_diags *
   return -1;
 }
 
-static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags *d) {
-  char *full = rel[0] ? lit_xasprintf("%s/%s", root, rel) : lit_xstrdup(root);
-  DIR *dh = opendir(full);
+void (*lit_tree_read_hook)(const char *path) = NULL;
+
+/* Adds the files under rel (the folder fd holds open; root/rel its path,
+ * for messages) to t. Every entry is looked at and opened through its
+ * folder's descriptor, never through a link (O_NOFOLLOW): an entry swapped
+ * for a link after it was looked at is refused, not followed to a file or
+ * a folder outside what is read. Takes fd (closes it). 0, or -1 reported. */
+static int S_read_dir(lit_tree *t, int fd, const char *root, const char *rel, lit_diags *d) {
+  DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
   if (!dh) {
-    lit_diag(d, LIT_ERROR, full, 0, 0, "cannot read this folder: %s", strerror(errno));
+    int err = errno;
+    if (fd >= 0) close(fd);
+    char *full = rel[0] ? lit_xasprintf("%s/%s", root, rel) : lit_xstrdup(root);
+    lit_diag(d, LIT_ERROR, full, 0, 0, "cannot read this folder: %s", strerror(err));
     free(full);
     return -1;
   }
@@ -896,14 +905,20 @@ static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags 
     char *sub = rel[0] ? lit_xasprintf("%s/%s", rel, e->d_name) : lit_xstrdup(e->d_name);
     char *path = lit_xasprintf("%s/%s", root, sub);
     struct stat st;
-    if (lstat(path, &st) != 0) {
+    if (fstatat(dirfd(dh), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       lit_diag(d, LIT_ERROR, path, 0, 0, "cannot stat: %s", strerror(errno));
       status = -1;
+    } else if (lit_tree_read_hook) {
+      lit_tree_read_hook(path);
+    }
+    if (status != 0) {
+      /* reported above */
     } else if (S_ISDIR(st.st_mode)) {
-      status = S_read_dir(t, root, sub, d);
+      status =
+          S_read_dir(t, openat(dirfd(dh), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), root, sub, d);
     } else if (S_ISREG(st.st_mode)) {
       lit_buf b = LIT_BUF_INIT;
-      int err = lit_read_file(path, &b);
+      int err = S_read_at(dirfd(dh), e->d_name, &b);
       if (err) {
         lit_diag(d, LIT_ERROR, path, 0, 0, "cannot read: %s", lit_strerror(err));
         lit_buf_free(&b);
@@ -920,11 +935,14 @@ static int S_read_dir(lit_tree *t, const char *root, const char *rel, lit_diags 
     free(path);
   }
   closedir(dh);
-  free(full);
   return status;
 }
 
-int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d) { return S_read_dir(t, dir, "", d); }
+/* The folder itself is opened as named (a --from that is a link to a
+ * bundle is the user's word); what is inside it never through a link. */
+int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d) {
+  return S_read_dir(t, open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dir, "", d);
+}
 
 int lit_tree_check_inside(const char *dir, lit_diags *d) {
   char here[PATH_MAX], real[PATH_MAX], to[PATH_MAX];

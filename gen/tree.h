@@ -118,5 +118,9 @@ size_t lit_tree_compare(const lit_tree *t, const char *dir, lit_diags *d);
  * neither a regular file nor a folder (a symbolic link above all, which it
  * never follows: lit skill install copies a bundle whole or not at all). */
 int lit_tree_read(lit_tree *t, const char *dir, lit_diags *d);
+/* For the tests only: called by lit_tree_read with each entry's path
+ * after it was looked at and before it is read (NULL, the default:
+ * nothing), so that a test can swap it for a link in between. */
+extern void (*lit_tree_read_hook)(const char *path);
 
 #endif

@@ -447,6 +447,58 @@ START_TEST(test_tree_read_refuses_links) {
 }
 END_TEST
 
+/* The scratch folder the read hook below works in. */
+static const char *S_read_dir_at;
+
+/* After lit_tree_read looked at an entry and before it reads it: a
+ * bundle's SKILL.md becomes a link to a secret file outside it, or the
+ * scripts folder of bundle b2 a link to a folder outside it. */
+static void S_swap_entry(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (strcmp(slash, "/SKILL.md") == 0) {
+    ck_assert_int_eq(unlink(path), 0);
+    char *secret = lit_xasprintf("%s/secret", S_read_dir_at);
+    ck_assert_int_eq(symlink(secret, path), 0);
+    free(secret);
+  } else if (strcmp(slash, "/scripts") == 0) {
+    ck_swap_for_link(S_read_dir_at, "b2/scripts", "scripts.real", "../outside");
+  }
+}
+
+/* Reads dir/name with S_swap_entry as the hook: refused, and nothing
+ * read from outside the bundle. */
+static void S_read_swapped(const char *dir, const char *name) {
+  char *bundle = lit_xasprintf("%s/%s", dir, name);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  S_read_dir_at = dir;
+  lit_tree_read_hook = S_swap_entry;
+  int r = lit_tree_read(&t, bundle, d);
+  lit_tree_read_hook = NULL;
+  ck_assert_int_eq(r, -1);
+  ck_assert_uint_ge(lit_diags_count(d, LIT_ERROR), 1);
+  for (size_t i = 0; i < t.n; i++)
+    ck_assert_msg(strstr(t.files[i].data, "outside") == NULL, "%s was read from outside", t.files[i].path);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  free(bundle);
+}
+
+/* What lit_tree_read looked at is what it reads: an entry swapped for a
+ * link in between is refused, not followed (lit skill install would copy
+ * a file or a folder from outside the bundle into the installed skill). */
+START_TEST(test_tree_read_swapped_for_link) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "b1/SKILL.md", "---\nname: b\n---\n");
+  ck_write(dir, "b2/scripts/run.py", "print(1)\n");
+  ck_write(dir, "secret", "outside the bundle");
+  ck_write(dir, "outside/key.txt", "outside the bundle too");
+  S_read_swapped(dir, "b1");
+  S_read_swapped(dir, "b2");
+  ck_rmtree(dir);
+}
+END_TEST
+
 /* A name holding a newline cannot be a line of the manifest: written, it
  * split into two lines that vouched for neither, and the next install
  * refused the folder as not lit's. Refused before anything is made. */
@@ -605,6 +657,7 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_leftovers_checked);
   tcase_add_test(tc, test_tree_leftovers_listed);
   tcase_add_test(tc, test_tree_read_refuses_links);
+  tcase_add_test(tc, test_tree_read_swapped_for_link);
   tcase_add_test(tc, test_tree_install_refuses_newline_names);
   tcase_add_test(tc, test_tree_install_swapped_parent);
   tcase_add_test(tc, test_tree_install_file_added_meanwhile);
