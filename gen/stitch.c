@@ -26,11 +26,12 @@ typedef struct {
   const lit_file *f;
   lit_buf disk; /* the file as the user left it */
   char disk_hash[LIT_HASH_HEX + 1];
-  lit_genfile g;      /* the tangle whose hash the record holds */
-  size_t ntl;         /* the lines of g.text */
-  lit_text_diff diff; /* from g.text to disk; its lines of disk hold every hunk's new lines */
-  lit_genfile after;  /* the stitched documents' tangle */
-  int rewrite;        /* only its #line numbers differ from disk: the stitch writes it too */
+  lit_file_id disk_id; /* the file disk was read from, as it was: all a rewrite may replace */
+  lit_genfile g;       /* the tangle whose hash the record holds */
+  size_t ntl;          /* the lines of g.text */
+  lit_text_diff diff;  /* from g.text to disk; its lines of disk hold every hunk's new lines */
+  lit_genfile after;   /* the stitched documents' tangle */
+  int rewrite;         /* only its #line numbers differ from disk: the stitch writes it too */
 } S_target;
 
 /* One change to one block, from one hunk. */
@@ -451,7 +452,8 @@ typedef struct {
   const lit_file *f;
   char *full; /* the file's path */
   lit_buf disk;
-  int err; /* of the read */
+  lit_file_id id; /* the file read, as it was then */
+  int err;        /* of the read */
   char hash[LIT_HASH_HEX + 1];
   const char *want; /* the record's hash of it, or NULL */
   int tangle;       /* 1: tangle it too */
@@ -464,7 +466,7 @@ typedef struct {
 static void S_read_work(void *ctx, size_t i) {
   S_read_job *j = ctx;
   if (i == 0) {
-    j->err = lit_read_file(j->full, &j->disk);
+    j->err = lit_read_file_id(j->full, &j->disk, &j->id);
     if (!j->err) lit_hash_hex(j->disk.data ? j->disk.data : "", j->disk.len, j->hash);
   } else {
     const char *want[1] = {j->want};
@@ -500,6 +502,7 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
     j.disk = ah->disk;
     j.room = ah->room;
     memcpy(j.hash, ah->hash, sizeof j.hash);
+    lit_file_id_of(&st, &j.id); /* the same file as read ahead (S_ahead_take compared them) */
     memset(&ah->disk, 0, sizeof ah->disk);
     memset(&ah->room, 0, sizeof ah->room);
     S_read_work(&j, 1);
@@ -564,6 +567,7 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
     return;
   }
   t.disk = disk;
+  t.disk_id = j.id;
   memcpy(t.disk_hash, hash, sizeof hash);
   r->t = lit_grow(r->t, &r->tcap, r->nt + 1, sizeof *r->t);
   r->t[r->nt++] = t;
@@ -907,6 +911,8 @@ static void S_overlap_job(void *ctx, size_t i) {
     }
 }
 
+void (*lit_stitch_test_hook)(void) = NULL;
+
 /* With the changed documents staged in c (or err from staging them),
  * stages the files whose #line numbers moved and the record, and commits
  * them: all, or none. */
@@ -915,6 +921,8 @@ static void S_commit(S_run *r, lit_commit *c, int err, size_t err_doc) {
   if (err) S_write_error(r, c, p->docs[err_doc]->src.path, err);
   for (size_t i = 0; i < r->nt && !r->failed; i++) {
     int err = r->t[i].rewrite ? S_stage(c, r->t[i].f->path, &r->t[i].after.text) : 0;
+    /* written again only as it was read: a save since is the user's */
+    if (!err && r->t[i].rewrite) err = lit_commit_expect(c, r->t[i].f->path, &r->t[i].disk_id);
     if (err) S_write_error(r, c, r->t[i].f->path, err);
   }
   lit_buf old_text = LIT_BUF_INIT, new_text = LIT_BUF_INIT;
@@ -928,6 +936,7 @@ static void S_commit(S_run *r, lit_commit *c, int err, size_t err_doc) {
   }
   lit_buf_free(&old_text);
   lit_buf_free(&new_text);
+  if (!r->failed && lit_stitch_test_hook) lit_stitch_test_hook();
   if (!r->failed && lit_commit_run(c, NULL, r->d) != LIT_OK) r->failed = 1;
 }
 

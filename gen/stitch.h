@@ -52,6 +52,10 @@ typedef struct {
  * there was nothing to stitch); LIT_FAILED, or LIT_USAGE for a file the
  * project does not generate, with no document changed. */
 lit_status lit_stitch_run(const lit_project *p, const lit_stitch_opts *o, lit_diags *d);
+/* For the tests only: called once the stitch is staged, just before its
+ * commit (NULL, the default: nothing), so that a test can save a file
+ * meanwhile. */
+extern void (*lit_stitch_test_hook)(void);
 
 /* The files named to lit stitch, read ahead on a thread of their own while
  * the project loads (which reads its documents on one core, leaving the

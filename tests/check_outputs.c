@@ -6,6 +6,7 @@
 #include <utime.h>
 
 #include "outputs.h"
+#include "stitch.h"
 
 #define INDEX_A "---\ntangle-roots: out\n---\n1. [A](a.md)\n\n```{.c file=out/a.c}\n<<a>>\n```\n\n"
 #define INDEX_B "```{.c file=out/b.c}\nint b;\n```\n"
@@ -347,6 +348,54 @@ START_TEST(test_file_saved_during_run) {
 }
 END_TEST
 
+/* A stitch that must write the generated file again (its #line numbers
+ * moved) writes it only as it read it: the file saved again while the
+ * stitch ran is kept, and no document changes. */
+#define STITCH_INDEX                                                                                                   \
+  "---\ntangle-roots: out\ntangle-line-directives: true\n---\n```{.c file=out/s.c}\nint a;\n<<b>>\n```\n\n"           \
+  "```{.c #b}\nint b;\n```\n"
+
+START_TEST(test_stitch_file_saved_during_run) {
+  char *dir = ck_tempdir();
+  ck_write(dir, "index.md", STITCH_INDEX);
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
+  free(r.diags);
+  char *gen = ck_read(dir, "out/s.c");
+  char *at = strstr(gen, "int a;\n");
+  ck_assert_ptr_nonnull(at);
+  lit_buf edited = LIT_BUF_INIT; /* a line added at the end of the file's own block */
+  lit_buf_put(&edited, gen, (size_t)(at - gen) + 7);
+  lit_buf_puts(&edited, "int a2;\n");
+  lit_buf_puts(&edited, at + 7);
+  ck_write(dir, "out/s.c", edited.data);
+  lit_buf_free(&edited);
+  free(gen);
+  S_hook_dir = dir;
+  S_hook_rel = "out/s.c";
+  S_hook_text = "saved again\n";
+  lit_stitch_test_hook = S_save_meanwhile;
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(dir, "index.md", d);
+  ck_assert_ptr_nonnull(p);
+  lit_stitch_opts o = {NULL, 0, 1};
+  lit_status st = lit_stitch_run(p, &o, d);
+  lit_stitch_test_hook = NULL;
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(st == LIT_FAILED, "the stitch went through: %s", msgs);
+  ck_assert_msg(strstr(msgs, "out/s.c") != NULL, "%s", msgs);
+  free(msgs);
+  lit_project_free(p);
+  lit_diags_free(d);
+  char *kept = ck_read(dir, "out/s.c"), *index = ck_read(dir, "index.md");
+  ck_assert_str_eq(kept, "saved again\n");
+  ck_assert_str_eq(index, STITCH_INDEX);
+  free(kept);
+  free(index);
+  ck_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_failed_write) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 0, 0);
@@ -424,6 +473,7 @@ Suite *outputs_suite(void) {
   tcase_add_test(tc, test_failed_write_new_folders);
   tcase_add_test(tc, test_executable_script);
   tcase_add_test(tc, test_file_saved_during_run);
+  tcase_add_test(tc, test_stitch_file_saved_during_run);
   suite_add_tcase(s, tc);
   return s;
 }
