@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "source.h"
@@ -36,6 +37,8 @@ static void S_drop_tangle_note(lit_buf *b, const char *command) {
   }
   free(note);
 }
+
+void (*lit_skill_assets_test_hook)(const char *path) = NULL;
 
 /* The index of the tree's file at path, or -1. */
 static long S_find(const lit_tree *tree, const char *path) {
@@ -81,6 +84,19 @@ static int S_glob_inside(const char *root_real, const char *pattern, glob_t *g, 
   *refused = S_glob_refused;
   S_glob_root_real = NULL;
   return rc;
+}
+
+/* Reads rel, a regular file, whole into *out, opened beneath the project
+ * (root_real) in one step, not by the name just checked: a link swapped in
+ * since could lead out of it. 0, an errno (EXDEV: it now leads out), or
+ * LIT_ENOTREG. */
+static int S_read_beneath(const char *root_real, const char *rel, lit_buf *out) {
+  int fd = lit_path_open_beneath(root_real, rel);
+  if (fd < 0) return errno;
+  struct stat st;
+  int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? LIT_ENOTREG : lit_read_fd(fd, out);
+  close(fd);
+  return err;
 }
 
 /* skill-assets-files: DEST=PATTERN ... (project-relative glob patterns):
@@ -138,7 +154,9 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
          * newline there would split it into two lines that vouch for
          * neither, and the next weave would refuse its own folder. */
         const char *bad = why ? NULL : lit_path_check_name(rel);
-        int err = why || bad ? 0 : lit_read_file(g.gl_pathv[k], &b);
+        if (!why && !bad && lit_skill_assets_test_hook) lit_skill_assets_test_hook(g.gl_pathv[k]);
+        int err = why || bad ? 0 : S_read_beneath(root_real, rel, &b);
+        if (err == EXDEV) why = "it is reached through a symbolic link that leads outside the project";
         if (bad) {
           lit_diag(d, LIT_ERROR, ix->path, line, 1,
                    "skill-assets-files: '%s' matches %s, whose name holds %s: lit ships no such name; rename the file",

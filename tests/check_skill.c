@@ -1,6 +1,8 @@
 /* check_skill.c: the Agent Skills rules and the bundle lit skill builds. */
 #include "check_lit.h"
 
+#include "skill_assets.h"
+
 #include "skill.h"
 
 START_TEST(test_skill_name_rules) {
@@ -195,6 +197,50 @@ START_TEST(test_skill_odd_names) {
 }
 END_TEST
 
+/* The secret the hook below links to: outside the project. */
+static const char *S_secret;
+
+/* After the file a skill-assets-files pattern matched was checked and
+ * before it is read: it becomes a link to a file outside the project. */
+static void S_link_out(const char *path) {
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(symlink(S_secret, path), 0);
+}
+
+/* What skill-assets-files checked is what it reads: a match swapped for a
+ * link leading out in between is not read (it would ship a file from
+ * outside the project in the bundle); it is opened beneath the project. */
+START_TEST(test_skill_assets_files_swapped_for_link) {
+  char *dir = ck_tempdir(), *out = ck_tempdir();
+  ck_write(dir, "index.md",
+           "---\ntangle-roots: kernels\nskill-assets-files: tests=gpu/*.py\nskill-name: t\n"
+           "skill-description: Test. Use in tests.\n---\n# T\n");
+  ck_write(dir, "gpu/t.py", "print(1)\n");
+  ck_write(out, "secret", "outside the project");
+  char *secret = lit_xasprintf("%s/secret", out);
+  S_secret = secret;
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(dir, "index.md", d);
+  ck_assert_ptr_nonnull(p);
+  lit_tree t = LIT_TREE_INIT;
+  lit_skill_assets_test_hook = S_link_out;
+  int r = lit_skill_assets_add(p, &t, d);
+  lit_skill_assets_test_hook = NULL;
+  char *msgs = ck_diags_text(d);
+  ck_assert_msg(r == -1, "the swapped file was read: %s", msgs);
+  ck_assert_msg(strstr(msgs, "gpu/t.py") != NULL, "%s", msgs);
+  for (size_t i = 0; i < t.n; i++)
+    ck_assert_msg(strstr(t.files[i].data, "outside") == NULL, "%s was read from outside", t.files[i].path);
+  free(msgs);
+  lit_tree_free(&t);
+  lit_project_free(p);
+  lit_diags_free(d);
+  free(secret);
+  ck_rmtree(dir);
+  ck_rmtree(out);
+}
+END_TEST
+
 Suite *skill_suite(void) {
   Suite *s = suite_create("skill");
   TCase *tc = tcase_create("core");
@@ -205,6 +251,7 @@ Suite *skill_suite(void) {
   tcase_add_test(tc, test_skill_scripts_clash);
   tcase_add_test(tc, test_skill_wrapped_links);
   tcase_add_test(tc, test_skill_odd_names);
+  tcase_add_test(tc, test_skill_assets_files_swapped_for_link);
   suite_add_tcase(s, tc);
   return s;
 }
