@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -243,10 +244,17 @@ int lit_path_same_as_any(const char *project_root, const char *path, char *const
 
 const char lit_path_git_why[] = "it lies inside a .git folder (git's own files, never the project's)";
 
+/* Compared without regard to ASCII case: on a file system that ignores
+ * it (macOS's and Windows' defaults), ".Git/hooks" is git's hooks folder,
+ * where a file written runs at the next commit or checkout. */
 int lit_path_names_git(const char *path) {
-  for (const char *c = path; (c = strstr(c, ".git")) != NULL; c += 4)
-    if ((c == path || c[-1] == '/') && (c[4] == '\0' || c[4] == '/')) return 1;
-  return 0;
+  for (const char *c = path;;) {
+    const char *slash = strchr(c, '/');
+    size_t len = slash ? (size_t)(slash - c) : strlen(c);
+    if (len == 4 && strncasecmp(c, ".git", 4) == 0) return 1;
+    if (!slash) return 0;
+    c = slash + 1;
+  }
 }
 
 char *lit_path_real(const char *project_root, const char *path) {

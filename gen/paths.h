@@ -56,7 +56,8 @@ int lit_path_same_as_any(const char *project_root, const char *path, char *const
  * static reason. git's files are never lit's, whatever a record, a journal
  * or the front matter says. */
 const char *lit_path_check_git(const char *project_root, const char *path);
-/* 1 if path has a component ".git" (spelling only, nothing read). */
+/* 1 if path has a component ".git", in any ASCII case (spelling only,
+ * nothing read). */
 int lit_path_names_git(const char *path);
 /* The reason lit gives for a path in a .git folder. */
 extern const char lit_path_git_why[];

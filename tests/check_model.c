@@ -109,6 +109,14 @@ static const struct {
      "no file= path can be (none holds a '.' component); name a folder below it\n"
      "index.md:2:1: error: tangle-roots entry '.git/hooks' cannot be an output folder: it lies inside a .git folder "
      "(git's own files, never the project's)\n"},
+    /* on a file system that ignores case, .Git/hooks is git's hooks folder: a hook written there runs */
+    {"---\ntangle-roots: .Git/hooks out\ntangle-record: out/.GIT/rec\n---\n```{.sh file=out/.gIt/hooks/x}\nx\n```\n",
+     "index.md:2:1: error: tangle-roots entry '.Git/hooks' cannot be an output folder: it lies inside a .git folder "
+     "(git's own files, never the project's)\n"
+     "index.md:5:9: error: cannot write 'out/.gIt/hooks/x': it lies inside a .git folder (git's own files, never the "
+     "project's)\n"
+     "index.md:3:1: error: tangle-record 'out/.GIT/rec' cannot be written: it lies inside a .git folder (git's own "
+     "files, never the project's) (the record must be a file inside the project)\n"},
     {FM "1. [up](../x.md)\n", "index.md:4:4: error: link '../x.md' leads outside the project\n"},
     /* one path cannot be a file and a folder: both blocks are named */
     {FM "```{.c file=out/d.c/e.c}\ne\n```\n```{.c file=out/d.c}\nd\n```\n",

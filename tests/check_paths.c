@@ -295,6 +295,11 @@ START_TEST(test_real) {
   ck_assert_int_eq(lit_path_names_git("out/.git"), 1);
   ck_assert_int_eq(lit_path_names_git("out/.github/x"), 0);
   ck_assert_int_eq(lit_path_names_git("out/x.git"), 0);
+  /* where case is ignored (macOS's and Windows' file systems) .GIT is .git */
+  ck_assert_int_eq(lit_path_names_git(".GIT/hooks"), 1);
+  ck_assert_int_eq(lit_path_names_git("out/.Git"), 1);
+  ck_assert_int_eq(lit_path_names_git("out/.gIT/config"), 1);
+  ck_assert_int_eq(lit_path_names_git("out/.GITHUB/x"), 0);
   ck_rmtree(dir);
 }
 END_TEST
