@@ -420,6 +420,16 @@ int lit_path_open_beneath(const char *dir, const char *rel) {
   return S_open_beneath(dir, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
+int lit_path_read_beneath(const char *dir, const char *rel, lit_buf *out, struct stat *st) {
+  int fd = lit_path_open_beneath(dir && dir[0] ? dir : ".", rel);
+  if (fd < 0) return errno;
+  struct stat now;
+  int err = fstat(fd, &now) != 0 ? errno : !S_ISREG(now.st_mode) ? LIT_ENOTREG : lit_read_fd(fd, out);
+  close(fd);
+  if (!err && st) *st = now;
+  return err;
+}
+
 int lit_path_dir_beneath(const char *dir, const char *rel) {
   if (!rel[0]) return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC); /* the root itself */
   int fd = S_open_beneath(dir, rel, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -112,6 +112,12 @@ char *lit_path_resolve_link(const char *from, const char *url, size_t len);
  * open reached (/proc/self/fd). The caller closes the descriptor and
  * checks the file's type. */
 int lit_path_open_beneath(const char *dir, const char *rel);
+/* Reads dir/rel, a regular file, whole into *out, opened beneath dir by
+ * lit_path_open_beneath (dir NULL or "": the current folder), never by a
+ * name checked earlier; its status as opened into *st (may be NULL). 0,
+ * an errno (EXDEV: it leads out of dir), or LIT_ENOTREG. */
+struct stat;
+int lit_path_read_beneath(const char *dir, const char *rel, lit_buf *out, struct stat *st);
 int lit_path_open_checked(const char *dir, const char *rel);
 /* The folder rel ("" for dir itself) beneath dir, as a descriptor for the
  * *at calls (O_PATH where openat2 serves): resolved once, it stays the

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "paths.h"
 #include "source.h"
@@ -86,19 +85,6 @@ static int S_glob_inside(const char *root_real, const char *pattern, glob_t *g, 
   return rc;
 }
 
-/* Reads rel, a regular file, whole into *out, opened beneath the project
- * (root_real) in one step, not by the name just checked: a link swapped in
- * since could lead out of it. 0, an errno (EXDEV: it now leads out), or
- * LIT_ENOTREG. */
-static int S_read_beneath(const char *root_real, const char *rel, lit_buf *out) {
-  int fd = lit_path_open_beneath(root_real, rel);
-  if (fd < 0) return errno;
-  struct stat st;
-  int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? LIT_ENOTREG : lit_read_fd(fd, out);
-  close(fd);
-  return err;
-}
-
 /* skill-assets-files: DEST=PATTERN ... (project-relative glob patterns):
  * plain files that are not tangled, such as a test suite, copied to
  * assets/DEST/<file name>. DEST is a plain folder path; a match must be a
@@ -155,7 +141,7 @@ static int S_extra(const lit_project *p, const lit_source *ix, lit_tree *tree, l
          * neither, and the next weave would refuse its own folder. */
         const char *bad = why ? NULL : lit_path_check_name(rel);
         if (!why && !bad && lit_skill_assets_test_hook) lit_skill_assets_test_hook(g.gl_pathv[k]);
-        int err = why || bad ? 0 : S_read_beneath(root_real, rel, &b);
+        int err = why || bad ? 0 : lit_path_read_beneath(root_real, rel, &b, NULL);
         if (err == EXDEV) why = "it is reached through a symbolic link that leads outside the project";
         if (bad) {
           lit_diag(d, LIT_ERROR, ix->path, line, 1,

@@ -306,10 +306,11 @@ static void S_hunk(S_run *r, size_t ti, const lit_hunk *h) {
 /* ---- the named files, read ahead ---- */
 
 typedef struct {
-  char *full;     /* the root joined to the path named */
-  struct stat st; /* the file before it was read */
-  lit_buf disk;   /* its bytes */
-  int err;        /* of the read; also when taken */
+  char *full;      /* the root joined to the path named */
+  const char *rel; /* the path named, from the root: the tail of full */
+  struct stat st;  /* the file as opened to be read */
+  lit_buf disk;    /* its bytes */
+  int err;         /* of the read; also when taken */
   char hash[LIT_HASH_HEX + 1];
   lit_buf room; /* memory for its tangle, touched */
 } S_ahead_file;
@@ -362,11 +363,18 @@ static void *S_ahead_work(void *arg) {
     /* Files past the default limit on a generated file's size, one by
      * one or in all, are left to the stitch to read when it comes to them
      * (a typo naming a large file is then not read before it is refused). */
-    if (stat(f->full, &f->st) != 0 || !S_ISREG(f->st.st_mode) || f->st.st_size > S_AHEAD_MAX ||
-        total + (size_t)f->st.st_size > S_AHEAD_MAX)
+    /* Opened beneath the root, not by the name just checked: a link
+     * swapped in since could lead out. */
+    int fd = lit_path_open_beneath(a->root, f->rel);
+    if (fd < 0) continue;
+    if (fstat(fd, &f->st) != 0 || !S_ISREG(f->st.st_mode) || f->st.st_size > S_AHEAD_MAX ||
+        total + (size_t)f->st.st_size > S_AHEAD_MAX) {
+      close(fd);
       continue;
+    }
     total += (size_t)f->st.st_size;
-    f->err = lit_read_file(f->full, &f->disk);
+    f->err = lit_read_fd(fd, &f->disk);
+    close(fd);
     if (f->err) continue;
     lit_hash_hex(f->disk.data ? f->disk.data : "", f->disk.len, f->hash);
     size_t want = f->disk.len + f->disk.len / 16 + 4096; /* what lit_genfile_tangle_room reserves */
@@ -388,6 +396,7 @@ lit_stitch_ahead *lit_stitch_ahead_start(const char *root, const char *const *fi
     while (rel[0] == '.' && rel[1] == '/') /* as lit_genfile_find reads a path from the root */
       rel += 2;
     a->f[i].full = lit_path_join(a->root, rel);
+    a->f[i].rel = a->f[i].full + strlen(a->f[i].full) - strlen(rel);
     a->f[i].err = ENOENT; /* until read */
   }
   if (pthread_create(&a->thread, NULL, S_ahead_work, a) != 0) {
@@ -466,7 +475,12 @@ typedef struct {
 static void S_read_work(void *ctx, size_t i) {
   S_read_job *j = ctx;
   if (i == 0) {
-    j->err = lit_read_file_id(j->full, &j->disk, &j->id);
+    /* beneath the project: the folders were checked when it loaded, and a
+     * link swapped in since must not lead the read (and the documents the
+     * stitch rewrites from it) to a file outside it */
+    struct stat st;
+    j->err = lit_path_read_beneath(j->p->root, j->f->path, &j->disk, &st);
+    if (!j->err) lit_file_id_of(&st, &j->id);
     if (!j->err) lit_hash_hex(j->disk.data ? j->disk.data : "", j->disk.len, j->hash);
   } else {
     const char *want[1] = {j->want};
@@ -514,7 +528,11 @@ static void S_consider(S_run *r, const lit_file *f, int explicit) {
   lit_buf disk = j.disk;
   int err = j.err;
   if (err) {
-    if (err != ENOENT)
+    if (err == EXDEV)
+      S_refuse(r, f->path, 0,
+               "cannot read this file: it is reached through a symbolic link that leads outside the "
+               "project");
+    else if (err != ENOENT)
       S_refuse(r, f->path, 0, "cannot read this file: %s", lit_strerror(err));
     else if (explicit)
       S_refuse(r, f->path, 0, "this file does not exist, so there is no edit of it to stitch (lit tangle writes it)");

@@ -396,6 +396,43 @@ START_TEST(test_stitch_file_saved_during_run) {
 }
 END_TEST
 
+/* A stitch reads each generated file beneath the project: the output
+ * folder swapped for a link leading out after the project was loaded (and
+ * its paths checked) does not make it read a file out there, and what
+ * that file holds never goes into a document. */
+START_TEST(test_stitch_reads_beneath) {
+  char *dir = ck_tempdir(), *away = ck_tempdir();
+  ck_write(dir, "index.md", "---\ntangle-roots: out\n---\n```{.c file=out/s.c}\nint a;\n```\n");
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
+  free(r.diags);
+  char *gen = ck_read(dir, "out/s.c");
+  char *outside = lit_xasprintf("%sint SECRET;\n", gen);
+  ck_write(away, "out/s.c", outside);
+  lit_diags *d = lit_diags_new();
+  lit_project *p = lit_project_load(dir, "index.md", d);
+  ck_assert_ptr_nonnull(p);
+  char *target = lit_xasprintf("%s/out", away);
+  ck_swap_for_link(dir, "out", "out.real", target);
+  lit_stitch_opts o = {NULL, 0, 1};
+  lit_status st = lit_stitch_run(p, &o, d);
+  char *msgs = ck_diags_text(d);
+  char *index = ck_read(dir, "index.md");
+  ck_assert_msg(strstr(index, "SECRET") == NULL, "a file outside the project went into index.md: %s", msgs);
+  ck_assert_msg(st == LIT_FAILED, "%s", msgs);
+  ck_assert_msg(strstr(msgs, "out/s.c") != NULL, "%s", msgs);
+  free(index);
+  free(msgs);
+  lit_project_free(p);
+  lit_diags_free(d);
+  free(target);
+  free(outside);
+  free(gen);
+  ck_rmtree(dir);
+  ck_rmtree(away);
+}
+END_TEST
+
 START_TEST(test_failed_write) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 0, 0);
@@ -474,6 +511,7 @@ Suite *outputs_suite(void) {
   tcase_add_test(tc, test_executable_script);
   tcase_add_test(tc, test_file_saved_during_run);
   tcase_add_test(tc, test_stitch_file_saved_during_run);
+  tcase_add_test(tc, test_stitch_reads_beneath);
   suite_add_tcase(s, tc);
   return s;
 }
