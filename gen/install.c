@@ -37,8 +37,11 @@ static char *S_global_dir(const S_agent *a, const char *home) {
   return lit_xasprintf("%s/.config/%s", home, a->global);
 }
 
-static int S_install_one(const lit_tree *t, const lit_project *p, const char *name, const char *parent, int force,
-                         FILE *out, lit_diags *d) {
+/* Installs t as parent/name; local: parent is an agent's default folder
+ * in the current folder, which lit_tree_check_inside approved, and is
+ * reached beneath it (LIT_TREE_BENEATH). */
+static int S_install_one(const lit_tree *t, const lit_project *p, const char *name, const char *parent, int local,
+                         int force, FILE *out, lit_diags *d) {
   char *dir = lit_xasprintf("%s/%s", parent, name);
   struct stat st;
   int r = 1;
@@ -54,7 +57,8 @@ static int S_install_one(const lit_tree *t, const lit_project *p, const char *na
   lit_tree_recover(dir, NULL);
   if (lstat(dir, &st) == 0 && !force) {
     lit_diag(d, LIT_ERROR, dir, 0, 0, "a skill is already installed here; pass --force to replace it");
-  } else if (lit_tree_install(t, dir, "SKILL.md", force ? LIT_TREE_REPLACE_EDITS : 0, d) == 0) {
+  } else if (lit_tree_install(t, dir, "SKILL.md", (force ? LIT_TREE_REPLACE_EDITS : 0) | (local ? LIT_TREE_BENEATH : 0),
+                              d) == 0) {
     fprintf(out, "installed %s to %s\n", name, dir);
     r = 0;
   }
@@ -167,12 +171,12 @@ lit_status lit_install_run(const lit_install_opts *o, FILE *out, lit_diags *d) {
     r = 1;
   }
   if (!r) {
-    if (o->dest) r |= S_install_one(&t, p, name, o->dest, o->force, out, d);
+    if (o->dest) r |= S_install_one(&t, p, name, o->dest, 0, o->force, out, d);
     for (size_t i = 0; i < 3; i++) {
-      if (picked[i] && !o->global) r |= S_install_one(&t, p, name, S_agents[i].local, o->force, out, d);
+      if (picked[i] && !o->global) r |= S_install_one(&t, p, name, S_agents[i].local, 1, o->force, out, d);
       if (o->global && (picked[i] || !any_agent)) {
         char *parent = S_global_dir(&S_agents[i], home);
-        r |= S_install_one(&t, p, name, parent, o->force, out, d);
+        r |= S_install_one(&t, p, name, parent, 0, o->force, out, d);
         free(parent);
       }
     }

@@ -640,7 +640,7 @@ lit_status lit_skill_run(const lit_project *p, const lit_skill_opts *o, lit_diag
     else
       /* manifest.txt: what a bundle of an earlier version, without a
        * .lit-manifest, is known by */
-      r = lit_tree_install(&t, dir, "manifest.txt", 0, d) == 0 ? LIT_OK : LIT_FAILED;
+      r = lit_tree_install(&t, dir, "manifest.txt", given ? 0 : LIT_TREE_BENEATH, d) == 0 ? LIT_OK : LIT_FAILED;
     free(dir);
   }
   free(name);

@@ -722,6 +722,34 @@ static int S_check_names(const lit_tree *t, const char *target, lit_diags *d) {
 
 void (*lit_tree_test_hook)(void) = NULL;
 
+/* Makes the folders above rel (relative to the current folder) and opens
+ * the one that holds its last name (O_PATH; the caller closes it), each
+ * resolved beneath the current folder (lit_path_dir_beneath) and each
+ * made inside the one resolved before it: a link inside the current
+ * folder is followed, one leading out (EXDEV), even one swapped in after
+ * lit_tree_check_inside looked, is not, and no folder is made out there.
+ * -1 with errno set. */
+static int S_parents_beneath(const char *rel) {
+  char *p = lit_xstrdup(rel);
+  int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (char *c = p; fd >= 0 && (c = strchr(c, '/')) != NULL; c++) {
+    if (c == p || c[-1] == '/') continue; /* an empty name: "a//b" */
+    *c = '\0';
+    int next = lit_path_dir_beneath(".", p);
+    if (next < 0 && errno == ENOENT) {
+      const char *name = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+      if (mkdirat(fd, name, 0755) == 0 || errno == EEXIST) next = lit_path_dir_beneath(".", p);
+    }
+    int e = errno;
+    close(fd);
+    fd = next;
+    errno = e;
+    *c = '/';
+  }
+  free(p);
+  return fd;
+}
+
 /* The old copy, now the entry sname of folder pfd after the swap, checked
  * again before it is deleted whole: between the first check and the swap
  * a file may have been saved into the folder (an editor, another
@@ -766,15 +794,27 @@ int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int 
     goto out;
   }
   if (S_check_names(t, target, d) != 0) goto out;
-  char *parents = lit_xasprintf("%s/", parent);
-  int made = lit_make_parents(parents);
-  free(parents);
   /* The parent is resolved once, here, and every later step goes through
    * it by name: a folder on its path swapped for a link after the check
    * cannot move the stage, the swap or the delete to a folder lit never
    * looked at. */
-  if (!made) pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (!made && pfd < 0) made = errno;
+  int made = 0;
+  if ((flags & LIT_TREE_BENEATH) && target[0] != '/') {
+    pfd = S_parents_beneath(target);
+    if (pfd < 0) made = errno;
+  } else {
+    char *parents = lit_xasprintf("%s/", parent);
+    made = lit_make_parents(parents);
+    free(parents);
+    if (!made) pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (!made && pfd < 0) made = errno;
+  }
+  if (made != 0 && (flags & LIT_TREE_BENEATH) && (made == EXDEV || made == ELOOP)) {
+    lit_diag(d, LIT_ERROR, target, 0, 0,
+             "a folder above it is a symbolic link that leads outside the current folder (made since lit checked "
+             "it?): lit writes its default output only inside it; remove the link, or name the place");
+    goto out;
+  }
   if (made != 0) {
     lit_diag(d, LIT_ERROR, target, 0, 0, "cannot create the folders above it: %s", strerror(made));
     goto out;

@@ -65,8 +65,13 @@ void lit_tree_sort(lit_tree *t);
 int lit_tree_install(const lit_tree *t, const char *dir, const char *guard, int flags, lit_diags *d);
 /* lit_tree_install's flags. REPLACE_EDITS: a file lit wrote and someone
  * changed since is replaced too (lit skill install --force); a file lit
- * did not write still stops the install. */
-enum { LIT_TREE_REPLACE_EDITS = 1 };
+ * did not write still stops the install. BENEATH: dir, relative, is a
+ * default place inside the current folder (checked by
+ * lit_tree_check_inside): the folders above it are made and opened
+ * beneath the current folder, so a link leading out, even one swapped in
+ * after the check, stops the install rather than lead it (or a folder it
+ * makes) elsewhere. */
+enum { LIT_TREE_REPLACE_EDITS = 1, LIT_TREE_BENEATH = 2 };
 /* For the tests only: called once in lit_tree_install, after the check of
  * what dir holds and before the first write (NULL, the default: nothing),
  * so that a test can change the folders on dir's path in between. */

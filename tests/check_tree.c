@@ -1,6 +1,8 @@
 /* check_tree.c: output folders built in memory, installed and compared. */
 #include "check_lit.h"
 
+#include <limits.h>
+
 #include "hash.h"
 #include "tree.h"
 
@@ -499,6 +501,44 @@ START_TEST(test_tree_read_swapped_for_link) {
 }
 END_TEST
 
+/* A default output place inside the current folder (lit skill's
+ * build/skill/NAME, lit skill install's .claude/skills/NAME) is reached
+ * beneath it: a link leading out, swapped in on its path after
+ * lit_tree_check_inside looked (here: there from the start), stops the
+ * install, and nothing is made or written where it leads; a link that
+ * stays inside is followed. */
+START_TEST(test_tree_install_no_links) {
+  char *dir = ck_tempdir(), *away = ck_tempdir();
+  char here[PATH_MAX];
+  ck_assert_ptr_nonnull(getcwd(here, sizeof here));
+  ck_assert_int_eq(chdir(dir), 0);
+  ck_assert_int_eq(symlink(away, "build"), 0);
+  lit_diags *d = lit_diags_new();
+  lit_tree t = LIT_TREE_INIT;
+  lit_tree_add(&t, "a.html", lit_xstrdup("A"), 1);
+  int r = lit_tree_install(&t, "build/skill/x", "a.html", LIT_TREE_BENEATH, d);
+  int gone = unlink("build");
+  ck_assert_int_eq(mkdir("real", 0755), 0);
+  ck_assert_int_eq(symlink("real", "build"), 0);
+  int fresh = lit_tree_install(&t, "build/skill/x", "a.html", LIT_TREE_BENEATH, d);
+  ck_assert_int_eq(chdir(here), 0);
+  ck_assert_int_eq(gone, 0);
+  ck_assert_int_eq(r, -1);
+  char *skill = lit_xasprintf("%s/skill", away);
+  struct stat st;
+  ck_assert_msg(lstat(skill, &st) != 0, "the install made a folder through the link");
+  free(skill);
+  ck_assert_int_eq(fresh, 0);
+  char *a = ck_read(dir, "real/skill/x/a.html");
+  ck_assert_str_eq(a, "A");
+  free(a);
+  lit_tree_free(&t);
+  lit_diags_free(d);
+  ck_rmtree(dir);
+  ck_rmtree(away);
+}
+END_TEST
+
 /* A name holding a newline cannot be a line of the manifest: written, it
  * split into two lines that vouched for neither, and the next install
  * refused the folder as not lit's. Refused before anything is made. */
@@ -660,6 +700,7 @@ Suite *tree_suite(void) {
   tcase_add_test(tc, test_tree_read_swapped_for_link);
   tcase_add_test(tc, test_tree_install_refuses_newline_names);
   tcase_add_test(tc, test_tree_install_swapped_parent);
+  tcase_add_test(tc, test_tree_install_no_links);
   tcase_add_test(tc, test_tree_install_file_added_meanwhile);
   tcase_add_test(tc, test_tree_install_folder_replaced_meanwhile);
   suite_add_tcase(s, tc);
