@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <utime.h>
 
+#include "hash.h"
 #include "outputs.h"
+#include "record.h"
 #include "stitch.h"
 
 #define INDEX_A "---\ntangle-roots: out\n---\n1. [A](a.md)\n\n```{.c file=out/a.c}\n<<a>>\n```\n\n"
@@ -433,6 +435,50 @@ START_TEST(test_stitch_reads_beneath) {
 }
 END_TEST
 
+/* The record is read beneath the project: swapped for a link to a record
+ * outside it after the project was loaded (and its path checked), it is
+ * refused, not read; the forged record there, which claims a user's file
+ * as lit's with the file's own hash, would have it removed as an orphan. */
+START_TEST(test_record_read_beneath) {
+  char *dir = S_project(), *away = ck_tempdir();
+  S_outcome r = S_run(dir, 0, 0);
+  ck_assert_int_eq(r.result, LIT_OK);
+  free(r.diags);
+  ck_write(dir, "out/user.c", "mine\n");
+  lit_record forged;
+  lit_diags *d = lit_diags_new();
+  ck_assert_int_eq(lit_record_read(&forged, dir, ".lit-record", d), 0);
+  char hex[LIT_HASH_HEX + 1];
+  lit_hash_hex("mine\n", 5, hex);
+  lit_record_set(&forged, "out/user.c", hex);
+  lit_buf text = LIT_BUF_INIT;
+  lit_record_format(&forged, &text);
+  ck_write(away, "rec", text.data);
+  lit_buf_free(&text);
+  lit_record_free(&forged);
+  lit_project *p = lit_project_load(dir, "index.md", d);
+  ck_assert_ptr_nonnull(p);
+  char *target = lit_xasprintf("%s/rec", away);
+  ck_swap_for_link(dir, ".lit-record", ".lit-record.real", target);
+  lit_outputs_opts o = {0, 0, 0, 1};
+  lit_outputs_stats st;
+  lit_status result = lit_outputs_run(p, &o, &st, d);
+  char *msgs = ck_diags_text(d);
+  char *kept = ck_read(dir, "out/user.c");
+  ck_assert_msg(kept != NULL, "a user's file was removed on a record read from outside: %s", msgs);
+  ck_assert_str_eq(kept, "mine\n");
+  ck_assert_msg(result == LIT_FAILED, "%s", msgs);
+  ck_assert_msg(strstr(msgs, ".lit-record") != NULL, "%s", msgs);
+  free(kept);
+  free(msgs);
+  lit_project_free(p);
+  lit_diags_free(d);
+  free(target);
+  ck_rmtree(dir);
+  ck_rmtree(away);
+}
+END_TEST
+
 START_TEST(test_failed_write) {
   char *dir = S_project();
   S_outcome r = S_run(dir, 0, 0);
@@ -512,6 +558,7 @@ Suite *outputs_suite(void) {
   tcase_add_test(tc, test_file_saved_during_run);
   tcase_add_test(tc, test_stitch_file_saved_during_run);
   tcase_add_test(tc, test_stitch_reads_beneath);
+  tcase_add_test(tc, test_record_read_beneath);
   suite_add_tcase(s, tc);
   return s;
 }
