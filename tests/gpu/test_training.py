@@ -120,6 +120,21 @@ def test_recompute_keeps_less_and_changes_nothing(family, compiled):
     assert k1 < 0.8 * k0, f"kept {k1 / 2**20:.1f} MiB with recompute, {k0 / 2**20:.1f} MiB without"
 
 
+def test_under_transformers_checkpointing():
+    """With transformers' own checkpointing of whole layers on (the Trainer's
+    gradient_checkpointing), the patched layers leave the recomputation to
+    it: the same loss and gradients as the stock model."""
+    requires_cuda()
+    L = lit()
+    ids, labels = batch()
+    stock = loss_and_grads(build("qwen3", torch.float32), ids, labels)
+    model = build("qwen3", torch.float32)
+    L.training.patch_for_training(model)
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    assert all(getattr(m, "gradient_checkpointing", False) for m in model.model.layers)
+    assert_close(loss_and_grads(model, ids, labels), stock, torch.float32, "under transformers' checkpointing")
+
+
 def test_num_items_in_batch():
     """The Trainer's token count for gradient accumulation: the summed loss
     over it, as the stock loss computes it."""
