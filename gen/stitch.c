@@ -341,30 +341,19 @@ static void S_touch(char *p, size_t n) {
   memset(p, 0, n);
 }
 
-/* 1 if full, its links resolved, lies inside the project (root_real).
- * The paths named are read before the project says which files it
- * generates: `lit stitch ../x`, `/etc/x` or a link leading out must not
- * make lit read a byte outside the project, even one it would then throw
- * away. */
-static int S_ahead_inside(const char *root_real, const char *full) {
-  char *real = root_real ? realpath(full, NULL) : NULL;
-  int inside = real && lit_path_is_inside(root_real, real);
-  free(real);
-  return inside;
-}
-
 static void *S_ahead_work(void *arg) {
   lit_stitch_ahead *a = arg;
   size_t total = 0;
-  char *root_real = realpath(a->root, NULL);
   for (size_t i = 0; i < a->n; i++) {
     S_ahead_file *f = &a->f[i];
-    if (!S_ahead_inside(root_real, f->full)) continue;
-    /* Files past the default limit on a generated file's size, one by
-     * one or in all, are left to the stitch to read when it comes to them
-     * (a typo naming a large file is then not read before it is refused). */
-    /* Opened beneath the root, not by the name just checked: a link
-     * swapped in since could lead out. */
+    /* The paths named are read before the project says which files it
+     * generates: `lit stitch ../x`, `/etc/x` or a link leading out must
+     * not make lit read a byte outside the project, even one it would then
+     * throw away. So each is opened beneath the root, which refuses them
+     * all, a link swapped in at any moment too. Files past the default
+     * limit on a generated file's size, one by one or in all, are left to
+     * the stitch to read when it comes to them (a typo naming a large file
+     * is then not read before it is refused). */
     int fd = lit_path_open_beneath(a->root, f->rel);
     if (fd < 0) continue;
     if (fstat(fd, &f->st) != 0 || !S_ISREG(f->st.st_mode) || f->st.st_size > S_AHEAD_MAX ||
@@ -381,7 +370,6 @@ static void *S_ahead_work(void *arg) {
     lit_buf_reserve(&f->room, want);
     S_touch(f->room.data, want);
   }
-  free(root_real);
   return NULL;
 }
 

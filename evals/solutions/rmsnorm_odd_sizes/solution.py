@@ -210,76 +210,10 @@ __global__ void __launch_bounds__(1024) rms_looped(const unsigned short* __restr
     yr[i] = E::h(E::f(__ldg(xr + i)) * rs * factor<kOnePlus>(E::f(__ldg(w + i))));
 }
 
-constexpr int kShortRows = 4;  // rows a lane of rms_short holds at once
-
-// Rows of at most 32 aligned 16-byte chunks: g lanes a row (a power of two),
-// each lane one chunk, 32 / g rows a warp times kShortRows at once, so each
-// lane has kShortRows loads in flight; the warps stay resident and step
-// through the rows, each lane's weight chunk held in registers throughout.
-// x is streamed (read once: evict first). Every row starts 16 bytes aligned
-// (the host checks), so there is no head or tail.
-template <class E, bool kOnePlus>
-__global__ void __launch_bounds__(256) rms_short(const unsigned short* __restrict__ x, long long sx,
-                                                 const unsigned short* __restrict__ w,
-                                                 unsigned short* __restrict__ y, long long rows, int n, int g,
-                                                 float inv_n, float eps) {
-  const int lane = threadIdx.x & 31, slot = lane / g, c = lane % g, slots = 32 / g;
-  const bool mine = c < (n >> 3);
-  const uint4 wv = mine ? __ldg(reinterpret_cast<const uint4*>(w) + c) : make_uint4(0u, 0u, 0u, 0u);
-  const long long warp = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  const long long step = (long long)gridDim.x * (blockDim.x >> 5) * slots * kShortRows;
-  // base is the same for every lane of a warp: the shuffles below see the whole warp
-  for (long long base = warp * slots * kShortRows; base < rows; base += step) {
-    uint4 v[kShortRows];
-    float s[kShortRows];
-#pragma unroll
-    for (int k = 0; k < kShortRows; ++k) {
-      const long long r = base + k * slots + slot;
-      v[k] = make_uint4(0u, 0u, 0u, 0u);
-      if (mine && r < rows) v[k] = __ldcs(reinterpret_cast<const uint4*>(x + r * sx) + c);
-    }
-#pragma unroll
-    for (int k = 0; k < kShortRows; ++k) s[k] = sumsq8<E>(v[k]);
-    for (int o = g >> 1; o; o >>= 1) {
-#pragma unroll
-      for (int k = 0; k < kShortRows; ++k) s[k] += __shfl_xor_sync(0xffffffffu, s[k], o);
-    }
-#pragma unroll
-    for (int k = 0; k < kShortRows; ++k) {
-      const long long r = base + k * slots + slot;
-      if (mine && r < rows)
-        reinterpret_cast<uint4*>(y + r * n)[c] = scale8<E, kOnePlus>(v[k], wv, rsqrtf(s[k] * inv_n + eps));
-    }
-  }
-}
-
-// How many blocks of `threads` of `kernel` the device holds at once.
-template <class K>
-static int resident_blocks(K kernel, int threads) {
-  int dev = 0, sms = 0, per_sm = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
-  return std::max(1, sms * per_sm);
-}
-
 template <class E, bool kOnePlus>
 static void launch(const unsigned short* x, long long sx, const unsigned short* w, unsigned short* y, long long rows,
                    int n, float eps, cudaStream_t stream) {
   const float inv_n = 1.f / n;
-  // Short rows whose every row and the weight start 16 bytes aligned: rms_short.
-  const bool aligned = ((reinterpret_cast<size_t>(x) | reinterpret_cast<size_t>(w) |
-                         reinterpret_cast<size_t>(y)) & 15) == 0 && (n & 7) == 0 && (rows == 1 || (sx & 7) == 0);
-  if (aligned && n <= 256) {
-    int g = 1;
-    while (g < (n >> 3)) g <<= 1;
-    // asked once: one process, one device
-    static const int cap = resident_blocks(rms_short<E, kOnePlus>, 256);
-    const long long per = 8LL * (32 / g) * kShortRows;  // rows a block of 8 warps takes a step
-    const unsigned blocks = (unsigned)std::min<long long>((rows + per - 1) / per, cap);
-    rms_short<E, kOnePlus><<<blocks, 256, 0, stream>>>(x, sx, w, y, rows, n, g, inv_n, eps);
-    return;
-  }
   // One split serves x's row and y's when both rows start at the same offset
   // from a 16-byte boundary; else every element goes one by one.
   const bool vec = ((reinterpret_cast<size_t>(x) - reinterpret_cast<size_t>(y)) & 15) == 0 &&
